@@ -1,0 +1,66 @@
+import type { Attachment } from '../protocol/types.js';
+import type { Conversation, SourceMessageRef, Surface, UserRef } from '../delivery/surface.js';
+
+/** A chat message addressed to the bot, normalised by a platform. */
+export interface InboundMessage {
+  /** 'slack' | 'discord' | 'local' */
+  platform: string;
+  conversation: Conversation;
+  user: UserRef;
+  /** Bot mention stripped, mentions and links made readable. */
+  text: string;
+  attachments: Attachment[];
+  /** Platform delivery id; a repeated id is dropped. */
+  eventId: string;
+  receivedAt: number;
+  /** The user's message, for reactions. */
+  source?: SourceMessageRef;
+  /** Files the platform downloaded for this turn, removed after it (unless kept by config). */
+  cleanup?: () => Promise<void>;
+  /** Problems the platform met before the turn (skipped attachments), shown in the reply. */
+  notices?: string[];
+}
+
+/** A button click, decoded by the platform. */
+export interface ActionEvent {
+  platform: string;
+  /** 'allow' | 'deny' for prompts, 'stop' for the Stop control. */
+  action: 'allow' | 'deny' | 'stop';
+  /** The opaque id the core put in the button (promptId or stopActionId). */
+  id: string;
+  user: UserRef;
+  /** Tell only the clicker something (ephemeral where the platform allows it). */
+  notifyPrivately(text: string): Promise<void>;
+}
+
+/** What the bridge core offers platforms. */
+export interface BridgeInbound {
+  /** Accept a message; resolves once it is queued (or refused), not when the turn ends. */
+  handleMessage(msg: InboundMessage): Promise<void>;
+  /** Handle a button click. Resolves after the decision is recorded. */
+  handleAction(ev: ActionEvent): Promise<void>;
+}
+
+export type PlatformStatus =
+  | { state: 'starting' }
+  | { state: 'ready' }
+  | { state: 'degraded'; reason: string; hint?: string }
+  | { state: 'stopped' };
+
+/** A platform adapter: connects to the chat service, feeds the bridge, renders through its Surface. */
+export interface Platform {
+  readonly name: string;
+  readonly surface: Surface;
+  /** Connect. Never throws for a bad token or an unreachable service: reports it via status(). */
+  start(bridge: BridgeInbound): Promise<void>;
+  stop(): Promise<void>;
+  status(): PlatformStatus;
+}
+
+/** What main.ts hands every platform factory (createSlackPlatform, createDiscordPlatform, createLocalPlatform). */
+export interface PlatformFactoryOptions {
+  config: import('./api.js').BridgeConfig;
+  /** The bridge's environment (tokens are read from here, never logged). */
+  env: NodeJS.ProcessEnv;
+  logger: import('../log.js').Logger;
+}

@@ -1,0 +1,54 @@
+import type { PartialChunk } from '../protocol/types.js';
+import type { Conversation, MessageRef, UserRef } from './surface.js';
+
+/** How a turn ended, as the live reply must show it. */
+export type ReplyOutcome =
+  /** `reply` is RunResult.reply: the body still to show after the partials already appended. */
+  | { kind: 'success'; reply: string }
+  | { kind: 'error'; message: string }
+  | { kind: 'timeout'; message: string }
+  | { kind: 'stopped'; by?: UserRef }
+  | { kind: 'interrupted'; message: string };
+
+export interface LiveReplyOptions {
+  /** Opaque id for the Stop control shown while running (absent = no Stop control). */
+  stopActionId?: string;
+  /** First status line, e.g. "working…" or "queued: position 2". */
+  initialStatus?: string;
+  /** Lines shown after the answer at the end (skipped attachments, oversized event dropped, ...). */
+  notices?: string[];
+  /** A one-time line shown in this reply (e.g. "this agent runs tools without asking"). */
+  banner?: string;
+}
+
+export interface DeliveryStats {
+  posts: number;
+  edits: number;
+  /** Times a platform 429 was honoured. */
+  rateLimitWaits: number;
+  /** Messages the reply ended up in. */
+  parts: number;
+  /** ms from the first appended partial to the first edit/post that showed text; undefined if none. */
+  firstTextLatencyMs?: number;
+}
+
+/** One reply, edited live: shows progress at once, coalesces edits, splits over the length limit. */
+export interface LiveReply {
+  /** Refs of every message this reply has posted so far (first = the live one). */
+  readonly messages: readonly MessageRef[];
+  /** Replace the status line (queue position, "working…"). */
+  setStatus(status: string): void;
+  /** Output partials are appended to the answer; thinking replaces the thinking line. */
+  append(chunk: PartialChunk): void;
+  /** Add a notice shown at the end. */
+  addNotice(text: string): void;
+  /** Write the final state. Always lands the final text (retries through 429s); resolves with stats. */
+  finish(outcome: ReplyOutcome): Promise<DeliveryStats>;
+}
+
+export interface Delivery {
+  /** Start a reply in a conversation: posts a progress message at once. */
+  open(conversation: Conversation, opts?: LiveReplyOptions): LiveReply;
+  /** Post a one-off message (busy notices, command acknowledgements), through the same limiters. */
+  say(conversation: Conversation, text: string, tone?: 'info' | 'warning' | 'error' | 'success'): Promise<MessageRef | undefined>;
+}

@@ -1,0 +1,69 @@
+/**
+ * Faults (config mistakes, broken invariants) are thrown as TurnbridgeError with a stable
+ * `code`. Outcomes (agent errors, timeouts, 429s, expired clicks) are data, never thrown.
+ * Match on `code`, not `instanceof`. Every code here is documented in docs/errors.md
+ * (test/unit/errors.test.ts keeps the two in step).
+ */
+export const ErrorCodes = {
+  TB_CONFIG_INVALID: 'The bridge configuration (turnbridge.yaml or environment) is invalid.',
+  TB_PROFILE_INVALID: 'A profile YAML file is missing, unreadable or has an invalid field.',
+  TB_PROFILE_NO_COMMAND: 'A profile names an executor this bridge does not know and has no command to fall back to.',
+  TB_CWD_MISSING: 'The working directory a profile asks for does not exist.',
+  TB_EMPTY_TURN: 'A turn had neither message text nor attachments.',
+  TB_RATE_LIMITED: 'A platform answered 429; retry after the given delay.',
+  TB_PLATFORM_ERROR: 'A platform API call failed.',
+  TB_USAGE: 'The command line was not understood.',
+} as const;
+
+export type ErrorCode = keyof typeof ErrorCodes;
+
+export interface ErrorDetails {
+  file?: string;
+  field?: string;
+  found?: unknown;
+  expected?: string;
+  hint?: string;
+  cause?: unknown;
+}
+
+export class TurnbridgeError extends Error {
+  readonly code: ErrorCode;
+  readonly file?: string;
+  readonly field?: string;
+  readonly found?: unknown;
+  readonly expected?: string;
+  readonly hint?: string;
+
+  constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = 'TurnbridgeError';
+    this.code = code;
+    this.file = details.file;
+    this.field = details.field;
+    this.found = details.found;
+    this.expected = details.expected;
+    this.hint = details.hint;
+  }
+}
+
+/** Thrown by Surface operations when the platform answered 429. */
+export class RateLimitedError extends TurnbridgeError {
+  readonly retryAfterMs: number;
+  constructor(message: string, retryAfterMs: number, cause?: unknown) {
+    super('TB_RATE_LIMITED', message, { cause });
+    this.name = 'RateLimitedError';
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+export function isTurnbridgeError(e: unknown, code?: ErrorCode): e is TurnbridgeError {
+  return typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'string'
+    && (e as { code: string }).code.startsWith('TB_') && (code === undefined || (e as { code: string }).code === code);
+}
+
+/** "file: field: found X, expected Y. hint" — one line a person can act on. */
+export function describeFieldError(file: string | undefined, field: string, found: unknown, expected: string, hint?: string): string {
+  const where = file ? `${file}: ` : '';
+  const shown = found === undefined ? 'nothing' : JSON.stringify(found);
+  return `${where}field "${field}": found ${shown}, expected ${expected}${hint ? `. ${hint}` : ''}`;
+}

@@ -1,0 +1,92 @@
+import type { AgentEvent, Classified, PermissionRequest, Usage } from './types.js';
+import { sessionIdProblem } from './session-id.js';
+
+const REQUEST_ID_FORBIDDEN = /[\s\u0000-\u001f\u007f-\u009f]/;
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function usageOf(obj: Record<string, unknown>): Usage | undefined {
+  return isObject(obj.usage) ? obj.usage : undefined;
+}
+
+/**
+ * Classify one stdout line (without its line terminator) per wire 0.4.
+ * Pure: the runner applies the turn-level rules (first session wins, one result, error is terminal).
+ */
+export function classifyLine(line: string): Classified {
+  const warnings: string[] = [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    return { event: { type: 'malformed', reason: 'not valid JSON' }, warnings };
+  }
+  if (!isObject(parsed)) {
+    return { event: { type: 'malformed', reason: `JSON ${Array.isArray(parsed) ? 'array' : typeof parsed}, not an object` }, warnings };
+  }
+
+  let sessionId: string | undefined;
+  let droppedSessionId: Classified['droppedSessionId'];
+  if ('session_id' in parsed && parsed.session_id !== undefined) {
+    const problem = sessionIdProblem(parsed.session_id);
+    if (problem === null) sessionId = parsed.session_id as string;
+    else droppedSessionId = { value: parsed.session_id, reason: problem };
+  }
+  const withSession = <T extends AgentEvent>(e: T): T => (sessionId === undefined ? e : { ...e, sessionId });
+
+  const type = parsed.type;
+  let event: AgentEvent;
+  switch (type) {
+    case 'partial': {
+      const text = typeof parsed.text === 'string' ? parsed.text : '';
+      if (parsed.usage !== undefined) warnings.push('usage on a partial event is ignored');
+      event = withSession({ type: 'partial', text, ...(typeof parsed.role === 'string' ? { role: parsed.role } : {}) });
+      break;
+    }
+    case 'result': {
+      const text = typeof parsed.text === 'string' ? parsed.text : '';
+      const usage = usageOf(parsed);
+      event = withSession({ type: 'result', text, ...(usage ? { usage } : {}) });
+      break;
+    }
+    case 'error': {
+      const message = typeof parsed.message === 'string' ? parsed.message : '';
+      const usage = usageOf(parsed);
+      event = withSession({ type: 'error', message, ...(usage ? { usage } : {}) });
+      break;
+    }
+    case 'permission_request':
+      event = withSession(classifyPermissionRequest(parsed));
+      break;
+    default:
+      return {
+        event: { type: 'malformed', reason: typeof type === 'string' ? `unknown type "${type.slice(0, 40)}"` : 'missing "type"' },
+        warnings,
+      };
+  }
+  return { event, warnings, ...(droppedSessionId ? { droppedSessionId } : {}) };
+}
+
+function classifyPermissionRequest(obj: Record<string, unknown>): AgentEvent {
+  const rid = obj.request_id;
+  const validRid = typeof rid === 'string' && rid !== '' && !REQUEST_ID_FORBIDDEN.test(rid) ? rid : undefined;
+  const problems: string[] = [];
+  if (validRid === undefined) problems.push('request_id missing or invalid');
+  if (typeof obj.tool_name !== 'string' || obj.tool_name === '') problems.push('tool_name missing');
+  if (!isObject(obj.input)) problems.push('input is not an object');
+  if (problems.length > 0) {
+    // A request_id we can echo back (even an odd one) still gets a deny, so the agent is not left blocked.
+    const echoable = typeof rid === 'string' && rid !== '' && !/[\n\r]/.test(rid) ? rid : undefined;
+    return { type: 'bad_permission_request', reason: problems.join('; '), ...(echoable ? { requestId: echoable } : {}) };
+  }
+  const request: PermissionRequest = {
+    requestId: validRid as string,
+    toolName: obj.tool_name as string,
+    input: obj.input as Record<string, unknown>,
+    ...(typeof obj.description === 'string' ? { description: obj.description } : {}),
+    ...(typeof obj.tool_use_id === 'string' ? { toolUseId: obj.tool_use_id } : {}),
+  };
+  return { type: 'permission_request', request };
+}

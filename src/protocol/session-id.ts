@@ -1,0 +1,16 @@
+/**
+ * session_id on the wire: a non-empty string without path separators or control characters.
+ * Returns the reason it is invalid, or null when valid.
+ */
+export function sessionIdProblem(value: unknown): string | null {
+  if (typeof value !== 'string') return `not a string (${value === null ? 'null' : typeof value})`;
+  if (value === '') return 'empty string';
+  if (value.includes('/') || value.includes('\\')) return 'contains a path separator';
+  // C0 controls, DEL and C1 controls.
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(value)) return 'contains a control character';
+  return null;
+}
+
+export function isValidSessionId(value: unknown): value is string {
+  return sessionIdProblem(value) === null;
+}

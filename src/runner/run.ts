@@ -1,0 +1,255 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { constants as osConstants } from 'node:os';
+import { isTurnbridgeError } from '../errors.js';
+import { silentLogger } from '../log.js';
+import { classifyLine } from '../protocol/classify.js';
+import { buildTurn, permissionResponseLine, turnHasContent } from '../protocol/turn.js';
+import type { PermissionDecision, PermissionRequest } from '../protocol/types.js';
+import { resolveLaunch } from '../profile/launch.js';
+import type { LaunchSpec, Profile } from '../profile/types.js';
+import { LineSplitter } from './line-splitter.js';
+import { signalGroup } from './process-group.js';
+import { StderrTail } from './stderr-tail.js';
+import { TurnState } from './turn-state.js';
+import type { RunHandlers, RunOptions, RunResult, TurnInput } from './types.js';
+
+export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_MAX_REPLY_BYTES = 1024 * 1024;
+/** After the agent exits, how long a grandchild may keep stdout open before the group is killed. */
+const EXIT_DRAIN_MS = 500;
+
+function failedBeforeSpawn(error: string, started: number): RunResult {
+  return { reply: '', sessionId: '', error, exitCode: 1, timedOut: false, cancelled: false, partials: [], notices: [], durationMs: Date.now() - started };
+}
+
+function formatMiB(bytes: number): string {
+  return bytes >= 1048576 ? `${(bytes / 1048576).toFixed(1)} MiB` : `${Math.ceil(bytes / 1024)} KiB`;
+}
+
+/**
+ * Run one agent turn per AgentProc wire 0.4. Resolves a RunResult for every outcome; never rejects
+ * for anything the agent does (crash, hang, garbage, EPIPE, huge output).
+ */
+export async function run(profile: Profile, turn: TurnInput, handlers: RunHandlers = {}, options: RunOptions = {}): Promise<RunResult> {
+  const started = Date.now();
+  const log = options.logger ?? silentLogger;
+  const where = profile.file ? ` (profile ${profile.file})` : '';
+
+  if (!turnHasContent(turn)) return failedBeforeSpawn('Nothing to send: the message is empty and has no attachments.', started);
+  if (options.signal?.aborted) return { ...failedBeforeSpawn('The turn was stopped before it started.', started), cancelled: true, exitCode: 130 };
+
+  let launch: LaunchSpec;
+  try {
+    launch = resolveLaunch(profile, { sessionId: turn.sessionId ?? '', sessionName: turn.sessionName || 'default' }, options.env ?? process.env);
+  } catch (e) {
+    if (isTurnbridgeError(e)) return failedBeforeSpawn(e.message, started);
+    throw e;
+  }
+  for (const w of launch.warnings) log.warn(w);
+
+  const timeoutMs = options.timeoutMs ?? profile.timeoutSecs * 1000;
+  const graceMs = options.killGraceMs ?? profile.killGraceSecs * 1000;
+  const state = new TurnState({
+    streaming: profile.streaming,
+    maxReplyBytes: options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES,
+    logger: log,
+    onPartial: handlers.onPartial,
+    onSessionId: handlers.onSessionId,
+  });
+  const stderr = new StderrTail(options.stderrTailBytes ?? 8192);
+
+  let child: ChildProcess;
+  try {
+    child = spawn(launch.command, launch.args, {
+      cwd: launch.cwd,
+      env: launch.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: process.platform !== 'win32',
+      shell: false,
+      windowsHide: true,
+    });
+  } catch (e) {
+    return failedBeforeSpawn(`Cannot start the agent "${launch.command}"${where}: ${(e as Error).message}`, started);
+  }
+
+  return new Promise<RunResult>((resolveRun) => {
+    let timedOut = false;
+    let cancelled = false;
+    let spawnError: NodeJS.ErrnoException | null = null;
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+    let stdoutEnded = false;
+    let settled = false;
+    let timer: NodeJS.Timeout | undefined;
+    let killTimer: NodeJS.Timeout | undefined;
+    let drainTimer: NodeJS.Timeout | undefined;
+    const turnEnded = new AbortController();
+    const pending = new Map<string, AbortController>();
+
+    const stdinWritable = () => child.stdin !== null && !child.stdin.destroyed && child.stdin.writable && !child.stdin.writableEnded;
+    const writeStdin = (line: string) => {
+      if (!stdinWritable()) return false;
+      child.stdin!.write(line);
+      return true;
+    };
+    // EPIPE / early exit while writing must never crash the bridge.
+    child.stdin?.on('error', (e) => log.debug({ err: e.message }, 'agent stdin closed early'));
+
+    const respond = (requestId: string, decision: PermissionDecision) => {
+      const ctl = pending.get(requestId);
+      if (ctl === undefined) return;
+      pending.delete(requestId);
+      ctl.abort();
+      if (!writeStdin(permissionResponseLine(requestId, decision))) log.debug({ requestId }, 'permission response not written: stdin closed');
+    };
+
+    const onPermissionRequest = (request: PermissionRequest) => {
+      if (!profile.permission) {
+        log.warn({ tool: request.toolName }, 'permission_request ignored: the profile has permission false');
+        return;
+      }
+      if (pending.has(request.requestId)) {
+        log.warn({ requestId: request.requestId }, 'duplicate permission request_id ignored');
+        return;
+      }
+      const ctl = new AbortController();
+      pending.set(request.requestId, ctl);
+      if (!handlers.onPermissionRequest) {
+        respond(request.requestId, { behavior: 'deny', message: 'No approver is available for this turn.' });
+        return;
+      }
+      const signal = AbortSignal.any([ctl.signal, turnEnded.signal]);
+      handlers.onPermissionRequest(request, { signal }).then(
+        (decision) => respond(request.requestId, decision),
+        (e: unknown) => {
+          log.warn({ err: (e as Error)?.message }, 'permission handler failed; denying');
+          respond(request.requestId, { behavior: 'deny', message: 'The approval could not be obtained.' });
+        },
+      );
+    };
+
+    const splitter = new LineSplitter(options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES, {
+      onLine: (line) => {
+        if (line.trim() === '') return;
+        const e = state.apply(classifyLine(line));
+        if (state.failed && pending.size > 0) denyAllPending('The turn failed.');
+        if (e.type === 'permission_request' && !state.failed) onPermissionRequest(e.request);
+        else if (e.type === 'bad_permission_request' && profile.permission) {
+          log.warn({ reason: e.reason }, 'malformed permission_request');
+          if (e.requestId !== undefined) writeStdin(permissionResponseLine(e.requestId, { behavior: 'deny', message: `Malformed permission request: ${e.reason}` }));
+        }
+      },
+      onOversized: (bytes) => {
+        log.warn({ bytes }, 'oversized agent output line dropped');
+        state.notices.push(`An oversized event from the agent (${formatMiB(bytes)}) was dropped.`);
+      },
+    });
+
+    function denyAllPending(message: string) {
+      for (const id of [...pending.keys()]) respond(id, { behavior: 'deny', message });
+    }
+
+    const stop = (why: 'timeout' | 'cancel') => {
+      if (exit !== null || settled) return;
+      if (why === 'timeout') timedOut = true;
+      else cancelled = true;
+      denyAllPending(why === 'timeout' ? 'The turn timed out waiting for approval.' : 'The turn was stopped.');
+      log.info({ why, pid: child.pid }, 'stopping agent: SIGTERM to its process group');
+      signalGroup(child, 'SIGTERM');
+      killTimer = setTimeout(() => {
+        log.warn({ pid: child.pid }, 'agent still running after grace: SIGKILL');
+        signalGroup(child, 'SIGKILL');
+      }, graceMs);
+    };
+
+    timer = setTimeout(() => stop('timeout'), timeoutMs);
+    const onAbort = () => stop('cancel');
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+
+    child.stdout!.on('data', (chunk: Buffer) => splitter.push(chunk));
+    child.stdout!.on('end', () => {
+      splitter.end();
+      stdoutEnded = true;
+      maybeFinish();
+    });
+    child.stdout!.on('error', () => undefined);
+    child.stderr!.on('data', (chunk: Buffer) => {
+      const s = stderr.push(chunk);
+      handlers.onStderr?.(s);
+    });
+    child.stderr!.on('error', () => undefined);
+
+    child.on('spawn', () => {
+      if (child.pid !== undefined) handlers.onSpawn?.(child.pid);
+      log.debug({ pid: child.pid, command: launch.command }, 'agent started');
+    });
+    child.on('error', (e: NodeJS.ErrnoException) => {
+      // Spawn failures (ENOENT, EACCES) arrive here; there will be no exit event.
+      if (child.pid === undefined || exit === null) {
+        spawnError = e;
+        exit = { code: null, signal: null };
+        stdoutEnded = true;
+        maybeFinish();
+      }
+    });
+    child.on('exit', (code, signal) => {
+      exit = { code, signal };
+      clearTimeout(timer);
+      if (!stdoutEnded) {
+        // A grandchild may hold stdout open: give it a moment, then end the turn anyway.
+        drainTimer = setTimeout(() => {
+          log.warn('agent exited but its stdout stayed open (a child process?); ending the turn');
+          signalGroup(child, 'SIGKILL');
+          child.stdout?.destroy();
+          splitter.end();
+          stdoutEnded = true;
+          maybeFinish();
+        }, EXIT_DRAIN_MS);
+      }
+      maybeFinish();
+    });
+
+    const turnLine = JSON.stringify(buildTurn({ ...turn, permission: profile.permission })) + '\n';
+    if (child.stdin) {
+      child.stdin.write(turnLine);
+      if (!profile.permission) child.stdin.end();
+    }
+
+    function maybeFinish() {
+      if (settled || exit === null || !stdoutEnded) return;
+      settled = true;
+      clearTimeout(timer);
+      clearTimeout(drainTimer);
+      clearTimeout(killTimer);
+      options.signal?.removeEventListener('abort', onAbort);
+      turnEnded.abort();
+      pending.clear();
+      if (child.stdin && !child.stdin.destroyed) child.stdin.destroy();
+      if (timedOut || cancelled) signalGroup(child, 'SIGKILL'); // leftovers that ignored SIGTERM
+      resolveRun(finish());
+    }
+
+    function finish(): RunResult {
+      const durationMs = Date.now() - started;
+      const base = { sessionId: state.sessionId, timedOut, cancelled, partials: state.partials, notices: state.notices, durationMs, ...(state.usage ? { usage: state.usage } : {}) };
+      if (spawnError) {
+        const code = spawnError.code;
+        const what = code === 'ENOENT' ? 'command not found' : code === 'EACCES' ? 'command is not executable' : `cannot start (${code ?? spawnError.message})`;
+        return { ...base, reply: '', error: `Agent ${what}: "${launch.command}"${where}. Check "command" in the profile.`, exitCode: code === 'ENOENT' ? 127 : 126 };
+      }
+      const { code, signal } = exit!;
+      if (timedOut) {
+        const secs = Math.round(timeoutMs / 100) / 10;
+        return { ...base, reply: '', error: `The agent did not finish within ${secs} s and was stopped (timeout).`, exitCode: 124 };
+      }
+      if (state.failed) return { ...base, reply: '', error: state.error, exitCode: 1 };
+      if (cancelled) return { ...base, reply: state.reply(), error: 'The turn was stopped.', exitCode: 130 };
+      const exitCode = code ?? 128 + (signal ? (osConstants.signals[signal] ?? 0) : 0);
+      if (exitCode !== 0) {
+        const how = code !== null ? `exited with code ${code}` : `was killed by ${signal}`;
+        const tail = stderr.summary();
+        return { ...base, reply: state.reply(), error: `The agent ${how} without reporting an error.${tail ? `\nLast stderr lines:\n${tail}` : ''}`, exitCode };
+      }
+      return { ...base, reply: state.reply(), error: null, exitCode: 0 };
+    }
+  });
+}

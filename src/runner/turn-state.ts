@@ -1,0 +1,114 @@
+import type { Logger } from '../log.js';
+import type { AgentEvent, Classified, PartialChunk, Usage } from '../protocol/types.js';
+
+/**
+ * The wire-0.4 rules for one turn, applied to classified events in order:
+ * first session_id wins; at most one result; the first error is terminal (no more partials,
+ * later result discarded); streaming false ignores partials; body capped with a notice.
+ */
+export class TurnState {
+  sessionId = '';
+  result: { text: string } | null = null;
+  error: string | null = null;
+  usage: Usage | undefined;
+  readonly partials: PartialChunk[] = [];
+  readonly notices: string[] = [];
+  /** Non-empty output (non-thinking) partials forwarded: they carry the body. */
+  private outputForwarded = false;
+  private keptBytes = 0;
+  private truncated = false;
+
+  constructor(
+    private readonly opts: {
+      streaming: boolean;
+      maxReplyBytes: number;
+      logger?: Logger;
+      onPartial?(chunk: PartialChunk): void;
+      onSessionId?(id: string): void;
+    },
+  ) {}
+
+  get failed(): boolean {
+    return this.error !== null;
+  }
+
+  /** Apply one classified line. Returns the event for the caller's own handling (permissions). */
+  apply(c: Classified): AgentEvent {
+    const log = this.opts.logger;
+    for (const w of c.warnings) log?.warn(w);
+    if (c.droppedSessionId) log?.warn({ reason: c.droppedSessionId.reason }, 'invalid session_id dropped');
+    const e = c.event;
+    if (e.type === 'malformed') {
+      log?.warn({ reason: e.reason }, 'malformed agent output line ignored');
+      return e;
+    }
+    if (this.failed) {
+      log?.debug({ type: e.type }, 'event after error ignored');
+      return e;
+    }
+    if (e.sessionId !== undefined) this.noteSession(e.sessionId);
+    switch (e.type) {
+      case 'partial':
+        if (this.opts.streaming) this.forward(e.text, e.role);
+        break;
+      case 'result':
+        if (this.result !== null) log?.warn('second result event ignored');
+        else {
+          this.result = { text: this.cap(e.text) };
+          if (e.usage) this.usage = e.usage;
+        }
+        break;
+      case 'error':
+        this.error = e.message !== '' ? e.message : 'the agent reported an error without a message';
+        if (e.usage) this.usage = e.usage;
+        break;
+      default:
+        break;
+    }
+    return e;
+  }
+
+  private noteSession(id: string): void {
+    if (this.sessionId === '') {
+      this.sessionId = id;
+      this.opts.onSessionId?.(id);
+    } else if (id !== this.sessionId) {
+      this.opts.logger?.warn({ first: this.sessionId, later: id }, 'agent changed session_id mid-turn; keeping the first');
+    }
+  }
+
+  private forward(text: string, role: string | undefined): void {
+    if (this.truncated) return;
+    if (this.keptBytes + Buffer.byteLength(text) > this.opts.maxReplyBytes) {
+      this.markTruncated();
+      return;
+    }
+    this.keptBytes += Buffer.byteLength(text);
+    const chunk: PartialChunk = role === undefined ? { text } : { text, role };
+    this.partials.push(chunk);
+    if (role !== 'thinking' && text !== '') this.outputForwarded = true;
+    this.opts.onPartial?.(chunk);
+  }
+
+  private cap(text: string): string {
+    const room = this.opts.maxReplyBytes - this.keptBytes;
+    if (Buffer.byteLength(text) <= room) return text;
+    this.markTruncated();
+    // Cut on a character boundary.
+    return Buffer.from(text).subarray(0, Math.max(0, room)).toString('utf8').replace(/\uFFFD$/, '');
+  }
+
+  private markTruncated(): void {
+    if (this.truncated) return;
+    this.truncated = true;
+    const mib = (this.opts.maxReplyBytes / 1048576).toFixed(this.opts.maxReplyBytes % 1048576 === 0 ? 0 : 1);
+    this.notices.push(`The reply was truncated at ${mib} MiB; the rest was dropped.`);
+  }
+
+  /** Spec body assembly: what to show after the forwarded partials. */
+  reply(): string {
+    if (this.failed || this.result === null) return '';
+    if (!this.opts.streaming) return this.result.text;
+    return this.outputForwarded ? '' : this.result.text;
+  }
+}

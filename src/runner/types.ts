@@ -1,0 +1,70 @@
+import type { Attachment, PartialChunk, PermissionDecision, PermissionRequest, Usage } from '../protocol/types.js';
+import type { Logger } from '../log.js';
+
+/** What the bridge (or CLI) asks of one agent turn. */
+export interface TurnInput {
+  message: string;
+  sessionId?: string;
+  sessionName?: string;
+  attachments?: Attachment[];
+}
+
+/** Callbacks, all optional, called as things happen (undici DispatchHandler style). */
+export interface RunHandlers {
+  /** A forwarded partial (streaming true, before any error). */
+  onPartial?(chunk: PartialChunk): void;
+  /**
+   * A permission_request (profile permission true). Resolve with the decision; the runner
+   * writes the permission_response. `signal` aborts when the turn ends or times out first
+   * (the runner then answers deny itself when stdin is still writable).
+   */
+  onPermissionRequest?(request: PermissionRequest, ctx: { signal: AbortSignal }): Promise<PermissionDecision>;
+  /** The first valid session_id, as soon as it is seen. */
+  onSessionId?(sessionId: string): void;
+  /** A chunk of the agent's stderr (debug output; never shown to chat users by default). */
+  onStderr?(chunk: string): void;
+  /** The agent process started (pid). */
+  onSpawn?(pid: number): void;
+}
+
+export interface RunOptions {
+  /** Cancels the run like a timeout does (SIGTERM, grace, SIGKILL); RunResult.cancelled is true. */
+  signal?: AbortSignal;
+  logger?: Logger;
+  /** The bridge's environment for ${VAR} expansion and the infra set (default process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** A stdout line longer than this is counted and discarded, never buffered (default 4 MiB). */
+  maxLineBytes?: number;
+  /** Cap on the kept reply body and on kept partial text (default 1 MiB). */
+  maxReplyBytes?: number;
+  /** Bytes of stderr tail kept for error messages (default 8 KiB). */
+  stderrTailBytes?: number;
+  /** Override profile timeouts in milliseconds (tests). */
+  timeoutMs?: number;
+  killGraceMs?: number;
+}
+
+/** Every outcome of a turn. run() resolves this; it never rejects for anything the agent does. */
+export interface RunResult {
+  /**
+   * Body still to show after the forwarded partials (spec body assembly): result.text when no
+   * output partial was forwarded (or streaming is false), otherwise "".
+   * What the user sees = forwarded output partials + reply.
+   */
+  reply: string;
+  /** First valid non-empty session_id of the turn, '' when none. */
+  sessionId: string;
+  /** User-readable error text when the turn failed, else null. */
+  error: string | null;
+  /** 0 success; 124 timeout; 1 error event; else the process exit code (128+n for signals). */
+  exitCode: number;
+  timedOut: boolean;
+  /** Ended through options.signal (Stop button, shutdown). */
+  cancelled: boolean;
+  usage?: Usage;
+  /** Forwarded partials in order, with role when the agent gave one. */
+  partials: PartialChunk[];
+  /** Things the user should know that are not errors (oversized event dropped, body truncated). */
+  notices: string[];
+  durationMs: number;
+}

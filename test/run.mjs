@@ -1,0 +1,25 @@
+// Node 20's test runner does not expand globs: find the test files here and hand them over.
+// Usage: node test/run.mjs [dir-or-file ...]   (default: all of test/)
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+
+function collect(p, out) {
+  if (statSync(p).isDirectory()) {
+    for (const name of readdirSync(p).sort()) {
+      if (name === 'node_modules' || name === 'fixtures') continue;
+      collect(join(p, name), out);
+    }
+  } else if (p.endsWith('.test.ts')) out.push(p);
+  return out;
+}
+
+const roots = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const flags = process.argv.slice(2).filter((a) => a.startsWith('-'));
+const files = (roots.length ? roots : ['test']).flatMap((r) => collect(r, []));
+if (files.length === 0) {
+  console.error('no test files found');
+  process.exit(1);
+}
+const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...flags, ...files], { stdio: 'inherit' });
+process.exit(r.status ?? 1);

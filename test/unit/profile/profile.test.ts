@@ -1,0 +1,147 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadProfile, parseProfile, parseProfileText, resolveLaunch } from '../../../src/profile/index.js';
+import { run } from '../../../src/runner/index.js';
+import { agentProfile } from '../runner/helpers.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'tb-prof-'));
+test.after(() => rmSync(tmp, { recursive: true, force: true }));
+const ctx = { sessionId: '', sessionName: 'default' };
+
+function errorOf(fn: () => unknown): Error & { code?: string; field?: string; file?: string } {
+  try {
+    fn();
+  } catch (e) {
+    return e as Error & { code?: string };
+  }
+  assert.fail('expected an error');
+}
+
+test('defaults per spec', () => {
+  const p = parseProfile('command: node\n', '/x/profile.yaml');
+  assert.equal(p.dir, '/x');
+  assert.deepEqual(p.args, []);
+  assert.equal(p.timeoutSecs, 1800);
+  assert.equal(p.killGraceSecs, 5);
+  assert.equal(p.streaming, true);
+  assert.equal(p.permission, false);
+  assert.deepEqual(p.env, {});
+});
+
+test('hub layout: launch fields under agentproc: beside metadata', () => {
+  const p = parseProfile('name: demo\ndescription: A demo\ncli: claude\nagentproc:\n  command: node\n  args: [a.js]\n  timeout_secs: 60\n  permission: true\n', '/h/p.yaml');
+  assert.equal(p.command, 'node');
+  assert.deepEqual(p.args, ['a.js']);
+  assert.equal(p.timeoutSecs, 60);
+  assert.equal(p.permission, true);
+  assert.equal(p.name, 'demo');
+  assert.equal(p.description, 'A demo');
+});
+
+test('validation errors name the file, the field, what was found and what is expected', () => {
+  const cases: Array<[string, RegExp]> = [
+    ['command: node\ntimeout_secs: 0\n', /\/f\.yaml: field "timeout_secs": found 0, expected a positive number of seconds/],
+    ['command: node\ntimeout_secs: -5\n', /field "timeout_secs": found -5/],
+    ['command: node\nkill_grace_secs: 0\n', /field "kill_grace_secs": found 0/],
+    ['command: node\nargs: "a b"\n', /field "args": found "a b", expected a YAML list/],
+    ['args: [x]\n', /field "command": found nothing, expected the agent executable/],
+    ['command: node\nstreaming: "yes"\n', /field "streaming": found "yes", expected true or false/],
+    ['command: node\nenv: [A]\n', /field "env"/],
+    ['command: node\nenv_allowlist: "A"\n', /field "env_allowlist"/],
+    ['agentproc:\n  command: node\n  timeout_secs: 0\n', /field "agentproc\.timeout_secs"/],
+    ['- a\n- b\n', /field "\(document\)"/],
+    ['command: [unclosed\n', /not valid YAML/],
+  ];
+  for (const [yaml, re] of cases) {
+    const e = errorOf(() => parseProfile(yaml, '/f.yaml'));
+    assert.match(e.message, re, yaml);
+    assert.ok(e.code === 'TB_PROFILE_INVALID', yaml);
+  }
+});
+
+test('executor: unknown name warns and uses command; without command it is a hard error', () => {
+  const { warnings } = parseProfileText('executor: claude-code\ncommand: node\n', '/f.yaml');
+  assert.ok(warnings.some((w) => /executor "claude-code" is not built into turnbridge \(built-in executors: none\)/.test(w)));
+  const e = errorOf(() => parseProfile('executor: claude-code\n', '/f.yaml'));
+  assert.equal(e.code, 'TB_PROFILE_NO_COMMAND');
+  assert.match(e.message, /built-in executors: none/);
+});
+
+test('unknown fields and {{MESSAGE}} are warned about', () => {
+  const { warnings } = parseProfileText('command: node\ntimeout_sec: 5\nargs: ["{{MESSAGE}}"]\n');
+  assert.ok(warnings.some((w) => w.includes('timeout_sec')));
+  assert.ok(warnings.some((w) => w.includes('{{MESSAGE}}')));
+});
+
+test('placeholders in command, args, cwd and env; a value never adds argv tokens', () => {
+  mkdirSync(join(tmp, 'sess a b'), { recursive: true });
+  const p = parseProfile([
+    'command: "{{PROFILE_DIR}}/bin/my agent"',
+    'args: ["--resume", "{{SESSION_ID}}", "$(echo pwned)", "{{SESSION_NAME}}", "`id`"]',
+    'cwd: "{{PROFILE_DIR}}/{{SESSION_ID}}"',
+    'env:',
+    '  SID: "{{SESSION_ID}}"',
+    '  DIR: "{{PROFILE_DIR}}"',
+  ].join('\n'), join(tmp, 'profile.yaml'));
+  const l = resolveLaunch(p, { sessionId: 'sess a b', sessionName: 'x; rm -rf /' }, {});
+  assert.equal(l.command, `${tmp}/bin/my agent`);
+  assert.deepEqual(l.args, ['--resume', 'sess a b', '$(echo pwned)', 'x; rm -rf /', '`id`']);
+  assert.equal(l.cwd, join(tmp, 'sess a b'));
+  assert.equal(l.env.SID, 'sess a b');
+  assert.equal(l.env.DIR, tmp);
+});
+
+test('a placeholder value is never ${VAR}-expanded afterwards', () => {
+  const p = parseProfile('command: node\nenv:\n  S: "{{SESSION_ID}}"\n  K: "${KEY}"\n', join(tmp, 'p.yaml'));
+  const l = resolveLaunch(p, { sessionId: '${SECRET}', sessionName: '' }, { SECRET: 'leak', KEY: 'k' });
+  assert.equal(l.env.S, '${SECRET}');
+  assert.equal(l.env.K, 'k');
+});
+
+test('child env = infra set + profile env only; bridge secrets stay out', () => {
+  const p = parseProfile('command: node\nenv:\n  MY_KEY: "${MY_KEY}"\n  LITERAL: plain\n  MISSING: "a${NOPE}b"\n', join(tmp, 'p.yaml'));
+  const l = resolveLaunch(p, ctx, { PATH: '/bin', HOME: '/home/x', LANG: 'C', SLACK_BOT_TOKEN: 'xoxb-secret', MY_KEY: 'mine', DISCORD_TOKEN: 'd' });
+  assert.deepEqual(l.env, { PATH: '/bin', HOME: '/home/x', LANG: 'C', MY_KEY: 'mine', LITERAL: 'plain', MISSING: 'ab' });
+});
+
+test('env_allowlist: names not listed expand to empty with a warning', () => {
+  const p = parseProfile('command: node\nenv:\n  A: "${ALLOWED}"\n  B: "${AWS_SECRET_ACCESS_KEY}"\nenv_allowlist: [ALLOWED]\n', join(tmp, 'p.yaml'));
+  const l = resolveLaunch(p, ctx, { ALLOWED: 'yes', AWS_SECRET_ACCESS_KEY: 'no' });
+  assert.equal(l.env.A, 'yes');
+  assert.equal(l.env.B, '');
+  assert.ok(l.warnings.some((w) => w.includes('env_allowlist blocked ${AWS_SECRET_ACCESS_KEY}')));
+});
+
+test('cwd: absolute as is, relative to the profile dir, ~ expanded, default the bridge cwd, missing is an error', () => {
+  mkdirSync(join(tmp, 'work'), { recursive: true });
+  const file = join(tmp, 'p.yaml');
+  assert.equal(resolveLaunch(parseProfile(`command: node\ncwd: ${tmp}\n`, file), ctx, {}).cwd, tmp);
+  assert.equal(resolveLaunch(parseProfile('command: node\ncwd: work\n', file), ctx, {}).cwd, join(tmp, 'work'));
+  assert.equal(resolveLaunch(parseProfile('command: node\ncwd: .\n', file), ctx, {}).cwd, tmp);
+  assert.equal(resolveLaunch(parseProfile('command: node\ncwd: "~"\n', file), ctx, {}).cwd, homedir());
+  assert.equal(resolveLaunch(parseProfile('command: node\n', file), ctx, {}).cwd, process.cwd());
+  const e = errorOf(() => resolveLaunch(parseProfile('command: node\ncwd: nowhere\n', file), ctx, {}));
+  assert.equal(e.code, 'TB_CWD_MISSING');
+  assert.match(e.message, /field "cwd": directory .*nowhere does not exist/);
+});
+
+test('loadProfile: a missing file or a directory is a clear error', async () => {
+  await assert.rejects(loadProfile(join(tmp, 'none.yaml')), /none\.yaml: no such file/);
+  await assert.rejects(loadProfile(tmp), /is a directory/);
+  writeFileSync(join(tmp, 'ok.yaml'), 'command: node\n');
+  assert.equal((await loadProfile(join(tmp, 'ok.yaml'))).command, 'node');
+});
+
+test('end to end: the agent sees exactly the composed environment', async () => {
+  const p = { ...agentProfile('env-dump.mjs'), env: { DECLARED: '${DECLARED}', SID: '{{SESSION_ID}}' } };
+  const r = await run(p, { message: 'x', sessionId: 'abc' }, {}, { env: { PATH: process.env.PATH, DECLARED: 'ok', SLACK_BOT_TOKEN: 'xoxb-1', SECRET: 's' } });
+  const seen = JSON.parse(r.reply);
+  assert.equal(seen.env.DECLARED, 'ok');
+  assert.equal(seen.env.SID, 'abc');
+  assert.equal(seen.env.SLACK_BOT_TOKEN, undefined);
+  assert.equal(seen.env.SECRET, undefined);
+  assert.deepEqual(Object.keys(seen.env).filter((k) => !['PATH', 'DECLARED', 'SID'].includes(k)).filter((k) => !k.startsWith('__CF') && k !== 'PWD'), []);
+});
