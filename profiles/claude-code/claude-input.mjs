@@ -1,0 +1,50 @@
+// The claude argv and the stream-json user message for one turn.
+import { readFileSync } from 'node:fs';
+import { envValue, envList, messageWithFiles, splitAttachments } from './wire.mjs';
+
+/**
+ * argv after the binary. The message never appears here: it goes on stdin as a stream-json
+ * user message, so a message starting with "-" is never read as a flag and stays out of ps(1).
+ */
+export function buildClaudeArgs(turn, env) {
+  const args = ['-p', '--output-format', 'stream-json', '--input-format', 'stream-json', '--verbose', '--include-partial-messages'];
+  const mode = envValue(env, 'CLAUDE_PERMISSION_MODE');
+  if (turn.permission) {
+    args.push('--permission-prompt-tool', 'stdio', '--permission-mode', mode || 'default');
+  } else if (mode) {
+    args.push('--permission-mode', mode);
+  } else {
+    args.push('--dangerously-skip-permissions');
+  }
+  const allowed = envList(env, 'CLAUDE_ALLOWED_TOOLS');
+  if (allowed.length) args.push('--allowedTools', allowed.join(','));
+  // CLAUDE_DISALLOW_TOOLS is the name the AgentProc hub's claude-code profile uses.
+  const disallowed = [...new Set(['AskUserQuestion', ...envList(env, 'CLAUDE_DISALLOWED_TOOLS'), ...envList(env, 'CLAUDE_DISALLOW_TOOLS')])];
+  args.push('--disallowedTools', disallowed.join(','));
+  const model = envValue(env, 'CLAUDE_MODEL');
+  if (model) args.push('--model', model);
+  const maxTurns = envValue(env, 'CLAUDE_MAX_TURNS');
+  if (/^\d+$/.test(maxTurns)) args.push('--max-turns', maxTurns);
+  if (turn.sessionId) args.push('--resume', turn.sessionId);
+  return args;
+}
+
+/**
+ * The one stdin line claude reads: text plus image content blocks (base64 from file:// images);
+ * other attachments (and images that cannot be read) are listed as paths in the text.
+ */
+export function buildUserMessage(turn, { readFile = readFileSync } = {}) {
+  const { images, others } = splitAttachments(turn.attachments);
+  const blocks = [];
+  const unreadable = [];
+  for (const img of images) {
+    try {
+      blocks.push({ type: 'image', source: { type: 'base64', media_type: img.mediaType, data: readFile(img.path).toString('base64') } });
+    } catch {
+      unreadable.push(img.path);
+    }
+  }
+  const text = messageWithFiles(turn.message, [...unreadable, ...others], blocks.length ? '' : undefined);
+  const content = text ? [{ type: 'text', text }, ...blocks] : blocks;
+  return { type: 'user', message: { role: 'user', content }, parent_tool_use_id: null };
+}
