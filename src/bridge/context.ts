@@ -1,0 +1,38 @@
+import type { Delivery } from '../delivery/types.js';
+import type { Surface } from '../delivery/surface.js';
+import type { Logger } from '../log.js';
+import type { Profile } from '../profile/index.js';
+import type { run } from '../runner/index.js';
+import type { BridgeConfig } from './api.js';
+import type { Metrics } from './metrics.js';
+import type { PermissionBroker } from './permission-broker.js';
+import type { SessionStore } from './session-store.js';
+import type { Turn } from './turn.js';
+import type { TurnQueue } from './turn-queue.js';
+
+export type RunTurn = typeof run;
+
+/** What the steps of a turn share (built once by createBridge). */
+export interface BridgeContext {
+  config: BridgeConfig;
+  logger: Logger;
+  store: SessionStore;
+  runTurn: RunTurn;
+  broker: PermissionBroker;
+  queue: TurnQueue<Turn>;
+  metrics: Metrics;
+  now: () => number;
+  idFactory: () => string;
+  profile: (path: string) => Promise<Profile>;
+  surfaces: Map<string, { surface: Surface; delivery: Delivery }>;
+  /** Turns queued or running, by stopActionId. */
+  turns: Map<string, Turn>;
+  /** stopActionIds of recently ended turns (for "already finished"). */
+  ended: Map<string, true>;
+  /** Conversation keys whose reset happened: generation counter, so a turn started before `new` does not save its session. */
+  generations: Map<string, number>;
+  /** Conversations that already showed the "runs tools without asking" banner. */
+  bannerShown: Set<string>;
+  closing: boolean;
+  updateGauges(): void;
+}

@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import { createDelivery as defaultCreateDelivery } from '../delivery/index.js';
+import type { Delivery } from '../delivery/types.js';
+import type { Surface } from '../delivery/surface.js';
+import type { Logger } from '../log.js';
+import { loadProfile as defaultLoadProfile } from '../profile/index.js';
+import { run as defaultRun } from '../runner/index.js';
+import { acceptMessage } from './accept-message.js';
+import type { Bridge, BridgeConfig, BridgeStats } from './api.js';
+import type { BridgeContext, RunTurn } from './context.js';
+import { createDeduper } from './dedupe.js';
+import { createMetrics, type Metrics } from './metrics.js';
+import { INTERRUPTED_MESSAGE } from './outcome.js';
+import { createPermissionBroker } from './permission-broker.js';
+import { createProfileCache, type ProfileLoader } from './profile-cache.js';
+import { createSessionStore, guardSessionStore, type SessionStore } from './session-store.js';
+import { handleStopAction } from './stop-control.js';
+import type { Turn } from './turn.js';
+import { createTurnQueue } from './turn-queue.js';
+
+export interface CreateBridgeOptions {
+  config: BridgeConfig;
+  logger: Logger;
+  /** Default: createSessionStore(config, logger). */
+  store?: SessionStore;
+  /** Default: runner run(). */
+  runTurn?: RunTurn;
+  /** Default: profile loadProfile(). */
+  loadProfile?: ProfileLoader;
+  now?: () => number;
+  /** Turn, prompt and stop ids (default random UUIDs). */
+  idFactory?: () => string;
+  metrics?: Metrics;
+  /** Default: delivery createDelivery(). */
+  createDelivery?: (surface: Surface, opts: { logger: Logger; now?: () => number }) => Delivery & { close?(): Promise<void> };
+  /** How many event ids are remembered for dedupe (default 10,000, 15 minutes). */
+  dedupe?: { max?: number; ttlMs?: number };
+}
+
+/** The Bridge plus what operations need: metrics for /metrics. */
+export interface CoreBridge extends Bridge {
+  readonly metrics: Metrics;
+  readonly store: SessionStore;
+}
+
+export function createBridge(opts: CreateBridgeOptions): CoreBridge {
+  const { config } = opts;
+  const logger = opts.logger;
+  const now = opts.now ?? Date.now;
+  const idFactory = opts.idFactory ?? (() => randomUUID());
+  const makeDelivery = opts.createDelivery ?? defaultCreateDelivery;
+  const metrics = opts.metrics ?? createMetrics();
+  const dedupe = createDeduper({ ...opts.dedupe, now });
+  const store = opts.store ? guardSessionStore(opts.store, logger) : createSessionStore(config, logger);
+  const profileLoader: ProfileLoader = opts.loadProfile ?? ((path) => defaultLoadProfile(path, { logger }));
+
+  const surfaces = new Map<string, { surface: Surface; delivery: Delivery & { close?(): Promise<void> } }>();
+  const ctx: BridgeContext = {
+    config,
+    logger,
+    store,
+    runTurn: opts.runTurn ?? defaultRun,
+    broker: createPermissionBroker({ approvers: config.approvers, logger, idFactory: () => `perm-${idFactory()}` }),
+    queue: createTurnQueue<Turn>({ maxConcurrent: config.maxConcurrent, queueDepth: config.queueDepth }),
+    metrics,
+    now,
+    idFactory,
+    profile: createProfileCache(profileLoader, logger),
+    surfaces,
+    turns: new Map(),
+    ended: new Map(),
+    generations: new Map(),
+    bannerShown: new Set(),
+    closing: false,
+    updateGauges() {
+      metrics.setQueueDepth(ctx.queue.waiting);
+      metrics.setActiveAgents(ctx.queue.running);
+    },
+  };
+  let shutdownPromise: Promise<void> | undefined;
+
+  async function shutdown(graceMs = config.shutdownGraceSecs * 1000): Promise<void> {
+    ctx.closing = true;
+    const turns = [...ctx.turns.values()];
+    logger.info({ running: ctx.queue.running, queued: ctx.queue.waiting }, 'bridge shutting down');
+    for (const t of turns) t.interrupted = true;
+    for (const t of ctx.queue.drain()) t.cancelWaiting();
+    ctx.broker.expireAll();
+    for (const t of turns) if (t.state === 'running') t.abort.abort(new Error('the bridge is shutting down'));
+    ctx.updateGauges();
+    let timer: NodeJS.Timeout | undefined;
+    const all = Promise.allSettled(turns.map((t) => t.done)).then(() => 'done' as const);
+    const outcome = await Promise.race([all, new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), graceMs)))]);
+    clearTimeout(timer);
+    if (outcome === 'timeout') {
+      const left = turns.filter((t) => t.state !== 'done');
+      logger.warn({ turns: left.length, graceMs }, 'turns still running after the grace period; finalizing their replies anyway');
+      await Promise.allSettled(left.map((t) => t.finishReply({ kind: 'interrupted', message: INTERRUPTED_MESSAGE })));
+    }
+    await ctx.broker.idle();
+    for (const { delivery } of surfaces.values()) await delivery.close?.().catch((err: unknown) => logger.warn({ err }, 'delivery close failed'));
+    await store.close();
+    logger.info('bridge stopped');
+  }
+
+  const bridge: CoreBridge = {
+    logger,
+    metrics,
+    store,
+    attach(surface) {
+      const delivery = makeDelivery(surface, { logger: logger.child({ platform: surface.platform }), now });
+      ctx.surfaces.set(surface.platform, { surface, delivery });
+      logger.info({ platform: surface.platform }, 'surface attached');
+    },
+    async handleMessage(msg) {
+      if (!dedupe.firstSeen(`${msg.platform}:${msg.eventId}`)) {
+        logger.debug({ platform: msg.platform, eventId: msg.eventId }, 'duplicate event dropped');
+        metrics.rejected('duplicate');
+        return;
+      }
+      await acceptMessage(ctx, msg);
+    },
+    async handleAction(ev) {
+      const notify = (text: string) =>
+        ev.notifyPrivately(text).catch((err: unknown) => logger.warn({ err, platform: ev.platform }, 'could not notify the clicker'));
+      if (ev.action === 'stop') await handleStopAction(ctx, ev.id, ev.user, notify);
+      else await ctx.broker.handleAction({ ...ev, notifyPrivately: notify });
+    },
+    shutdown(graceMs) {
+      shutdownPromise ??= shutdown(graceMs);
+      return shutdownPromise;
+    },
+    stats(): BridgeStats {
+      return { activeAgents: ctx.queue.running, queued: ctx.queue.waiting, turnsByOutcome: metrics.turnsByOutcome() };
+    },
+  };
+  return bridge;
+}

@@ -1,0 +1,161 @@
+import type { Attachment, PermissionDecision } from '../protocol/types.js';
+import type { RunResult } from '../runner/types.js';
+import type { BridgeContext } from './context.js';
+import { cancelledOutcome, outcomeOf } from './outcome.js';
+import type { Turn } from './turn.js';
+
+const REMEMBER_ENDED = 5000;
+
+/** Permission prompts time out before the turn's own timeout (what is left of it, minus a margin). */
+export function permissionTimeoutMs(ctx: BridgeContext, turn: Turn): number {
+  const configured = ctx.config.permissionTimeoutSecs * 1000;
+  const turnMs = turn.profile.timeoutSecs * 1000;
+  if (!(turnMs > 0) || turn.startedAt === undefined) return configured;
+  const left = turnMs - (ctx.now() - turn.startedAt);
+  const margin = Math.min(5000, turnMs * 0.1);
+  return Math.max(0, Math.min(configured, left - margin));
+}
+
+function failedResult(error: string): RunResult {
+  return { reply: '', sessionId: '', error, exitCode: 1, timedOut: false, cancelled: false, partials: [], notices: [], durationMs: 0 };
+}
+
+/** Session id saved as soon as it is seen (a crash mid-turn keeps it), unless `new` came since. */
+function sessionSaver(ctx: BridgeContext, turn: Turn, generation: number) {
+  let saved = '';
+  let stored = false;
+  let saving: Promise<unknown> = Promise.resolve();
+  return {
+    save(sessionId: string): Promise<unknown> {
+      if (!sessionId || saved) return saving;
+      if ((ctx.generations.get(turn.key) ?? 0) !== generation) {
+        turn.log.info('conversation was reset during the turn; not saving its session');
+        return saving;
+      }
+      saved = sessionId;
+      saving = ctx.store.set(turn.msg.conversation, turn.msg.platform, { sessionId, profile: turn.profilePath }).then((ok) => {
+        stored = ok;
+        if (ok) turn.log.info({ sessionId }, 'session saved');
+        else turn.log.warn({ sessionId }, 'session not saved (store failure); the next message starts a new session');
+      });
+      return saving;
+    },
+    get pending() {
+      return saving;
+    },
+    get stored() {
+      return stored;
+    },
+  };
+}
+
+/** Wait for a slot, run the agent, show the result, save the session, tidy up. */
+export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void> {
+  const { msg, log } = turn;
+  const react = (state: 'working' | 'success' | 'failure') => {
+    if (!msg.source || !turn.surface.react) return;
+    turn.surface.react(msg.source, state).catch((err: unknown) => log.debug({ err, state }, 'reaction failed'));
+  };
+  react('working');
+  try {
+    const got = await turn.slot;
+    if (!got) {
+      const outcome = cancelledOutcome(turn);
+      const stats = await turn.finishReply(outcome);
+      if (stats) ctx.metrics.deliveryStats(msg.platform, stats);
+      ctx.metrics.turnFinished(outcome.kind);
+      log.info({ outcome: outcome.kind }, 'turn cancelled before it started');
+      react('failure');
+      return;
+    }
+    turn.startedAt = ctx.now();
+    const queueWaitMs = turn.startedAt - turn.enqueuedAt;
+    ctx.metrics.queueWait(queueWaitMs);
+    ctx.updateGauges();
+    if (turn.showedQueued) turn.reply?.setStatus('working…');
+    log.info({ queueWaitMs }, 'turn start');
+
+    const generation = ctx.generations.get(turn.key) ?? 0;
+    const stored = await ctx.store.get(msg.conversation, msg.platform);
+    let sessionId = '';
+    if (stored && stored.profile === turn.profilePath) sessionId = stored.session_id;
+    else if (stored) log.info({ storedProfile: stored.profile }, 'stored session belongs to another profile; starting a new one');
+    const saver = sessionSaver(ctx, turn, generation);
+
+    let result: RunResult;
+    try {
+      result = await ctx.runTurn(
+        turn.profile,
+        { message: msg.text, sessionId: sessionId || undefined, sessionName: turn.key, attachments: msg.attachments as Attachment[] },
+        {
+          onPartial: (chunk) => turn.reply?.append(chunk),
+          onSessionId: (id) => void saver.save(id),
+          onStderr: (chunk) => log.debug({ stderr: chunk }, 'agent stderr'),
+          onSpawn: (pid) => log.debug({ pid }, 'agent spawned'),
+          onPermissionRequest: (request, { signal }): Promise<PermissionDecision> => {
+            if (!turn.surface.capabilities.buttons) {
+              return Promise.resolve({ behavior: 'deny', message: 'This chat cannot show permission buttons.' });
+            }
+            return ctx.broker.request({
+              turnId: turn.id,
+              surface: turn.surface,
+              conversation: msg.conversation,
+              author: msg.user,
+              request,
+              signal,
+              timeoutMs: permissionTimeoutMs(ctx, turn),
+              log,
+            });
+          },
+        },
+        { signal: turn.abort.signal, logger: log },
+      );
+    } catch (err) {
+      log.error({ err }, 'runner failed unexpectedly');
+      result = failedResult('The bridge could not run the agent. The operator can find the details in the bridge log.');
+    }
+    ctx.broker.expireTurn(turn.id);
+    await saver.save(result.sessionId);
+    await saver.pending;
+    turn.state = 'finishing';
+    ctx.queue.done(turn);
+    ctx.queue.pump();
+    ctx.updateGauges();
+
+    for (const n of result.notices) turn.reply?.addNotice(n);
+    const outcome = outcomeOf(turn, result);
+    const stats = await turn.finishReply(outcome);
+    if (stats) ctx.metrics.deliveryStats(msg.platform, stats);
+    ctx.metrics.turnFinished(outcome.kind, ctx.now() - turn.startedAt);
+    react(outcome.kind === 'success' ? 'success' : 'failure');
+    log.info(
+      {
+        outcome: outcome.kind,
+        exitCode: result.exitCode,
+        durationMs: ctx.now() - turn.startedAt,
+        agentMs: result.durationMs,
+        queueWaitMs,
+        edits: stats?.edits,
+        posts: stats?.posts,
+        rateLimitWaits: stats?.rateLimitWaits,
+        sessionSaved: saver.stored,
+      },
+      'turn end',
+    );
+  } catch (err) {
+    log.error({ err }, 'turn failed in the bridge');
+    await turn.finishReply({ kind: 'error', message: 'The bridge failed while handling this turn.' });
+  } finally {
+    if (turn.state === 'running') {
+      ctx.queue.done(turn);
+      ctx.queue.pump();
+    }
+    turn.state = 'done';
+    ctx.turns.delete(turn.stopActionId);
+    ctx.ended.set(turn.stopActionId, true);
+    while (ctx.ended.size > REMEMBER_ENDED) ctx.ended.delete(ctx.ended.keys().next().value!);
+    ctx.broker.expireTurn(turn.id);
+    ctx.updateGauges();
+    if (msg.cleanup) await msg.cleanup().catch((err: unknown) => log.warn({ err }, 'attachment cleanup failed'));
+  }
+}

@@ -1,0 +1,52 @@
+import type { UserRef } from '../delivery/surface.js';
+import { mayDecide, mention } from './approvers.js';
+import type { BridgeContext } from './context.js';
+import type { Turn } from './turn.js';
+
+export type StopAnswer = { ok: true; turn: Turn } | { ok: false; reason: 'not-allowed' | 'finished'; text: string };
+
+/** Stop a queued or running turn, for its author or an approver. */
+export function stopTurn(ctx: BridgeContext, turn: Turn | undefined, user: UserRef): StopAnswer {
+  if (!turn || turn.state === 'finishing' || turn.state === 'done') {
+    return { ok: false, reason: 'finished', text: 'This turn has already finished.' };
+  }
+  if (!mayDecide(user, turn.msg.user, ctx.config.approvers)) {
+    turn.log.info({ user: user.id }, 'stop refused: not the author or an approver');
+    return { ok: false, reason: 'not-allowed', text: `Only ${mention(turn.msg.user)} or an approver can stop this turn.` };
+  }
+  if (turn.stoppedBy || turn.interrupted) return { ok: true, turn };
+  turn.stoppedBy = user;
+  turn.log.info({ by: user.id }, 'turn stopped');
+  if (turn.state === 'queued') {
+    if (ctx.queue.remove(turn)) {
+      turn.cancelWaiting();
+      ctx.queue.pump();
+      ctx.updateGauges();
+    }
+  } else {
+    turn.abort.abort(new Error(`stopped by ${mention(user)}`));
+  }
+  return { ok: true, turn };
+}
+
+/** The Stop button. */
+export async function handleStopAction(ctx: BridgeContext, id: string, user: UserRef, notify: (text: string) => Promise<void>): Promise<void> {
+  const turn = ctx.turns.get(id);
+  if (!turn) {
+    await notify(ctx.ended.has(id) ? 'This turn has already finished.' : 'This turn has already finished (or the bridge restarted since).');
+    return;
+  }
+  const answer = stopTurn(ctx, turn, user);
+  if (!answer.ok) await notify(answer.text);
+}
+
+/** The `stop` command: stops the conversation's running turn (else its oldest queued one). */
+export function findStoppable(ctx: BridgeContext, key: string): Turn | undefined {
+  let queued: Turn | undefined;
+  for (const t of ctx.turns.values()) {
+    if (t.key !== key) continue;
+    if (t.state === 'running') return t;
+    if (t.state === 'queued' && !queued) queued = t;
+  }
+  return queued;
+}

@@ -1,0 +1,101 @@
+import type { Delivery, DeliveryStats, LiveReply, ReplyOutcome } from '../delivery/types.js';
+import type { Surface, UserRef } from '../delivery/surface.js';
+import type { Logger } from '../log.js';
+import type { Profile } from '../profile/index.js';
+import type { QueueEntry } from './turn-queue.js';
+import type { InboundMessage } from './types.js';
+
+export type TurnState = 'queued' | 'running' | 'finishing' | 'done';
+
+/** One accepted message on its way through the queue, the runner and the live reply. */
+export interface Turn extends QueueEntry {
+  readonly id: string;
+  readonly key: string;
+  readonly msg: InboundMessage;
+  readonly surface: Surface;
+  readonly delivery: Delivery;
+  readonly profilePath: string;
+  readonly profile: Profile;
+  readonly stopActionId: string;
+  readonly log: Logger;
+  readonly enqueuedAt: number;
+  readonly abort: AbortController;
+  state: TurnState;
+  reply?: LiveReply;
+  startedAt?: number;
+  /** Set when someone pressed Stop (or sent `stop`). */
+  stoppedBy?: UserRef;
+  /** Set by shutdown. */
+  interrupted: boolean;
+  /** The reply showed a "queued" status (so "working…" must replace it at start). */
+  showedQueued: boolean;
+  /** Resolves true when the turn got a slot, false when it was cancelled while waiting. */
+  readonly slot: Promise<boolean>;
+  /** Cancel while waiting (resolves `slot` false). */
+  cancelWaiting(): void;
+  /** Finish the live reply once; later calls get the first call's result. */
+  finishReply(outcome: ReplyOutcome): Promise<DeliveryStats | undefined>;
+  /** Resolves when everything about the turn is over (reply finished, cleanup done). */
+  done: Promise<void>;
+}
+
+export interface NewTurn {
+  id: string;
+  key: string;
+  msg: InboundMessage;
+  surface: Surface;
+  delivery: Delivery;
+  profilePath: string;
+  profile: Profile;
+  stopActionId: string;
+  log: Logger;
+  enqueuedAt: number;
+  onPosition(turn: Turn, position: number): void;
+}
+
+export function createTurn(init: NewTurn): Turn {
+  let grant!: (ok: boolean) => void;
+  const slot = new Promise<boolean>((r) => (grant = r));
+  let finishing: Promise<DeliveryStats | undefined> | undefined;
+  const turn: Turn = {
+    id: init.id,
+    key: init.key,
+    msg: init.msg,
+    surface: init.surface,
+    delivery: init.delivery,
+    profilePath: init.profilePath,
+    profile: init.profile,
+    stopActionId: init.stopActionId,
+    log: init.log,
+    enqueuedAt: init.enqueuedAt,
+    abort: new AbortController(),
+    state: 'queued',
+    interrupted: false,
+    showedQueued: false,
+    slot,
+    done: Promise.resolve(),
+    start() {
+      turn.state = 'running';
+      grant(true);
+    },
+    onPosition(position) {
+      init.onPosition(turn, position);
+    },
+    cancelWaiting() {
+      grant(false);
+    },
+    finishReply(outcome) {
+      if (!finishing) {
+        const reply = turn.reply;
+        finishing = reply
+          ? reply.finish(outcome).catch((err: unknown) => {
+              turn.log.error({ err }, 'could not finish the live reply');
+              return undefined;
+            })
+          : Promise.resolve(undefined);
+      }
+      return finishing;
+    },
+  };
+  return turn;
+}

@@ -1,0 +1,2 @@
+export { loadConfig, KNOWN_KEYS, type LoadConfigOptions } from './load-config.js';
+export { DEFAULTS, defaultProfilePath, repoRoot } from './defaults.js';

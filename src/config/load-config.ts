@@ -1,0 +1,193 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { parseDocument } from 'yaml';
+import type { BridgeConfig } from '../bridge/api.js';
+import { TurnbridgeError } from '../errors.js';
+import { DEFAULTS, LOG_LEVELS, PLATFORM_KEYS, defaultProfilePath } from './defaults.js';
+import {
+  type Source,
+  checkInt,
+  checkKnownKeys,
+  checkPositive,
+  checkString,
+  checkStringList,
+  fail,
+  isRecord,
+  splitCommaList,
+} from './field-checks.js';
+import { parseRoutes } from './parse-routes.js';
+
+export interface LoadConfigOptions {
+  /** Environment to read (default process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** Config file path; TURNBRIDGE_CONFIG wins over it. Default ./turnbridge.yaml when present. */
+  file?: string;
+  /** Directory for relative paths from the environment and for ./turnbridge.yaml (default process.cwd()). */
+  cwd?: string;
+}
+
+/** Top-level keys of turnbridge.yaml. */
+export const KNOWN_KEYS = [
+  'default_profile', 'routes', 'approvers', 'queue_depth', 'max_concurrent', 'permission_timeout_secs',
+  'data_dir', 'redis_url', 'host', 'port', 'shutdown_grace_secs', 'log_level', ...PLATFORM_KEYS,
+] as const;
+
+function readConfigFile(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new TurnbridgeError('TB_CONFIG_INVALID', `${file}: cannot read the config file (${code ?? (e as Error).message})`, {
+      file,
+      hint: 'check TURNBRIDGE_CONFIG or the --config path, or remove it to run on environment defaults',
+      cause: e,
+    });
+  }
+  const doc = parseDocument(text, { prettyErrors: true, intAsBigInt: true });
+  if (doc.errors.length > 0) {
+    const first = doc.errors[0]!;
+    const line = first.linePos?.[0]?.line;
+    throw new TurnbridgeError('TB_CONFIG_INVALID', `${file}${line ? `:${line}` : ''}: not valid YAML: ${first.message.split('\n')[0]}`, {
+      file,
+      hint: 'fix the YAML syntax (indentation, quotes, colons)',
+      cause: first,
+    });
+  }
+  const data: unknown = unBigInt(doc.toJS());
+  if (data === null || data === undefined) return {};
+  if (!isRecord(data)) fail({ file }, '(top level)', data, 'a mapping of settings (key: value)', 'see turnbridge.example.yaml');
+  return data;
+}
+
+/**
+ * YAML integers are read as bigint so that a Discord snowflake written without quotes keeps every
+ * digit: safe ones become numbers again, longer ones become their exact decimal string.
+ */
+function unBigInt(v: unknown): unknown {
+  if (typeof v === 'bigint') return v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(v) : v.toString();
+  if (Array.isArray(v)) return v.map(unBigInt);
+  if (isRecord(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, unBigInt(x)]));
+  return v;
+}
+
+function pickFile(env: NodeJS.ProcessEnv, cwd: string, file?: string): string | undefined {
+  const explicit = env.TURNBRIDGE_CONFIG?.trim() || file;
+  if (explicit) {
+    const path = resolve(cwd, explicit);
+    if (!existsSync(path)) {
+      throw new TurnbridgeError('TB_CONFIG_INVALID', `${path}: config file not found`, {
+        file: path,
+        field: env.TURNBRIDGE_CONFIG ? 'TURNBRIDGE_CONFIG' : undefined,
+        hint: 'point TURNBRIDGE_CONFIG at an existing turnbridge.yaml, or unset it to run on environment defaults',
+      });
+    }
+    return path;
+  }
+  const local = resolve(cwd, 'turnbridge.yaml');
+  return existsSync(local) ? local : undefined;
+}
+
+function fromFile(raw: Record<string, unknown>, file: string): Partial<BridgeConfig> {
+  const src: Source = { file };
+  const base = dirname(file);
+  checkKnownKeys(src, '', raw, KNOWN_KEYS);
+  const out: Partial<BridgeConfig> = {};
+  const path = (field: string, v: unknown) => resolve(base, checkString(src, field, v));
+  if (raw.default_profile !== undefined) out.defaultProfile = path('default_profile', raw.default_profile);
+  if (raw.routes !== undefined) out.routes = parseRoutes(src, raw.routes, base);
+  if (raw.approvers !== undefined) out.approvers = checkStringList(src, 'approvers', raw.approvers);
+  if (raw.queue_depth !== undefined) out.queueDepth = checkInt(src, 'queue_depth', raw.queue_depth, 0, 1000);
+  if (raw.max_concurrent !== undefined) out.maxConcurrent = checkInt(src, 'max_concurrent', raw.max_concurrent, 1, 1000);
+  if (raw.permission_timeout_secs !== undefined) {
+    out.permissionTimeoutSecs = checkPositive(src, 'permission_timeout_secs', raw.permission_timeout_secs, 86_400);
+  }
+  if (raw.data_dir !== undefined) out.dataDir = path('data_dir', raw.data_dir);
+  if (raw.redis_url !== undefined) out.redisUrl = checkRedisUrl(src, 'redis_url', raw.redis_url);
+  if (raw.host !== undefined) out.host = checkString(src, 'host', raw.host);
+  if (raw.port !== undefined) out.port = checkInt(src, 'port', raw.port, 0, 65_535);
+  if (raw.shutdown_grace_secs !== undefined) out.shutdownGraceSecs = checkPositive(src, 'shutdown_grace_secs', raw.shutdown_grace_secs, 3600);
+  if (raw.log_level !== undefined) out.logLevel = checkLogLevel(src, 'log_level', raw.log_level);
+  const platforms: Record<string, Record<string, unknown>> = {};
+  for (const key of PLATFORM_KEYS) {
+    const section = raw[key];
+    if (section === undefined || section === null) continue;
+    if (!isRecord(section)) fail(src, key, section, `a mapping of ${key} settings`, `see the ${key}: section of turnbridge.example.yaml`);
+    platforms[key] = section;
+  }
+  out.platforms = platforms;
+  return out;
+}
+
+function checkRedisUrl(src: Source, field: string, v: unknown): string {
+  const s = checkString(src, field, v);
+  if (!/^rediss?:\/\//.test(s)) fail(src, field, '[a non-redis URL]', 'a redis:// or rediss:// URL');
+  return s;
+}
+
+function checkLogLevel(src: Source, field: string, v: unknown): string {
+  const s = typeof v === 'string' ? v.trim().toLowerCase() : v;
+  if (typeof s !== 'string' || !(LOG_LEVELS as readonly string[]).includes(s)) fail(src, field, v, `one of ${LOG_LEVELS.join(', ')}`);
+  return s;
+}
+
+function fromEnv(env: NodeJS.ProcessEnv, cwd: string): Partial<BridgeConfig> {
+  const src: Source = { label: 'environment' };
+  const out: Partial<BridgeConfig> = {};
+  const val = (name: string): string | undefined => {
+    const v = env[name];
+    return v === undefined || v.trim() === '' ? undefined : v.trim();
+  };
+  const profile = val('TURNBRIDGE_PROFILE');
+  if (profile) out.defaultProfile = isAbsolute(profile) ? profile : resolve(cwd, profile);
+  const dataDir = val('TURNBRIDGE_DATA_DIR');
+  if (dataDir) out.dataDir = resolve(cwd, dataDir);
+  const host = val('HOST');
+  if (host) out.host = host;
+  const port = val('PORT');
+  if (port) out.port = checkInt(src, 'PORT', port, 0, 65_535);
+  const redis = val('REDIS_URL');
+  if (redis) out.redisUrl = checkRedisUrl(src, 'REDIS_URL', redis);
+  const level = val('LOG_LEVEL');
+  if (level) out.logLevel = checkLogLevel(src, 'LOG_LEVEL', level);
+  const max = val('TURNBRIDGE_MAX_CONCURRENT');
+  if (max) out.maxConcurrent = checkInt(src, 'TURNBRIDGE_MAX_CONCURRENT', max, 1, 1000);
+  const depth = val('TURNBRIDGE_QUEUE_DEPTH');
+  if (depth) out.queueDepth = checkInt(src, 'TURNBRIDGE_QUEUE_DEPTH', depth, 0, 1000);
+  const approvers = val('TURNBRIDGE_APPROVERS');
+  if (approvers) out.approvers = splitCommaList(approvers);
+  const permTimeout = val('TURNBRIDGE_PERMISSION_TIMEOUT_SECS');
+  if (permTimeout) out.permissionTimeoutSecs = checkPositive(src, 'TURNBRIDGE_PERMISSION_TIMEOUT_SECS', permTimeout, 86_400);
+  return out;
+}
+
+/**
+ * Build the bridge configuration: defaults, then turnbridge.yaml (when there is one), then the
+ * environment, which overrides the basics so a one-profile deployment needs no file.
+ * Throws TurnbridgeError TB_CONFIG_INVALID naming the file, the field, what was found and what is expected.
+ */
+export function loadConfig(opts: LoadConfigOptions = {}): BridgeConfig {
+  const env = opts.env ?? process.env;
+  const cwd = opts.cwd ?? process.cwd();
+  const file = pickFile(env, cwd, opts.file);
+  const fileValues = file ? fromFile(readConfigFile(file), file) : {};
+  const envValues = fromEnv(env, cwd);
+  const merged: BridgeConfig = {
+    defaultProfile: defaultProfilePath(),
+    routes: [],
+    approvers: [],
+    queueDepth: DEFAULTS.queueDepth,
+    maxConcurrent: DEFAULTS.maxConcurrent,
+    permissionTimeoutSecs: DEFAULTS.permissionTimeoutSecs,
+    dataDir: resolve(cwd, DEFAULTS.dataDir),
+    host: DEFAULTS.host,
+    port: DEFAULTS.port,
+    shutdownGraceSecs: DEFAULTS.shutdownGraceSecs,
+    logLevel: DEFAULTS.logLevel,
+    platforms: {},
+    ...fileValues,
+    ...envValues,
+  };
+  if (file) merged.file = file;
+  return merged;
+}

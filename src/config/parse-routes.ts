@@ -1,0 +1,29 @@
+import { resolve } from 'node:path';
+import type { RouteConfig } from '../bridge/api.js';
+import { type Source, checkId, checkKnownKeys, checkString, checkStringList, fail, isRecord } from './field-checks.js';
+
+const ROUTE_KEYS = ['platform', 'space', 'channel', 'profile', 'allow_users', 'allow_channels', 'options'] as const;
+
+/** `routes:` — a list of {platform?, space?, channel?, profile, allow_users?, allow_channels?, options?}. */
+export function parseRoutes(src: Source, raw: unknown, baseDir: string): RouteConfig[] {
+  if (!Array.isArray(raw)) fail(src, 'routes', raw, 'a list of routes, each with at least `profile:`', 'see turnbridge.example.yaml');
+  return raw.map((r, i) => {
+    const at = `routes[${i}]`;
+    if (!isRecord(r)) fail(src, at, r, 'a mapping with profile: and optional platform/space/channel');
+    checkKnownKeys(src, at, r, ROUTE_KEYS);
+    if (r.profile === undefined) fail(src, `${at}.profile`, undefined, 'the path of a profile YAML file', 'every route needs a profile');
+    const route: RouteConfig = { profile: resolve(baseDir, checkString(src, `${at}.profile`, r.profile)) };
+    for (const key of ['platform', 'space', 'channel'] as const) {
+      const v = r[key];
+      if (v === undefined || v === null) continue;
+      route[key] = checkId(src, `${at}.${key}`, v);
+    }
+    if (r.allow_users !== undefined) route.allowUsers = checkStringList(src, `${at}.allow_users`, r.allow_users);
+    if (r.allow_channels !== undefined) route.allowChannels = checkStringList(src, `${at}.allow_channels`, r.allow_channels);
+    if (r.options !== undefined) {
+      if (!isRecord(r.options)) fail(src, `${at}.options`, r.options, 'a mapping of platform-specific switches, e.g. {reply: inline}');
+      route.options = r.options;
+    }
+    return route;
+  });
+}

@@ -1,0 +1,114 @@
+import { strict as assert } from 'node:assert';
+import { describe, it } from 'node:test';
+import { createTurnQueue, type QueueEntry } from '../../../src/bridge/turn-queue.js';
+
+interface E extends QueueEntry {
+  name: string;
+  positions: number[];
+  started: boolean;
+}
+
+function entry(name: string, key: string, log: string[]): E {
+  const e: E = {
+    name,
+    key,
+    positions: [],
+    started: false,
+    start() {
+      e.started = true;
+      log.push(name);
+    },
+    onPosition(p) {
+      e.positions.push(p);
+    },
+  };
+  return e;
+}
+
+describe('turn queue', () => {
+  it('runs one turn per conversation, in arrival order', () => {
+    const log: string[] = [];
+    const q = createTurnQueue<E>({ maxConcurrent: 10, queueDepth: 5 });
+    const [a1, a2, a3] = ['a1', 'a2', 'a3'].map((n) => entry(n, 'A', log)) as [E, E, E];
+    for (const e of [a1, a2, a3]) assert.equal(q.offer(e), 'accepted');
+    q.pump();
+    assert.deepEqual(log, ['a1']);
+    assert.deepEqual(a2.positions, [1]);
+    assert.deepEqual(a3.positions, [2]);
+    q.done(a1);
+    q.pump();
+    assert.deepEqual(log, ['a1', 'a2']);
+    assert.deepEqual(a3.positions, [2, 1]);
+    q.done(a2);
+    q.pump();
+    assert.deepEqual(log, ['a1', 'a2', 'a3']);
+    assert.equal(q.running, 1);
+    assert.equal(q.waiting, 0);
+  });
+
+  it('caps running turns globally and starts waiting ones in arrival order', () => {
+    const log: string[] = [];
+    const q = createTurnQueue<E>({ maxConcurrent: 2, queueDepth: 5 });
+    const es = ['a', 'b', 'c', 'd'].map((k) => entry(k, k, log));
+    for (const e of es) q.offer(e);
+    q.pump();
+    assert.deepEqual(log, ['a', 'b']);
+    assert.deepEqual(es[2]!.positions, [1]);
+    assert.deepEqual(es[3]!.positions, [2]);
+    q.done(es[1]!);
+    q.pump();
+    assert.deepEqual(log, ['a', 'b', 'c']);
+    assert.deepEqual(es[3]!.positions, [2, 1]);
+    assert.equal(q.running, 2);
+  });
+
+  it('skips a conversation that is busy when a slot frees', () => {
+    const log: string[] = [];
+    const q = createTurnQueue<E>({ maxConcurrent: 2, queueDepth: 5 });
+    const a1 = entry('a1', 'A', log);
+    const b1 = entry('b1', 'B', log);
+    const a2 = entry('a2', 'A', log);
+    const c1 = entry('c1', 'C', log);
+    for (const e of [a1, b1, a2, c1]) q.offer(e);
+    q.pump();
+    assert.deepEqual(log, ['a1', 'b1']);
+    q.done(b1);
+    q.pump();
+    // a2 is first in line but its conversation is still running: c1 goes.
+    assert.deepEqual(log, ['a1', 'b1', 'c1']);
+    q.done(a1);
+    q.pump();
+    assert.deepEqual(log, ['a1', 'b1', 'c1', 'a2']);
+  });
+
+  it('refuses past 1 + queueDepth turns per conversation, counting a turn waiting for a slot', () => {
+    const log: string[] = [];
+    const q = createTurnQueue<E>({ maxConcurrent: 1, queueDepth: 1 });
+    assert.equal(q.offer(entry('x', 'X', log)), 'accepted');
+    q.pump();
+    assert.equal(q.offer(entry('a1', 'A', log)), 'accepted');
+    assert.equal(q.offer(entry('a2', 'A', log)), 'accepted');
+    assert.equal(q.offer(entry('a3', 'A', log)), 'busy');
+    assert.equal(q.offer(entry('x2', 'X', log)), 'accepted');
+    assert.equal(q.offer(entry('x3', 'X', log)), 'busy');
+    const zero = createTurnQueue<E>({ maxConcurrent: 1, queueDepth: 0 });
+    assert.equal(zero.offer(entry('z1', 'Z', log)), 'accepted');
+    assert.equal(zero.offer(entry('z2', 'Z', log)), 'busy');
+  });
+
+  it('remove and drain take waiting turns out and positions move up', () => {
+    const log: string[] = [];
+    const q = createTurnQueue<E>({ maxConcurrent: 1, queueDepth: 5 });
+    const es = ['a', 'b', 'c', 'd'].map((k) => entry(k, k, log));
+    for (const e of es) q.offer(e);
+    q.pump();
+    assert.equal(q.remove(es[1]!), true);
+    assert.equal(q.remove(es[1]!), false);
+    assert.equal(q.remove(es[0]!), false, 'a running turn is not waiting');
+    q.pump();
+    assert.deepEqual(es[2]!.positions, [2, 1]);
+    assert.deepEqual(es[3]!.positions, [3, 2]);
+    assert.deepEqual(q.drain().map((e) => e.name), ['c', 'd']);
+    assert.equal(q.waiting, 0);
+  });
+});
