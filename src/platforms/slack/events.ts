@@ -1,0 +1,209 @@
+/**
+ * Bolt listeners: Slack events -> InboundMessage, button clicks -> ActionEvent.
+ *
+ * - app_mention in a channel: the thread of that message is the conversation (thread_ts ?? ts),
+ *   and the thread becomes "active": later messages there continue without a mention.
+ * - message.im: top-level DM messages are one conversation per DM channel (thread ''), a DM
+ *   thread is its own conversation.
+ * - One @mention arrives twice with message.channels subscribed (app_mention + message): the
+ *   channel+ts key makes it one turn. A redelivered envelope repeats its event_id: dropped.
+ */
+import type { App, webApi } from '@slack/bolt';
+import type { ActionEvent, BridgeInbound, InboundMessage } from '../../bridge/types.js';
+import type { Logger } from '../../log.js';
+import { downloadAttachments, type RemoteFile } from '../attachments.js';
+import { ACTION_ALLOW, ACTION_DENY, ACTION_STOP } from './blocks.js';
+import type { SlackConfig } from './config.js';
+import { encodeMessageId, threadKey } from './ids.js';
+import { mentionsUser, normalizeInboundText } from './inbound-text.js';
+import { RecentMap, RecentSet } from './recent-set.js';
+
+/** Message subtypes that are a person writing to us; everything else (edits, joins, ...) is ignored. */
+const ACCEPTED_SUBTYPES = new Set(['file_share', 'thread_broadcast']);
+
+interface SlackFile {
+  id?: string;
+  name?: string;
+  title?: string;
+  mimetype?: string;
+  size?: number;
+  url_private?: string;
+  url_private_download?: string;
+  mode?: string;
+  file_access?: string;
+}
+
+/** The fields of message / app_mention events this module reads. */
+interface MessageLikeEvent {
+  type: string;
+  subtype?: string;
+  channel: string;
+  channel_type?: string;
+  user?: string;
+  bot_id?: string;
+  text?: string;
+  ts: string;
+  thread_ts?: string;
+  files?: SlackFile[];
+}
+
+export interface SlackListenerDeps {
+  config: SlackConfig;
+  logger: Logger;
+  /** The bot's WebClient (users.info, chat.postEphemeral). */
+  client: webApi.WebClient;
+  bridge: () => BridgeInbound | undefined;
+  now?: () => number;
+}
+
+/** Kept by the platform across Bolt app rebuilds (reconnect attempts). */
+export interface SlackListenerState {
+  activeThreads: RecentSet;
+  seenEvents: RecentSet;
+  seenMessages: RecentSet;
+  userNames: RecentMap<string | null>;
+}
+
+export function createListenerState(maxActiveThreads: number): SlackListenerState {
+  return { activeThreads: new RecentSet(maxActiveThreads), seenEvents: new RecentSet(10_000), seenMessages: new RecentSet(10_000), userNames: new RecentMap(2_000) };
+}
+
+export function registerSlackListeners(app: App, deps: SlackListenerDeps, state: SlackListenerState): void {
+  const { config, logger, client } = deps;
+  const now = deps.now ?? Date.now;
+  const { seenEvents, seenMessages, userNames } = state;
+
+  async function resolveUser(id: string): Promise<string | undefined> {
+    const cached = userNames.get(id);
+    if (cached !== undefined) return cached ?? undefined;
+    try {
+      const res = await client.users.info({ user: id });
+      const u = res.user;
+      const name = u?.profile?.display_name || u?.profile?.real_name || u?.real_name || u?.name || null;
+      userNames.set(id, name);
+      return name ?? undefined;
+    } catch (e) {
+      logger.debug({ user: id, err: (e as Error)?.message }, 'slack users.info failed; showing the id');
+      userNames.set(id, null);
+      return undefined;
+    }
+  }
+
+  async function onMessage(event: MessageLikeEvent, body: { event_id?: string; team_id?: string }, ctx: { teamId?: string; botUserId?: string; botId?: string }, viaMention: boolean): Promise<void> {
+    const bridge = deps.bridge();
+    if (!bridge) return;
+    if (event.subtype && !ACCEPTED_SUBTYPES.has(event.subtype)) return;
+    const botUserId = ctx.botUserId;
+    if (botUserId && event.user === botUserId) return;
+    if (ctx.botId && event.bot_id === ctx.botId) return;
+    if (event.bot_id && !config.allowBots) return;
+    if (!event.user || !event.channel || !event.ts) return;
+
+    const team = ctx.teamId ?? body.team_id ?? '';
+    const text = event.text ?? '';
+    const isDm = event.channel_type === 'im' || (event.channel_type === undefined && event.channel.startsWith('D'));
+    let thread: string;
+    if (isDm) {
+      thread = event.thread_ts ?? '';
+    } else if (viaMention || mentionsUser(text, botUserId)) {
+      thread = event.thread_ts ?? event.ts;
+    } else if (event.thread_ts && state.activeThreads.has(threadKey(team, event.channel, event.thread_ts))) {
+      thread = event.thread_ts;
+    } else {
+      return;
+    }
+
+    // Synchronous dedupe, before any await: the twin event may already be in flight.
+    if (body.event_id && !seenEvents.add(body.event_id)) {
+      logger.debug({ eventId: body.event_id }, 'slack event redelivered; dropped');
+      return;
+    }
+    if (!seenMessages.add(`${event.channel}:${event.ts}`)) return;
+    if (!isDm) state.activeThreads.add(threadKey(team, event.channel, thread));
+
+    const receivedAt = now();
+    const conversation = { space: team, channel: event.channel, thread };
+    const [clean, name, files] = await Promise.all([
+      normalizeInboundText(text, { botUserId, resolveUser }),
+      resolveUser(event.user),
+      downloadFiles(event.files ?? []),
+    ]);
+    const msg: InboundMessage = {
+      platform: 'slack',
+      conversation,
+      user: { id: event.user, ...(name ? { name } : {}) },
+      text: clean,
+      attachments: files.attachments,
+      eventId: body.event_id ?? `${event.channel}:${event.ts}`,
+      receivedAt,
+      source: { id: encodeMessageId(event.channel, event.ts), conversation },
+      ...(files.attachments.length && !config.keepAttachments ? { cleanup: files.cleanup } : {}),
+      ...(files.notices.length ? { notices: files.notices } : {}),
+    };
+    logger.debug({ channel: event.channel, thread, user: event.user, text: clean }, 'slack message in');
+    try {
+      await bridge.handleMessage(msg);
+    } catch (e) {
+      logger.error({ err: e, channel: event.channel }, 'bridge refused a Slack message');
+      await msg.cleanup?.().catch(() => {});
+    }
+  }
+
+  async function downloadFiles(files: SlackFile[]): ReturnType<typeof downloadAttachments> {
+    const remote: RemoteFile[] = [];
+    const notices: string[] = [];
+    for (const f of files) {
+      const url = f.url_private_download ?? f.url_private;
+      const filename = f.name ?? f.title ?? f.id ?? 'file';
+      if (!url || f.mode === 'tombstone' || f.mode === 'hidden_by_limit' || f.file_access === 'check_file_info') {
+        notices.push(`Skipped ${filename}: Slack did not share the file with the bot (it may be from another workspace or hidden).`);
+        continue;
+      }
+      remote.push({ url, filename, mimeType: f.mimetype, size: f.size, headers: { Authorization: `Bearer ${config.botToken}` } });
+    }
+    const r = await downloadAttachments(remote, {
+      dir: config.attachmentsDir, maxBytes: config.maxAttachmentBytes, maxCount: config.maxAttachments, logger,
+    });
+    return { ...r, notices: [...notices, ...r.notices] };
+  }
+
+  app.event('app_mention', async ({ event, body, context }) => {
+    await onMessage(event as unknown as MessageLikeEvent, body, context, true);
+  });
+  app.event('message', async ({ event, body, context }) => {
+    await onMessage(event as unknown as MessageLikeEvent, body, context, false);
+  });
+
+  app.action(new RegExp(`^(${ACTION_ALLOW}|${ACTION_DENY}|${ACTION_STOP})$`), async ({ ack, body, action, respond }) => {
+    await ack();
+    const bridge = deps.bridge();
+    if (!bridge || body.type !== 'block_actions' || action.type !== 'button') return;
+    const button = action as { action_id: string; value?: string };
+    const kind: ActionEvent['action'] = button.action_id === ACTION_ALLOW ? 'allow' : button.action_id === ACTION_DENY ? 'deny' : 'stop';
+    const channel = body.channel?.id ?? body.container?.channel_id;
+    const threadTs = (body.message as { thread_ts?: string } | undefined)?.thread_ts;
+    const user = { id: body.user.id, ...(body.user.username || body.user.name ? { name: body.user.username ?? body.user.name } : {}) };
+    const ev: ActionEvent = {
+      platform: 'slack',
+      action: kind,
+      id: button.value ?? '',
+      user,
+      async notifyPrivately(text: string): Promise<void> {
+        try {
+          if (!channel) throw new Error('no channel in the action payload');
+          await client.chat.postEphemeral({ channel, user: user.id, text, ...(threadTs ? { thread_ts: threadTs } : {}) });
+        } catch (e) {
+          logger.debug({ err: (e as Error)?.message }, 'chat.postEphemeral failed; answering through response_url');
+          await respond({ response_type: 'ephemeral', replace_original: false, text }).catch((err: unknown) => {
+            logger.warn({ err: (err as Error)?.message }, 'could not tell the clicker privately');
+          });
+        }
+      },
+    };
+    try {
+      await bridge.handleAction(ev);
+    } catch (e) {
+      logger.error({ err: e, action: kind }, 'bridge failed to handle a Slack button click');
+    }
+  });
+}

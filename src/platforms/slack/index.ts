@@ -1,0 +1,7 @@
+/** Slack platform: @slack/bolt app -> InboundMessage; Block Kit Surface. */
+export { createSlackPlatform, describeConnectFailure, type SlackPlatform } from './platform.js';
+export { createSlackSurface, SLACK_LIMITS, type SlackSurface, type SlackSurfaceOptions } from './surface.js';
+export { parseSlackConfig, type SlackConfig, type SlackMode } from './config.js';
+export { renderMessage, renderPrompt, ACTION_ALLOW, ACTION_DENY, ACTION_STOP } from './blocks.js';
+export { normalizeInboundText, mentionsUser } from './inbound-text.js';
+export { encodeMessageId, decodeMessageId } from './ids.js';

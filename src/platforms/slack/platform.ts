@@ -1,0 +1,276 @@
+/**
+ * createSlackPlatform: the Bolt app (Socket Mode by default, HTTP receiver when only a signing
+ * secret is given), connected in the background so that a bad token or an unreachable Slack
+ * never crashes start-up: status() says what is wrong and what to do, and connecting is retried
+ * with back-off. Reconnects are logged.
+ */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { App, HTTPReceiver, LogLevel, SocketModeReceiver, webApi } from '@slack/bolt';
+import type { BridgeInbound, Platform, PlatformFactoryOptions, PlatformStatus } from '../../bridge/types.js';
+import type { HttpMount } from '../../http/index.js';
+import { boltLoggerFrom } from './bolt-logger.js';
+import { parseSlackConfig, type SlackConfig } from './config.js';
+import { createListenerState, registerSlackListeners } from './events.js';
+import { createSlackSurface, type SlackSurface } from './surface.js';
+import { slackErrorCode } from './web-errors.js';
+
+export interface SlackPlatform extends Platform {
+  readonly name: 'slack';
+  readonly surface: SlackSurface;
+  readonly config: Readonly<Omit<SlackConfig, 'botToken' | 'appToken' | 'signingSecret'>>;
+  /** HTTP mode: where the receiver listens once started. */
+  httpAddress(): { host: string; port: number } | undefined;
+  /** Resolves when status() is next 'ready' (or at once if it is). Tests and `doctor`. */
+  whenReady(): Promise<void>;
+}
+
+type Phase = 'auth.test' | 'connect';
+
+/** HTTP mode's own port when there is no shared server to mount on and SLACK_HTTP_PORT is unset. */
+export const DEFAULT_SLACK_HTTP_PORT = 3001;
+
+export interface SlackPlatformOptions extends PlatformFactoryOptions {
+  /**
+   * The bridge's one HTTP server. In HTTP mode without SLACK_HTTP_PORT, Slack's events and
+   * interactivity route (POST /slack/events) is mounted there.
+   */
+  http?: HttpMount;
+}
+
+/** How long start() waits for the first connection attempt before returning (it goes on in the background). */
+const START_WAIT_MS = 15_000;
+
+const TOKEN_ERRORS = new Set(['invalid_auth', 'not_authed', 'account_inactive', 'token_revoked', 'token_expired', 'not_allowed_token_type', 'missing_scope']);
+
+/** What went wrong and what to do, in words an operator can act on. */
+export function describeConnectFailure(e: unknown, phase: Phase, cfg: SlackConfig): { reason: string; hint: string } {
+  const code = slackErrorCode(e);
+  const err = e as { code?: string; statusCode?: number; message?: string };
+  if (code && TOKEN_ERRORS.has(code)) {
+    if (phase === 'auth.test') {
+      return { reason: `Slack rejected SLACK_BOT_TOKEN (${code})`, hint: 'copy the Bot User OAuth Token (xoxb-) again from OAuth & Permissions; reinstall the app if you changed scopes' };
+    }
+    return { reason: `Slack rejected SLACK_APP_TOKEN (${code})`, hint: 'create an App-Level Token with the connections:write scope (Basic Information -> App-Level Tokens) and enable Socket Mode' };
+  }
+  if (code) return { reason: `Slack answered ${code} during ${phase}`, hint: 'see docs/slack.md, troubleshooting' };
+  if (err?.code === 'slack_webapi_http_error') return { reason: `Slack answered HTTP ${err.statusCode} during ${phase}`, hint: 'Slack may be having trouble; retrying in the background' };
+  if (err?.code === 'slack_webapi_request_error' || err?.code === 'slack_webapi_rate_limited_error') {
+    return { reason: `cannot reach Slack at ${cfg.apiUrl} (${err.message ?? 'request failed'})`, hint: 'check the network, proxy settings and SLACK_API_URL; retrying in the background' };
+  }
+  return { reason: `Slack ${phase} failed: ${err?.message ?? String(e)}`, hint: 'retrying in the background; see docs/slack.md, troubleshooting' };
+}
+
+export function createSlackPlatform(opts: SlackPlatformOptions): SlackPlatform {
+  const cfg = parseSlackConfig(opts.env, opts.config.platforms?.slack ?? {}, opts.config.file, opts.config.host);
+  const logger = opts.logger.child({ platform: 'slack' });
+  const boltLogger = boltLoggerFrom(logger);
+
+  const clientOptions = (): webApi.WebClientOptions => ({
+    slackApiUrl: cfg.apiUrl,
+    // Explicit: Socket Mode otherwise gives listener clients 100 retries (pitfall P3).
+    retryConfig: { retries: cfg.apiRetries, factor: 2, minTimeout: 250, maxTimeout: 2_000, randomize: true },
+    // A 429 is thrown at once; the delivery limiter owns pacing (pitfall P4).
+    rejectRateLimitedCalls: true,
+    timeout: cfg.apiTimeoutMs,
+    logger: boltLoggerFrom(logger, 'web-api'),
+  });
+  const client = new webApi.WebClient(cfg.botToken, clientOptions());
+  const surface = createSlackSurface({ client, config: cfg, logger });
+  const listenerState = createListenerState(cfg.maxActiveThreads);
+
+  let status: PlatformStatus = { state: 'starting' };
+  let bridge: BridgeInbound | undefined;
+  let app: App | undefined;
+  let server: Server | undefined;
+  /** HTTP mode on the shared server: the receiver that currently answers /slack/events. */
+  let mountedReceiver: HTTPReceiver | undefined;
+  let mounted = false;
+  const useMount = cfg.mode === 'http' && cfg.httpPort === undefined && opts.http !== undefined;
+  let stopped = false;
+  let attempt = 0;
+  let retryTimer: NodeJS.Timeout | undefined;
+  let connected = false;
+  let readyWaiters: Array<() => void> = [];
+
+  function setStatus(s: PlatformStatus): void {
+    status = s;
+    if (s.state === 'ready') {
+      const w = readyWaiters;
+      readyWaiters = [];
+      for (const f of w) f();
+    }
+  }
+
+  const socketReceivers = new WeakMap<App, SocketModeReceiver>();
+  const httpReceivers = new WeakMap<App, HTTPReceiver>();
+
+  /**
+   * Stop an app. Bolt's socket client can leave its 30 s close-handshake timer (and the socket)
+   * behind when the peer goes away mid-close, which holds the process open: finish the cleanup.
+   */
+  async function stopApp(a: App): Promise<void> {
+    await a.stop().catch((e: unknown) => logger.debug({ err: (e as Error)?.message }, 'slack app stop failed'));
+    const sws = (socketReceivers.get(a)?.client as unknown as { websocket?: { websocket?: unknown; cleanup?: () => void } } | undefined)?.websocket;
+    if (sws?.websocket) sws.cleanup?.();
+  }
+
+  function buildApp(): App {
+    const receiver = cfg.mode === 'socket'
+      ? new SocketModeReceiver({
+        appToken: cfg.appToken!,
+        logger: boltLogger,
+        clientPingTimeout: cfg.clientPingTimeoutMs,
+        autoReconnectEnabled: false,
+        // A custom receiver ignores App.clientOptions (pitfall P5): give it the URL and retry policy again.
+        installerOptions: { clientOptions: clientOptions() },
+      })
+      : new HTTPReceiver({ signingSecret: cfg.signingSecret!, endpoints: '/slack/events', logger: boltLogger });
+    const a = new App({
+      token: cfg.botToken,
+      receiver,
+      deferInitialization: true,
+      ignoreSelf: true,
+      logger: boltLogger,
+      logLevel: LogLevel.WARN,
+      clientOptions: clientOptions(),
+    });
+    registerSlackListeners(a, { config: cfg, logger, client, bridge: () => bridge }, listenerState);
+    a.error(async (err) => {
+      logger.error({ err: err?.message ?? String(err), code: (err as { code?: string })?.code }, 'slack listener error');
+    });
+    if (receiver instanceof SocketModeReceiver) {
+      socketReceivers.set(a, receiver);
+      watchSocket(a, receiver);
+    } else {
+      httpReceivers.set(a, receiver);
+    }
+    return a;
+  }
+
+  /**
+   * Bolt's own reconnect loop is off: when apps.connections.open fails during one of its
+   * reconnects, the rejection escapes unhandled and ends the process. Reconnecting here keeps
+   * the failure ours: logged, shown in status(), retried with back-off.
+   */
+  function watchSocket(a: App, receiver: SocketModeReceiver): void {
+    receiver.client.on('disconnected', () => {
+      if (stopped || app !== a || !connected) return;
+      connected = false;
+      logger.warn('slack socket mode connection closed; reconnecting');
+      setStatus({ state: 'degraded', reason: 'reconnecting to Slack (Socket Mode)', hint: 'Slack redelivers events after the reconnect; button clicks in the gap fail' });
+      void reconnectSocket(a, receiver, 0);
+    });
+  }
+
+  async function reconnectSocket(a: App, receiver: SocketModeReceiver, n: number): Promise<void> {
+    if (stopped || app !== a) return;
+    try {
+      await receiver.client.start();
+      if (stopped || app !== a) return;
+      connected = true;
+      setStatus({ state: 'ready' });
+      logger.info({ attempts: n + 1 }, 'slack socket mode reconnected');
+    } catch (e) {
+      if (stopped || app !== a) return;
+      const { reason, hint } = describeConnectFailure(e, 'connect', cfg);
+      const delay = Math.min(cfg.reconnectMaxMs, cfg.reconnectBaseMs * 2 ** n);
+      setStatus({ state: 'degraded', reason, hint });
+      logger.error({ reason, hint, retryInMs: delay }, 'slack socket mode reconnect failed');
+      retryTimer = setTimeout(() => { retryTimer = undefined; void reconnectSocket(a, receiver, n + 1); }, delay);
+      retryTimer.unref?.();
+    }
+  }
+
+  async function connectOnce(): Promise<void> {
+    const a = buildApp();
+    app = a;
+    connected = false;
+    let phase: Phase = 'auth.test';
+    try {
+      await a.init();
+      phase = 'connect';
+      if (cfg.mode === 'socket') {
+        await a.start();
+      } else if (useMount) {
+        mountedReceiver = httpReceivers.get(a);
+        logger.info('slack HTTP receiver mounted on the bridge server at /slack/events');
+      } else {
+        server = await a.start({ port: cfg.httpPort ?? DEFAULT_SLACK_HTTP_PORT, host: cfg.httpHost }) as Server;
+        const addr = server.address() as AddressInfo;
+        logger.info({ host: cfg.httpHost, port: addr.port }, 'slack HTTP receiver listening on /slack/events');
+      }
+      if (stopped) return;
+      attempt = 0;
+      connected = true;
+      setStatus({ state: 'ready' });
+      logger.info({ mode: cfg.mode }, 'slack connected');
+    } catch (e) {
+      app = undefined;
+      server = undefined;
+      await stopApp(a);
+      if (stopped) return;
+      const { reason, hint } = describeConnectFailure(e, phase, cfg);
+      const delay = Math.min(cfg.reconnectMaxMs, cfg.reconnectBaseMs * 2 ** attempt);
+      attempt++;
+      setStatus({ state: 'degraded', reason, hint });
+      logger.error({ reason, hint, retryInMs: delay, attempt }, 'slack not connected');
+      retryTimer = setTimeout(() => {
+        retryTimer = undefined;
+        if (!stopped) void connectOnce();
+      }, delay);
+      retryTimer.unref?.();
+    }
+  }
+
+  return {
+    name: 'slack',
+    surface,
+    config: (({ botToken: _b, appToken: _a, signingSecret: _s, ...rest }) => rest)(cfg),
+    status: () => status,
+    httpAddress() {
+      const addr = server?.address() as AddressInfo | null | undefined;
+      return addr ? { host: cfg.httpHost, port: addr.port } : undefined;
+    },
+    whenReady() {
+      if (status.state === 'ready') return Promise.resolve();
+      return new Promise<void>((resolve) => readyWaiters.push(resolve));
+    },
+    async start(b: BridgeInbound): Promise<void> {
+      bridge = b;
+      stopped = false;
+      if (useMount && !mounted) {
+        mounted = true;
+        opts.http!.mount('/slack/events', (req, res) => {
+          const r = stopped ? undefined : mountedReceiver;
+          if (!r) {
+            res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8' });
+            res.end('slack is not connected yet\n');
+            return;
+          }
+          r.requestListener(req, res);
+        });
+      }
+      setStatus({ state: 'starting' });
+      logger.info({ mode: cfg.mode, apiUrl: cfg.apiUrl }, 'slack starting');
+      // The first attempt usually settles quickly; a socket that neither opens nor fails must not hold start-up.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        connectOnce(),
+        new Promise<void>((r) => { timer = setTimeout(r, START_WAIT_MS); timer.unref?.(); }),
+      ]);
+      clearTimeout(timer);
+    },
+    async stop(): Promise<void> {
+      stopped = true;
+      if (retryTimer) clearTimeout(retryTimer);
+      retryTimer = undefined;
+      const a = app;
+      app = undefined;
+      if (a) await stopApp(a);
+      server = undefined;
+      mountedReceiver = undefined;
+      setStatus({ state: 'stopped' });
+    },
+  };
+}

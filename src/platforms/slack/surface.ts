@@ -1,0 +1,119 @@
+/**
+ * The Slack Surface: what the core may ask of Slack, through one WebClient that never retries
+ * a 429 itself (the delivery layer's limiter owns pacing; a 429 surfaces as RateLimitedError).
+ */
+import type { webApi } from '@slack/bolt';
+import type { Logger } from '../../log.js';
+import type {
+  Conversation, MessageContent, MessageRef, PermissionPromptView, RateBudget, ReactionState, SourceMessageRef,
+  Surface, SurfaceCapabilities,
+} from '../../delivery/surface.js';
+import { renderMessage, renderPrompt } from './blocks.js';
+import type { SlackConfig } from './config.js';
+import { decodeMessageId, encodeMessageId } from './ids.js';
+import { callSlack, slackErrorCode } from './web-errors.js';
+
+/** Slack's published budgets, before headroom. */
+export const SLACK_LIMITS = {
+  /** chat.postMessage: about 1 per second per channel (Special tier). */
+  postPerChannelPerMinute: 60,
+  /** chat.postMessage workspace-wide cap ("several hundred per minute"). */
+  postPerWorkspacePerMinute: 300,
+  /** chat.update: Tier 3, shared by every live reply in the workspace. */
+  updatePerMinute: 50,
+} as const;
+
+/** Share of each budget the bridge uses; the rest is headroom for clock skew and other calls. */
+const HEADROOM = 0.9;
+
+const REACTION: Record<ReactionState, string> = { working: 'eyes', success: 'white_check_mark', failure: 'x' };
+
+export interface SlackSurfaceOptions {
+  client: webApi.WebClient;
+  config: Pick<SlackConfig, 'reactions' | 'typing' | 'rateScale'>;
+  logger: Logger;
+}
+
+export interface SlackSurface extends Surface {
+  readonly platform: 'slack';
+}
+
+export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
+  const { client, config, logger } = opts;
+  const scale = config.rateScale;
+  let typingEnabled = config.typing;
+
+  const capabilities: SurfaceCapabilities = {
+    maxTextChars: 3_500,
+    maxThinkingChars: 300,
+    buttons: true,
+    minEditIntervalMs: Math.max(1, Math.round(1_200 / scale)),
+  };
+
+  const budgets = (op: 'post' | 'edit', c: Conversation): RateBudget[] => op === 'post'
+    ? [
+      { key: `slack:${c.space}:${c.channel}:post`, perMinute: Math.floor(SLACK_LIMITS.postPerChannelPerMinute * HEADROOM * scale), burst: 1 },
+      { key: `slack:${c.space}:chat.postMessage`, perMinute: Math.floor(SLACK_LIMITS.postPerWorkspacePerMinute * HEADROOM * scale), burst: 5 },
+    ]
+    : [{ key: `slack:${c.space}:chat.update`, perMinute: Math.floor(SLACK_LIMITS.updatePerMinute * HEADROOM * scale), burst: 1 }];
+
+  async function postRendered(c: Conversation, r: { text: string; blocks: unknown[] }): Promise<MessageRef> {
+    const res = await callSlack('chat.postMessage', () => client.chat.postMessage({
+      channel: c.channel,
+      ...(c.thread ? { thread_ts: c.thread } : {}),
+      text: r.text,
+      blocks: r.blocks as never,
+      unfurl_links: false,
+      unfurl_media: false,
+    }));
+    if (!res.ts) throw new Error('chat.postMessage answered ok without a ts');
+    return { id: encodeMessageId(res.channel ?? c.channel, res.ts), conversation: c };
+  }
+
+  async function updateRendered(ref: MessageRef, r: { text: string; blocks: unknown[] }): Promise<void> {
+    const { channel, ts } = decodeMessageId(ref.id);
+    await callSlack('chat.update', () => client.chat.update({ channel, ts, text: r.text, blocks: r.blocks as never }));
+  }
+
+  async function reaction(kind: 'add' | 'remove', channel: string, ts: string, name: string): Promise<void> {
+    try {
+      if (kind === 'add') await client.reactions.add({ channel, timestamp: ts, name });
+      else await client.reactions.remove({ channel, timestamp: ts, name });
+    } catch (e) {
+      const code = slackErrorCode(e);
+      if (code === 'already_reacted' || code === 'no_reaction') return;
+      logger.warn({ err: code ?? (e as Error)?.message, reaction: name, op: kind }, 'slack reaction failed');
+    }
+  }
+
+  return {
+    platform: 'slack',
+    capabilities,
+    budgets,
+    post: (c, content: MessageContent) => postRendered(c, renderMessage(content)),
+    edit: (ref, content: MessageContent) => updateRendered(ref, renderMessage(content)),
+    postPrompt: (c, view: PermissionPromptView) => postRendered(c, renderPrompt(view)),
+    updatePrompt: (ref, view: PermissionPromptView) => updateRendered(ref, renderPrompt(view)),
+
+    async showTyping(c: Conversation): Promise<void> {
+      if (!typingEnabled || !c.thread) return;
+      try {
+        await client.assistant.threads.setStatus({ channel_id: c.channel, thread_ts: c.thread, status: 'is thinking…' });
+      } catch (e) {
+        const code = slackErrorCode(e);
+        if (code) {
+          // not an assistant-enabled app / missing scope: stop asking
+          typingEnabled = false;
+          logger.info({ err: code }, 'slack assistant.threads.setStatus unavailable; typing status turned off');
+        }
+      }
+    },
+
+    async react(source: SourceMessageRef, state: ReactionState): Promise<void> {
+      if (!config.reactions) return;
+      const { channel, ts } = decodeMessageId(source.id);
+      if (state !== 'working') await reaction('remove', channel, ts, REACTION.working);
+      await reaction('add', channel, ts, REACTION[state]);
+    },
+  };
+}

@@ -1,0 +1,45 @@
+/**
+ * Web API failures -> turnbridge errors. A 429 becomes RateLimitedError{retryAfterMs} (the
+ * client is built with rejectRateLimitedCalls, so it never sleeps on its own queue); the rest
+ * becomes TB_PLATFORM_ERROR carrying Slack's error string.
+ */
+import { RateLimitedError, TurnbridgeError } from '../../errors.js';
+
+interface SlackishError {
+  code?: string;
+  retryAfter?: number;
+  data?: { error?: string };
+  statusCode?: number;
+  message?: string;
+}
+
+/** Slack's `error` string for a platform error ("channel_not_found"), else undefined. */
+export function slackErrorCode(e: unknown): string | undefined {
+  const err = e as SlackishError | undefined;
+  return err?.code === 'slack_webapi_platform_error' ? err.data?.error : undefined;
+}
+
+export function toSurfaceError(e: unknown, method: string): Error {
+  const err = (e ?? {}) as SlackishError;
+  if (err.code === 'slack_webapi_rate_limited_error') {
+    const secs = typeof err.retryAfter === 'number' && Number.isFinite(err.retryAfter) ? err.retryAfter : 1;
+    return new RateLimitedError(`Slack rate-limited ${method}; retry after ${secs} s`, Math.max(0, secs * 1000), e);
+  }
+  // a 429 without a usable Retry-After comes back as a plain Error from @slack/web-api
+  if (!err.code && /Retry header did not contain a valid timeout/.test(err.message ?? '')) {
+    return new RateLimitedError(`Slack rate-limited ${method} without a Retry-After`, 1000, e);
+  }
+  const platform = slackErrorCode(e);
+  if (platform === 'ratelimited') return new RateLimitedError(`Slack rate-limited ${method}`, 1000, e);
+  const detail = platform ?? (err.statusCode ? `HTTP ${err.statusCode}` : err.message ?? String(e));
+  return new TurnbridgeError('TB_PLATFORM_ERROR', `Slack ${method} failed: ${detail}`, { cause: e, found: platform });
+}
+
+/** Run one Web API call, translating its failure. */
+export async function callSlack<T>(method: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    throw toSurfaceError(e, method);
+  }
+}

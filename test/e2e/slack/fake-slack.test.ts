@@ -1,0 +1,64 @@
+/** The fake itself: it must enforce what the e2e tests rely on (budgets, limits, auth on files). */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { FakeSlack } from '../../fakes/slack/index.js';
+
+async function call(fake: FakeSlack, method: string, params: Record<string, string>, token = fake.botToken): Promise<{ status: number; retryAfter: string | null; body: any }> {
+  const res = await fetch(`${fake.apiUrl}${method}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(params).toString() });
+  return { status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json() };
+}
+
+test('chat.update budget: Slack\'s 50 per window (scaled), then 429 + Retry-After; the window slides', async () => {
+  const fake = await FakeSlack.start({ timeScale: 30 }); // 60 s -> 2 s windows
+  try {
+    const posted = await call(fake, 'chat.postMessage', { channel: 'C1', text: 'x' });
+    const ts = posted.body.ts as string;
+    const results = await Promise.all(Array.from({ length: 60 }, (_, i) => call(fake, 'chat.update', { channel: 'C1', ts, text: `v${i}` })));
+    const ok = results.filter((r) => r.status === 200).length;
+    const limited = results.find((r) => r.status === 429);
+    assert.equal(ok, 50, 'exactly the budget went through');
+    assert.ok(['1', '2'].includes(limited!.retryAfter ?? ''), 'Retry-After in whole seconds, at most one window');
+    assert.deepEqual(limited!.body, { ok: false, error: 'ratelimited' });
+    await new Promise((r) => setTimeout(r, 2100));
+    assert.equal((await call(fake, 'chat.update', { channel: 'C1', ts, text: 'later' })).status, 200);
+    assert.ok(fake.rateLimitedCount >= 1);
+  } finally {
+    await fake.close();
+  }
+});
+
+test('documented limits: chat.update text over 4,000, markdown over 12,000, bad tokens, unknown methods', async () => {
+  const fake = await FakeSlack.start();
+  try {
+    const ts = (await call(fake, 'chat.postMessage', { channel: 'C1', text: 'x' })).body.ts as string;
+    assert.equal((await call(fake, 'chat.update', { channel: 'C1', ts, text: 'y'.repeat(4001) })).body.error, 'msg_too_long');
+    const blocks = JSON.stringify([{ type: 'markdown', text: 'a'.repeat(7000) }, { type: 'markdown', text: 'b'.repeat(5001) }]);
+    assert.equal((await call(fake, 'chat.postMessage', { channel: 'C1', text: 'x', blocks })).body.error, 'msg_blocks_too_long');
+    assert.equal((await call(fake, 'chat.postMessage', { channel: 'C1', text: 'x' }, 'xoxb-wrong')).body.error, 'invalid_auth');
+    assert.equal((await call(fake, 'apps.connections.open', {}, fake.botToken)).body.error, 'not_allowed_token_type');
+    assert.match((await call(fake, 'apps.connections.open', {}, fake.appToken)).body.url, /^ws:\/\/127\.0\.0\.1:\d+\/link\/\?ticket=/);
+    assert.equal((await call(fake, 'chat.nope', {})).body.error, 'unknown_method');
+    assert.deepEqual(fake.calls.map((c) => c.method).slice(0, 3), ['chat.postMessage', 'chat.update', 'chat.postMessage']);
+    assert.ok(fake.calls.every((c) => !JSON.stringify(c).includes(fake.botToken)), 'the record holds no token');
+  } finally {
+    await fake.close();
+  }
+});
+
+test('files: bytes with the bot token; without it a 302 to an HTML sign-in page', async () => {
+  const fake = await FakeSlack.start();
+  try {
+    const f = fake.addFile('a.txt', 'text/plain', Buffer.from('hello'));
+    const good = await fetch(f.url_private_download, { headers: { authorization: `Bearer ${fake.botToken}` } });
+    assert.equal(await good.text(), 'hello');
+    const bare = await fetch(f.url_private_download, { redirect: 'manual' });
+    assert.equal(bare.status, 302);
+    await bare.body?.cancel();
+    const followed = await fetch(f.url_private_download);
+    assert.equal(followed.status, 200);
+    assert.match(followed.headers.get('content-type') ?? '', /text\/html/);
+    await followed.body?.cancel();
+  } finally {
+    await fake.close();
+  }
+});

@@ -1,0 +1,61 @@
+/** Shared set-up for the Slack e2e tests: fake Slack + createSlackPlatform with test-friendly settings. */
+import type { ActionEvent, BridgeInbound, InboundMessage } from '../../../src/bridge/types.js';
+import type { BridgeConfig } from '../../../src/bridge/api.js';
+import { silentLogger, type Logger } from '../../../src/log.js';
+import { createSlackPlatform, type SlackPlatform } from '../../../src/platforms/slack/index.js';
+import type { FakeSlack } from '../../fakes/slack/index.js';
+
+export function baseConfig(slack: Record<string, unknown> = {}, extra: Partial<BridgeConfig> = {}): BridgeConfig {
+  return {
+    defaultProfile: '', routes: [], approvers: [], queueDepth: 5, maxConcurrent: 4, permissionTimeoutSecs: 600,
+    dataDir: './data', host: '127.0.0.1', port: 0, shutdownGraceSecs: 2, logLevel: 'silent',
+    platforms: { slack: { api_retries: 0, reconnect_base_ms: 50, reconnect_max_ms: 200, client_ping_timeout_ms: 2000, api_timeout_ms: 3000, ...slack } },
+    ...extra,
+  };
+}
+
+export function slackEnv(fake: FakeSlack, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { SLACK_BOT_TOKEN: fake.botToken, SLACK_APP_TOKEN: fake.appToken, SLACK_API_URL: fake.apiUrl, ...extra };
+}
+
+export function makePlatform(fake: FakeSlack, slack: Record<string, unknown> = {}, env: Record<string, string> = {}, logger: Logger = silentLogger): SlackPlatform {
+  return createSlackPlatform({ config: baseConfig(slack), env: slackEnv(fake, env), logger });
+}
+
+/** A bridge stand-in that records what the platform hands it. */
+export class RecordingBridge implements BridgeInbound {
+  readonly messages: InboundMessage[] = [];
+  readonly actions: ActionEvent[] = [];
+  private waiters: Array<() => void> = [];
+  async handleMessage(msg: InboundMessage): Promise<void> {
+    this.messages.push(msg);
+    this.wake();
+  }
+  async handleAction(ev: ActionEvent): Promise<void> {
+    this.actions.push(ev);
+    this.wake();
+  }
+  private wake(): void {
+    for (const w of this.waiters.splice(0)) w();
+  }
+  async waitFor<T>(check: () => T | undefined | false, what: string, timeoutMs = 10_000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const v = check();
+      if (v) return v;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise<void>((r) => { const t = setTimeout(r, 200); this.waiters.push(() => { clearTimeout(t); r(); }); });
+    }
+  }
+}
+
+/** Poll `check` every few ms until it holds (for state that emits no event, like status()). */
+export async function until<T>(check: () => T | undefined | false, what: string, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = check();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

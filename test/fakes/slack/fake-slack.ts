@@ -1,0 +1,343 @@
+/**
+ * A loopback fake of Slack for tests (node:http + ws on 127.0.0.1, port 0): Web API over
+ * form-encoded POSTs, Socket Mode, file downloads with auth (302 to an HTML sign-in page
+ * without it), response_url, per-method rate limits answering 429 + Retry-After, fault
+ * injection, "down" mode, and a record of every call.
+ */
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { RateLimiter, SLACK_BUDGETS, type MethodBudget } from './rate-limits.js';
+import { SocketModeHub } from './socket-mode.js';
+import { handleMethod, type ApiAnswer, type Ephemeral, type FakeMessage, type WebApiState } from './web-api.js';
+
+export interface FakeSlackOptions {
+  botToken?: string;
+  appToken?: string;
+  /** Every rate window is divided by this (1 = Slack's real windows). */
+  timeScale?: number;
+  /** Per-method budgets (default Slack's); false = no rate limits. */
+  budgets?: Record<string, MethodBudget> | false;
+  /** id -> display name, for users.info. */
+  users?: Record<string, string>;
+  /** Bind to this port (default 0 = any free port). */
+  port?: number;
+}
+
+export interface CallRecord {
+  method: string;
+  params: Record<string, any>;
+  /** 'bot' | 'app' | 'none' | 'other' (never the token itself). */
+  auth: string;
+  status: number;
+  ok: boolean;
+  error?: string;
+  at: number;
+}
+
+export interface Fault {
+  status?: number;
+  error?: string;
+  retryAfter?: string;
+  times: number;
+}
+
+export interface FakeFile {
+  id: string;
+  name: string;
+  mimetype: string;
+  size: number;
+  url_private: string;
+  url_private_download: string;
+  mode: string;
+}
+
+export const TEAM = 'T0FAKE';
+export const BOT_USER = 'U0BOT';
+export const BOT_ID = 'B0BOT';
+export const APP_ID = 'A0FAKE';
+
+const JSON_FIELDS = ['blocks', 'attachments', 'chunks', 'loading_messages', 'metadata'];
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const c of req) parts.push(c as Buffer);
+  return Buffer.concat(parts).toString('utf8');
+}
+
+export class FakeSlack extends EventEmitter {
+  readonly calls: CallRecord[] = [];
+  readonly state: WebApiState;
+  private server!: Server;
+  private hub!: SocketModeHub;
+  private limiter: RateLimiter;
+  private readonly faults = new Map<string, Fault>();
+  private readonly files = new Map<string, { file: FakeFile; bytes: Buffer }>();
+  private down = false;
+  private tsCounter = 0;
+  private eventCounter = 0;
+  port = 0;
+
+  constructor(private readonly opts: FakeSlackOptions = {}) {
+    super();
+    this.setMaxListeners(100);
+    this.limiter = new RateLimiter(opts.budgets === false ? {} : opts.budgets ?? SLACK_BUDGETS, opts.timeScale ?? 1);
+    this.state = {
+      team: TEAM, botUserId: BOT_USER, botId: BOT_ID,
+      botToken: opts.botToken ?? 'xoxb-fake-bot-token', appToken: opts.appToken ?? 'xapp-fake-app-token',
+      messages: new Map(), ephemerals: [], statuses: [],
+      users: new Map(Object.entries(opts.users ?? {}).map(([id, name]) => [id, { name }])),
+      nextTs: () => this.nextTs(),
+      connectionsUrl: () => this.hub.issueUrl(`ws://127.0.0.1:${this.port}`),
+    };
+  }
+
+  static async start(opts: FakeSlackOptions = {}): Promise<FakeSlack> {
+    const f = new FakeSlack(opts);
+    await f.listen(opts.port ?? 0);
+    return f;
+  }
+
+  private async listen(port: number): Promise<void> {
+    this.server = createServer((req, res) => { void this.route(req, res); });
+    this.hub = new SocketModeHub(this.server, APP_ID, () => this.emit('change'));
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, '127.0.0.1', () => resolve());
+    });
+    this.port = (this.server.address() as AddressInfo).port;
+  }
+
+  get baseUrl(): string { return `http://127.0.0.1:${this.port}`; }
+  get apiUrl(): string { return `${this.baseUrl}/api/`; }
+  get botToken(): string { return this.state.botToken; }
+  get appToken(): string { return this.state.appToken; }
+  get socket(): SocketModeHub { return this.hub; }
+
+  nextTs(): string {
+    this.tsCounter++;
+    return `${1_700_000_000 + this.tsCounter}.${String(this.tsCounter).padStart(6, '0')}`;
+  }
+
+  /** Unreachable: every connection is reset (as if Slack were down / the network cut). */
+  setDown(down: boolean): void {
+    this.down = down;
+    if (down) this.hub.terminateAll();
+  }
+
+  fault(method: string, f: Omit<Fault, 'times'> & { times?: number }): void {
+    this.faults.set(method, { ...f, times: f.times ?? 1 });
+  }
+
+  callsTo(method: string): CallRecord[] {
+    return this.calls.filter((c) => c.method === method);
+  }
+
+  get rateLimitedCount(): number {
+    return this.calls.filter((c) => c.status === 429).length;
+  }
+
+  private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (this.down) { req.socket.destroy(); return; }
+    const url = new URL(req.url ?? '/', this.baseUrl);
+    if (url.pathname.startsWith('/api/') && req.method === 'POST') return this.api(url.pathname.slice(5), req, res);
+    if (url.pathname.startsWith('/files-pri/')) return this.download(url.pathname, req, res);
+    if (url.pathname === '/signin') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end('<!DOCTYPE html><html><body>Sign in to Fake Team</body></html>');
+      return;
+    }
+    if (url.pathname.startsWith('/respond/') && req.method === 'POST') {
+      const body = await readBody(req);
+      this.record('response_url', JSON.parse(body || '{}'), 'none', 200, { ok: true });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"ok":true}');
+      return;
+    }
+    res.writeHead(404);
+    res.end();
+  }
+
+  private authOf(token: string): string {
+    if (!token) return 'none';
+    if (token === this.state.botToken) return 'bot';
+    if (token === this.state.appToken) return 'app';
+    return 'other';
+  }
+
+  private async api(method: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const raw = await readBody(req);
+    let params: Record<string, any> = {};
+    if ((req.headers['content-type'] ?? '').includes('application/json')) {
+      params = raw ? JSON.parse(raw) : {};
+    } else {
+      for (const [k, v] of new URLSearchParams(raw)) {
+        params[k] = v;
+        if (JSON_FIELDS.includes(k)) { try { params[k] = JSON.parse(v); } catch { /* keep the string */ } }
+      }
+    }
+    const header = req.headers.authorization ?? '';
+    const token = header.startsWith('Bearer ') ? header.slice(7) : String(params.token ?? '');
+    delete params.token;
+    const send = (status: number, answer: ApiAnswer, headers: Record<string, string> = {}): void => {
+      this.record(method, params, this.authOf(token), status, answer);
+      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+      res.end(JSON.stringify(answer));
+    };
+    const f = this.faults.get(method);
+    if (f && f.times > 0) {
+      f.times--;
+      if (f.status === 429) return send(429, { ok: false, error: 'ratelimited' }, f.retryAfter === undefined ? {} : { 'retry-after': f.retryAfter });
+      if (f.status && f.status !== 200) return send(f.status, { ok: false, error: 'fault' });
+      return send(200, { ok: false, error: f.error ?? 'fatal_error' });
+    }
+    const retryAfter = this.limiter.check(method, this.state.team, params.channel ?? params.channel_id);
+    if (retryAfter > 0) return send(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(retryAfter) });
+    send(200, handleMethod(this.state, method, params, token));
+  }
+
+  private record(method: string, params: Record<string, any>, auth: string, status: number, answer: ApiAnswer): void {
+    this.calls.push({ method, params, auth, status, ok: answer.ok, ...(answer.ok ? {} : { error: answer.error }), at: Date.now() });
+    this.emit('change');
+  }
+
+  private download(path: string, req: IncomingMessage, res: ServerResponse): void {
+    const id = path.split('/')[2]?.split('-')[1] ?? '';
+    const entry = this.files.get(id);
+    const auth = req.headers.authorization === `Bearer ${this.state.botToken}`;
+    this.calls.push({ method: 'GET file', params: { path }, auth: auth ? 'bot' : 'none', status: auth ? 200 : 302, ok: auth, at: Date.now() });
+    if (!auth) { res.writeHead(302, { location: '/signin' }); res.end(); return; }
+    if (!entry) { res.writeHead(404); res.end(); return; }
+    res.writeHead(200, { 'content-type': entry.file.mimetype, 'content-length': String(entry.bytes.length) });
+    res.end(entry.bytes);
+  }
+
+  addFile(name: string, mimetype: string, bytes: Buffer): FakeFile {
+    const id = `F${String(this.files.size + 1).padStart(6, '0')}`;
+    const url = `${this.baseUrl}/files-pri/${TEAM}-${id}/${encodeURIComponent(name)}`;
+    const file: FakeFile = { id, name, mimetype, size: bytes.length, url_private: url, url_private_download: `${url}?download=1`, mode: 'hosted' };
+    this.files.set(id, { file, bytes });
+    return file;
+  }
+
+  /** Deliver an Events API envelope; resolves when the client acked it. */
+  async sendEvent(event: Record<string, unknown>, opts: { eventId?: string; retryAttempt?: number } = {}): Promise<string> {
+    const eventId = opts.eventId ?? `Ev${String(++this.eventCounter).padStart(8, '0')}`;
+    await this.hub.send({
+      type: 'events_api',
+      accepts_response_payload: false,
+      retry_attempt: opts.retryAttempt ?? 0,
+      retry_reason: opts.retryAttempt ? 'timeout' : '',
+      payload: this.eventBody(event, eventId),
+    });
+    return eventId;
+  }
+
+  /** The Events API body (also what HTTP mode POSTs). */
+  eventBody(event: Record<string, unknown>, eventId: string): Record<string, unknown> {
+    return {
+      token: 'verification-token', team_id: TEAM, api_app_id: APP_ID, event, type: 'event_callback',
+      event_id: eventId, event_time: Math.floor(Date.now() / 1000),
+      authorizations: [{ enterprise_id: null, team_id: TEAM, user_id: BOT_USER, is_bot: true, is_enterprise_install: false }],
+      is_ext_shared_channel: false,
+    };
+  }
+
+  /**
+   * A person writes a message. In a channel with a mention, Slack sends app_mention AND
+   * message (message.channels subscribed); in a DM only message (channel_type im).
+   */
+  async userMessage(m: { channel: string; user: string; text: string; threadTs?: string; files?: FakeFile[]; dm?: boolean; botId?: string }): Promise<{ ts: string; eventIds: string[] }> {
+    const ts = this.nextTs();
+    const dm = m.dm ?? m.channel.startsWith('D');
+    const base: Record<string, unknown> = {
+      user: m.user, text: m.text, ts, channel: m.channel, event_ts: ts, team: TEAM,
+      ...(m.threadTs ? { thread_ts: m.threadTs } : {}),
+      ...(m.files?.length ? { files: m.files, upload: false } : {}),
+      ...(m.botId ? { bot_id: m.botId } : {}),
+    };
+    this.state.messages.set(`${m.channel}:${ts}`, { channel: m.channel, ts, ...(m.threadTs ? { thread_ts: m.threadTs } : {}), user: m.user, text: m.text, blocks: [], history: [], reactions: new Set() });
+    const eventIds: string[] = [];
+    const mention = !dm && m.text.includes(`<@${BOT_USER}>`);
+    if (mention) eventIds.push(await this.sendEvent({ type: 'app_mention', ...base }));
+    eventIds.push(await this.sendEvent({
+      type: 'message', ...base, channel_type: dm ? 'im' : 'channel',
+      ...(m.files?.length ? { subtype: 'file_share' } : {}),
+    }));
+    return { ts, eventIds };
+  }
+
+  /** A button click (block_actions), as Socket Mode delivers it. Resolves when acked. */
+  async click(c: { user: string; userName?: string; actionId: string; value: string; channel: string; messageTs: string }): Promise<void> {
+    const msg = this.state.messages.get(`${c.channel}:${c.messageTs}`);
+    await this.hub.send({
+      type: 'interactive',
+      accepts_response_payload: true,
+      payload: {
+        type: 'block_actions',
+        user: { id: c.user, username: c.userName ?? c.user, name: c.userName ?? c.user, team_id: TEAM },
+        api_app_id: APP_ID, token: 'verification-token',
+        container: { type: 'message', message_ts: c.messageTs, channel_id: c.channel, is_ephemeral: false },
+        trigger_id: randomUUID(), team: { id: TEAM, domain: 'fake' },
+        channel: { id: c.channel, name: 'general' },
+        message: { type: 'message', ts: c.messageTs, user: msg?.user, text: msg?.text ?? '', blocks: msg?.blocks ?? [], ...(msg?.thread_ts ? { thread_ts: msg.thread_ts } : {}) },
+        response_url: `${this.baseUrl}/respond/${randomUUID()}`,
+        actions: [{ action_id: c.actionId, block_id: 'b', value: c.value, type: 'button', action_ts: this.nextTs(), text: { type: 'plain_text', text: c.actionId } }],
+      },
+    });
+  }
+
+  /** Bot messages in a channel (optionally one thread, '' = top level only), oldest first. */
+  botMessages(channel: string, thread?: string): FakeMessage[] {
+    return [...this.state.messages.values()]
+      .filter((m) => m.channel === channel && m.user === BOT_USER)
+      .filter((m) => thread === undefined || (thread === '' ? !m.thread_ts : m.thread_ts === thread))
+      .sort((a, b) => Number(a.ts) - Number(b.ts));
+  }
+
+  message(channel: string, ts: string): FakeMessage | undefined {
+    return this.state.messages.get(`${channel}:${ts}`);
+  }
+
+  get ephemerals(): Ephemeral[] {
+    return this.state.ephemerals;
+  }
+
+  /** Resolve once `check` returns a truthy value (re-checked on every call, ack and socket change). */
+  waitFor<T>(check: () => T | undefined | false | null, what = 'condition', timeoutMs = 20_000): Promise<T> {
+    return new Promise((resolve, reject) => {
+      const tryIt = (): boolean => {
+        const v = check();
+        if (v) { cleanup(); resolve(v); return true; }
+        return false;
+      };
+      const onChange = (): void => { tryIt(); };
+      const timer = setTimeout(() => { cleanup(); reject(new Error(`fake slack: timed out waiting for ${what}`)); }, timeoutMs);
+      const cleanup = (): void => { clearTimeout(timer); this.off('change', onChange); };
+      this.on('change', onChange);
+      tryIt();
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.hub.close();
+    this.server.closeAllConnections();
+    await new Promise<void>((r) => this.server.close(() => r()));
+  }
+}
+
+/** The answer text a bot message shows: its markdown blocks, joined. */
+export function visibleText(m: { blocks: Array<Record<string, any>> } | undefined): string {
+  return (m?.blocks ?? []).filter((b) => b.type === 'markdown').map((b) => String(b.text)).join('\n');
+}
+
+/** Context lines (thinking, status, prompt outcome) of a bot message. */
+export function contextLines(m: { blocks: Array<Record<string, any>> } | undefined): string[] {
+  return (m?.blocks ?? []).filter((b) => b.type === 'context').map((b) => (b.elements ?? []).map((e: any) => e.text).join(' '));
+}
+
+/** The buttons on a bot message: action_id + value. */
+export function buttons(m: { blocks: Array<Record<string, any>> } | undefined): Array<{ action_id: string; value: string; style?: string }> {
+  return (m?.blocks ?? []).filter((b) => b.type === 'actions').flatMap((b) => b.elements ?? []);
+}

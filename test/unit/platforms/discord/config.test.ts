@@ -1,0 +1,38 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseDiscordConfig, replyModeFor } from '../../../../src/platforms/discord/index.js';
+import { normaliseApiUrl } from '../../../../src/platforms/discord/config.js';
+import { testConfig } from '../../../e2e/discord/harness.js';
+
+describe('discord config', () => {
+  it('defaults: threads, reactions on, bots ignored, no Message Content', () => {
+    const cfg = parseDiscordConfig(testConfig('/tmp'), { DISCORD_TOKEN: 'Bot abc.def' });
+    assert.equal(cfg.token, 'abc.def', 'a pasted "Bot " prefix is dropped');
+    assert.equal(cfg.reply, 'thread');
+    assert.equal(cfg.reactions, true);
+    assert.equal(cfg.ignoreBots, true);
+    assert.equal(cfg.readUnmentioned, false);
+    assert.equal(cfg.apiUrl, undefined);
+  });
+
+  it('DISCORD_API_URL loses a trailing slash and a version suffix', () => {
+    assert.equal(normaliseApiUrl('http://127.0.0.1:9/api/'), 'http://127.0.0.1:9/api');
+    assert.equal(normaliseApiUrl('https://proxy.example/api/v10'), 'https://proxy.example/api');
+    assert.throws(() => normaliseApiUrl('ftp://x'), /DISCORD_API_URL/);
+  });
+
+  it('the first matching route decides the reply mode', () => {
+    const config = testConfig('/tmp', {
+      platforms: { discord: { reply: 'inline' } },
+      routes: [
+        { platform: 'slack', channel: 'C1', profile: 'a', options: { reply: 'thread' } },
+        { platform: 'discord', channel: 'C1', profile: 'a', options: { reply: 'thread' } },
+        { space: 'G2', profile: 'b' },
+      ],
+    });
+    const cfg = parseDiscordConfig(config, { DISCORD_TOKEN: 't' });
+    assert.equal(replyModeFor(cfg, 'G1', 'C1'), 'thread');
+    assert.equal(replyModeFor(cfg, 'G2', 'C9'), 'inline', 'route without options: the discord default');
+    assert.equal(replyModeFor(cfg, 'G3', 'C9'), 'inline');
+  });
+});
