@@ -1,0 +1,47 @@
+/**
+ * The default RateLimiter: one bottleneck instance per RateBudget.
+ * burst <= 1: `minTime` spacing (60000 / perMinute ms between starts).
+ * burst > 1: a token bucket (reservoir of `burst`, one token back every 60000 / perMinute ms).
+ */
+import Bottleneck from 'bottleneck';
+import type { RateBudget } from './surface.js';
+
+/** What delivery needs from a limiter; a test or a Redis-backed limiter can provide its own. */
+export interface RateLimiter {
+  /** Run `fn` when the budget allows it. */
+  schedule<T>(fn: () => Promise<T>): Promise<T>;
+  /** Drop queued work and release timers. */
+  stop(): Promise<void>;
+}
+
+export type LimiterFactory = (budget: RateBudget) => RateLimiter;
+
+export function intervalOf(budget: RateBudget): number {
+  return Math.ceil(60_000 / budget.perMinute);
+}
+
+export const createBottleneckLimiter: LimiterFactory = (budget) => {
+  const interval = intervalOf(budget);
+  const burst = Math.max(1, Math.floor(budget.burst ?? 1));
+  // Settings are fixed at creation: bottleneck 2.19.5's updateSettings() stops the reservoir
+  // heartbeat for good (LocalDatastore._startHeartbeat clears it and never restarts it), so
+  // 429 slowdowns are applied by the limiter pool instead.
+  const limiter = new Bottleneck(
+    burst <= 1
+      ? { maxConcurrent: null, minTime: interval }
+      : {
+          maxConcurrent: null,
+          reservoir: burst,
+          reservoirIncreaseInterval: interval,
+          reservoirIncreaseAmount: 1,
+          reservoirIncreaseMaximum: burst,
+          heartbeatInterval: Math.min(250, interval),
+        },
+  );
+  return {
+    schedule: (fn) => limiter.schedule(fn),
+    async stop() {
+      await limiter.stop({ dropWaitingJobs: true }).catch(() => undefined);
+    },
+  };
+};

@@ -1,0 +1,74 @@
+/**
+ * createDelivery: the one object the bridge uses to reply. Every reply of one Delivery shares
+ * the same limiters (one per RateBudget key the Surface names).
+ */
+import { silentLogger, type Logger } from '../log.js';
+import type { LimiterFactory } from './bottleneck-limiter.js';
+import { createLimiterPool, type LimiterPool } from './limiter-pool.js';
+import { createLiveReply } from './live-reply.js';
+import { MessageSlot } from './message-slot.js';
+import { splitMessage } from './split-message.js';
+import type { Conversation, MessageRef, Surface } from './surface.js';
+import type { Delivery, DeliveryStats } from './types.js';
+
+export interface CreateDeliveryOptions {
+  logger?: Logger;
+  /** Clock for stats and pacing (default Date.now). Timers use the global setTimeout. */
+  now?: () => number;
+  /** Limiter per RateBudget (default: bottleneck). */
+  limiterFactory?: LimiterFactory;
+  /** Consecutive non-429 failures per message before giving up (default 5). */
+  maxAttempts?: number;
+  /** How long a bucket stays slowed after a 429 before recovering (default 60 s). */
+  slowdownMs?: number;
+}
+
+/** A Delivery plus what the host needs around it (metrics, shutdown). */
+export interface DeliveryHandle extends Delivery {
+  /** Totals over every reply and say() of this Delivery. */
+  readonly totals: Readonly<Pick<DeliveryStats, 'posts' | 'edits' | 'rateLimitWaits'>>;
+  /** The shared limiters (for tests and metrics). */
+  readonly limiters: LimiterPool;
+  /** Drop queued limiter work and release timers. */
+  close(): Promise<void>;
+}
+
+export function createDelivery(surface: Surface, opts: CreateDeliveryOptions = {}): DeliveryHandle {
+  const logger = opts.logger ?? silentLogger;
+  const now = opts.now ?? Date.now;
+  const pool = createLimiterPool({ factory: opts.limiterFactory, now, logger, slowdownMs: opts.slowdownMs });
+  const totals = { posts: 0, edits: 0, rateLimitWaits: 0 };
+
+  const track = (stats: DeliveryStats): DeliveryStats => {
+    totals.posts += stats.posts;
+    totals.edits += stats.edits;
+    totals.rateLimitWaits += stats.rateLimitWaits;
+    return stats;
+  };
+
+  return {
+    totals,
+    limiters: pool,
+
+    open(conversation, options) {
+      return createLiveReply({ surface, pool, conversation, options, now, logger, maxAttempts: opts.maxAttempts, onFinished: track });
+    },
+
+    async say(conversation: Conversation, text: string, tone?: 'info' | 'warning' | 'error' | 'success'): Promise<MessageRef | undefined> {
+      const stats: DeliveryStats = { posts: 0, edits: 0, rateLimitWaits: 0, parts: 0 };
+      const deps = { surface, pool, conversation, now, logger, stats, minEditIntervalMs: 0, maxAttempts: opts.maxAttempts };
+      let first: MessageRef | undefined;
+      let previous: Promise<boolean> | undefined;
+      for (const part of splitMessage(text, Math.max(1, surface.capabilities.maxTextChars))) {
+        const slot = new MessageSlot(deps, tone ? { text: part, tone } : { text: part }, previous);
+        previous = slot.posted;
+        if (await slot.posted) first ??= slot.ref;
+      }
+      track(stats);
+      if (!first) logger.error({ platform: surface.platform }, 'a one-off message could not be posted');
+      return first;
+    },
+
+    close: () => pool.stop(),
+  };
+}
