@@ -2,7 +2,14 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseDiscordConfig, replyModeFor } from '../../../../src/platforms/discord/index.js';
 import { normaliseApiUrl } from '../../../../src/platforms/discord/config.js';
-import { testConfig } from '../../../e2e/discord/harness.js';
+import type { BridgeConfig } from '../../../../src/bridge/api.js';
+
+function testConfig(dataDir: string, over: Partial<BridgeConfig> = {}): BridgeConfig {
+  return {
+    defaultProfile: 'p.yaml', routes: [], approvers: [], queueDepth: 5, maxConcurrent: 4, permissionTimeoutSecs: 600,
+    dataDir, host: '127.0.0.1', port: 0, shutdownGraceSecs: 2, logLevel: 'silent', platforms: {}, ...over,
+  };
+}
 
 describe('discord config', () => {
   it('defaults: threads, reactions on, bots ignored, no Message Content', () => {
@@ -13,6 +20,15 @@ describe('discord config', () => {
     assert.equal(cfg.ignoreBots, true);
     assert.equal(cfg.readUnmentioned, false);
     assert.equal(cfg.apiUrl, undefined);
+  });
+
+  it('accepts snake_case and camelCase keys; allow_bots is the inverse of ignore_bots', () => {
+    const a = parseDiscordConfig(testConfig('/tmp', { platforms: { discord: { read_unmentioned: true, allow_bots: true } } }), { DISCORD_TOKEN: 't' });
+    const b = parseDiscordConfig(testConfig('/tmp', { platforms: { discord: { readUnmentioned: true, ignoreBots: false } } }), { DISCORD_TOKEN: 't' });
+    assert.equal(a.readUnmentioned, true);
+    assert.equal(b.readUnmentioned, true);
+    assert.equal(a.ignoreBots, false);
+    assert.equal(b.ignoreBots, false);
   });
 
   it('DISCORD_API_URL loses a trailing slash and a version suffix', () => {

@@ -1,0 +1,108 @@
+/**
+ * Shared set-up for the Discord end-to-end tests: a fake Discord, a BridgeConfig, and the real
+ * discord.js client through createDiscordPlatform (with the identify throttle switched off).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createDiscordPlatform, type DiscordPlatformOptions } from '../../../src/platforms/discord/index.js';
+import type { BridgeConfig } from '../../../src/bridge/api.js';
+import type { ActionEvent, BridgeInbound, InboundMessage, Platform } from '../../../src/bridge/types.js';
+import { createLogger, silentLogger, type Logger } from '../../../src/log.js';
+import { FakeDiscord, type FakeDiscordOptions } from '../../fakes/discord/index.js';
+
+export function testLogger(): Logger {
+  return process.env.TB_TEST_LOG ? createLogger({ level: process.env.TB_TEST_LOG, pretty: false }) : silentLogger;
+}
+
+export function testConfig(dir: string, over: Partial<BridgeConfig> = {}): BridgeConfig {
+  return {
+    defaultProfile: join(process.cwd(), 'profiles/echo/profile.yaml'),
+    routes: [],
+    approvers: [],
+    queueDepth: 5,
+    maxConcurrent: 8,
+    permissionTimeoutSecs: 600,
+    dataDir: dir,
+    host: '127.0.0.1',
+    port: 0,
+    shutdownGraceSecs: 2,
+    logLevel: 'silent',
+    platforms: { discord: {} },
+    ...over,
+  };
+}
+
+/** A bridge stand-in that records what the platform hands it. */
+export class RecordingBridge implements BridgeInbound {
+  readonly messages: InboundMessage[] = [];
+  readonly actions: ActionEvent[] = [];
+  private readonly waiters = new Set<() => void>();
+
+  async handleMessage(msg: InboundMessage): Promise<void> {
+    this.messages.push(msg);
+    this.poke();
+  }
+
+  async handleAction(ev: ActionEvent): Promise<void> {
+    this.actions.push(ev);
+    this.poke();
+  }
+
+  private poke(): void {
+    for (const w of [...this.waiters]) w();
+  }
+
+  until<T>(pred: () => T | undefined | false, timeoutMs = 10_000): Promise<T> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => { this.waiters.delete(check); reject(new Error('recording bridge: timed out')); }, timeoutMs);
+      const check = (): void => {
+        const v = pred();
+        if (v) { clearTimeout(timer); this.waiters.delete(check); resolve(v); }
+      };
+      this.waiters.add(check);
+      check();
+    });
+  }
+}
+
+export interface Rig {
+  fake: FakeDiscord;
+  platform: Platform;
+  dir: string;
+  config: BridgeConfig;
+  close(): Promise<void>;
+}
+
+export interface RigOptions {
+  fake?: FakeDiscordOptions;
+  config?: Partial<BridgeConfig>;
+  discord?: Record<string, unknown>;
+  env?: NodeJS.ProcessEnv;
+  platform?: Partial<DiscordPlatformOptions>;
+  logger?: Logger;
+}
+
+/** Starts a fake and builds (but does not start) the platform. */
+export async function makeRig(opts: RigOptions = {}): Promise<Rig> {
+  const fake = await new FakeDiscord(opts.fake).start();
+  const dir = await mkdtemp(join(tmpdir(), 'tb-discord-e2e-'));
+  const config = testConfig(dir, { ...opts.config, platforms: { discord: { typing_interval_ms: 200, ...opts.discord } } });
+  const platform = createDiscordPlatform({
+    config,
+    env: { DISCORD_TOKEN: fake.token, DISCORD_API_URL: fake.apiUrl, ...opts.env },
+    logger: opts.logger ?? testLogger(),
+    clientOptions: { ws: { buildIdentifyThrottler: () => ({ waitForIdentify: async () => {} }) } },
+    readyTimeoutMs: 10_000,
+    attachmentDir: dir,
+    ...opts.platform,
+  });
+  return {
+    fake, platform, dir, config,
+    async close() {
+      await platform.stop().catch(() => {});
+      await fake.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}

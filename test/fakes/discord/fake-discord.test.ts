@@ -1,0 +1,78 @@
+/** The fake itself: it must reject what Discord rejects, or the e2e tests prove nothing. */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { FakeDiscord } from './index.js';
+
+describe('fake discord', () => {
+  let fake: FakeDiscord;
+  let channel = '';
+  const api = (path: string, init: RequestInit = {}) =>
+    fetch(`${fake.apiUrl}/v10${path}`, { ...init, headers: { authorization: `Bot ${fake.token}`, 'content-type': 'application/json', ...init.headers } });
+
+  before(async () => {
+    fake = await new FakeDiscord({ limits: { 'POST /channels/:id/messages': { limit: 2, windowMs: 60_000 } } }).start();
+    channel = fake.world.general.id;
+  });
+  after(async () => { await fake.stop(); });
+
+  it('answers 401 without the bot token and serves /gateway/bot with it', async () => {
+    assert.equal((await fetch(`${fake.apiUrl}/v10/gateway/bot`)).status, 401);
+    const res = await api('/gateway/bot');
+    assert.equal(res.status, 200);
+    assert.match((await res.json() as { url: string }).url, /^ws:\/\/127\.0\.0\.1:\d+\/gateway$/);
+  });
+
+  it('rejects content over 2,000 characters and custom_ids over 100 with 50035', async () => {
+    const long = await api(`/channels/${channel}/messages`, { method: 'POST', body: JSON.stringify({ content: 'x'.repeat(2001) }) });
+    assert.equal(long.status, 400);
+    assert.equal((await long.json() as { code: number }).code, 50035);
+    const badId = await api(`/channels/${channel}/messages`, { method: 'POST', body: JSON.stringify({ content: 'x', components: [{ type: 1, components: [{ type: 2, style: 1, custom_id: 'i'.repeat(101) }] }] }) });
+    assert.equal(badId.status, 400);
+  });
+
+  it('sends rate-limit headers and a 429 with Retry-After past the bucket', async () => {
+    const other = fake.addTextChannel('rl').id;
+    const first = await api(`/channels/${other}/messages`, { method: 'POST', body: JSON.stringify({ content: 'a' }) });
+    assert.equal(first.headers.get('x-ratelimit-limit'), '2');
+    assert.equal(first.headers.get('x-ratelimit-remaining'), '1');
+    await api(`/channels/${other}/messages`, { method: 'POST', body: JSON.stringify({ content: 'b' }) });
+    const third = await api(`/channels/${other}/messages`, { method: 'POST', body: JSON.stringify({ content: 'c' }) });
+    assert.equal(third.status, 429);
+    assert.ok(Number(third.headers.get('retry-after')) >= 1);
+    assert.equal(fake.rateLimits.rejected.length, 1);
+    assert.equal(fake.botMessages(other).length, 2);
+  });
+
+  it('interaction callbacks: one ack only (40060), and none after the deadline (10062)', async () => {
+    const late = new FakeDiscord({ ackDeadlineMs: 0 });
+    await late.start();
+    try {
+      for (const f of [fake, late]) {
+        const msg = f.createBotMessage(f.world.general.id, { content: 'q' });
+        const it = f.click(msg.id, 'tb:allow:x', f.world.users.alice);
+        if (f === late) await new Promise((r) => setTimeout(r, 5));
+        const cb = () => fetch(`${f.apiUrl}/v10/interactions/${it.id}/${it.token}/callback`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 6 }) });
+        const r1 = await cb();
+        if (f === late) {
+          assert.equal(r1.status, 404);
+          assert.equal((await r1.json() as { code: number }).code, 10062);
+        } else {
+          assert.equal(r1.status, 204);
+          const r2 = await cb();
+          assert.equal((await r2.json() as { code: number }).code, 40060);
+          const edit = await fetch(`${f.apiUrl}/v10/webhooks/${f.world.bot.id}/${it.token}/messages/%40original`, {
+            method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content: 'edited', components: [] }),
+          });
+          assert.equal(edit.status, 200);
+          assert.equal(msg.content, 'edited');
+        }
+      }
+    } finally { await late.stop(); }
+  });
+
+  it('records every call with its route', () => {
+    assert.ok(fake.calls.some((c) => c.route === 'GET /gateway/bot' && c.status === 200));
+    assert.ok(fake.calls.some((c) => c.route === 'POST /channels/:id/messages' && c.status === 429));
+    assert.ok(fake.calls.some((c) => c.route === 'POST /interactions/:id/:token/callback' && !c.auth));
+  });
+});

@@ -1,0 +1,291 @@
+/**
+ * A loopback fake of Discord (REST + gateway + CDN) on 127.0.0.1, port 0, for the real discord.js
+ * client. Tests drive it (a user DMs, mentions, clicks) and read what the bot did from `calls`
+ * and `messages`.
+ */
+import { EventEmitter } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { FakeGateway, INTENTS } from './gateway.js';
+import {
+  channelPayload, guildCreatePayload, makeWorld, memberPayload, messagePayload, ALL_PERMISSIONS,
+  type FakeAttachment, type FakeChannel, type FakeMessage, type FakeUser, type World,
+} from './payloads.js';
+import { RateLimits, type BucketLimit } from './rate-limits.js';
+import { HttpError, handleRest, type RecordedCall } from './rest.js';
+import { snowflake } from './snowflake.js';
+
+export interface FakeDiscordOptions {
+  token?: string;
+  heartbeatIntervalMs?: number;
+  allowMessageContent?: boolean;
+  /** Buckets by route key; default: 5 per 5 s per channel for message create and for message edit. */
+  limits?: Record<string, BucketLimit>;
+  /** Interaction ack deadline (Discord: 3 s). */
+  ackDeadlineMs?: number;
+}
+
+export interface FakeInteraction {
+  id: string;
+  token: string;
+  messageId: string;
+  customId: string;
+  user: FakeUser;
+  createdAt: number;
+  ack?: { type: number; at: number };
+  followUps: { content: string; flags: number }[];
+}
+
+export class FakeDiscord extends EventEmitter {
+  readonly token: string;
+  readonly world: World = makeWorld();
+  readonly channels = new Map<string, FakeChannel>();
+  readonly messages = new Map<string, FakeMessage>();
+  readonly interactions = new Map<string, FakeInteraction>();
+  readonly reactions = new Map<string, Set<string>>();
+  readonly files = new Map<string, { data: Buffer; contentType: string }>();
+  readonly calls: RecordedCall[] = [];
+  readonly rateLimits: RateLimits;
+  readonly gateway: FakeGateway;
+  /** Permissions the bot lacks, per channel id ('send' | 'thread'). */
+  readonly denied = new Map<string, Set<string>>();
+  private readonly server: Server;
+  private readonly ackDeadlineMs: number;
+  private port = 0;
+
+  constructor(opts: FakeDiscordOptions = {}) {
+    super();
+    this.setMaxListeners(100);
+    this.token = opts.token ?? 'fake-bot-token';
+    this.ackDeadlineMs = opts.ackDeadlineMs ?? 3000;
+    this.rateLimits = new RateLimits(opts.limits ?? {
+      'POST /channels/:id/messages': { limit: 5, windowMs: 5000 },
+      'PATCH /channels/:id/messages/:id': { limit: 5, windowMs: 5000 },
+    });
+    this.channels.set(this.world.general.id, this.world.general);
+    this.gateway = new FakeGateway({
+      token: this.token,
+      heartbeatIntervalMs: opts.heartbeatIntervalMs ?? 1000,
+      allowMessageContent: opts.allowMessageContent ?? true,
+      ready: (sessionId, resumeUrl) => ({
+        ready: {
+          v: 10, user: this.world.bot, guilds: [{ id: this.world.guild.id, unavailable: true }], session_id: sessionId,
+          resume_gateway_url: resumeUrl, shard: [0, 1], application: { id: this.world.bot.id, flags: 0 }, private_channels: [], relationships: [],
+        },
+        guildCreate: guildCreatePayload(this.world, [...this.channels.values()].filter((c) => c.guild_id)),
+      }),
+    });
+    this.server = createServer((req, res) => { void handleRest(this, req, res); });
+    this.server.on('upgrade', (req, socket, head) => this.gateway.handleUpgrade(req, socket, head));
+  }
+
+  async start(): Promise<this> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+    this.gateway.setBaseUrl(this.wsUrl);
+    return this;
+  }
+
+  /** REST base for DISCORD_API_URL (discord.js appends /v10). */
+  get apiUrl(): string { return `http://127.0.0.1:${this.port}/api`; }
+  get wsUrl(): string { return `ws://127.0.0.1:${this.port}`; }
+  get cdnUrl(): string { return `http://127.0.0.1:${this.port}`; }
+
+  async stop(): Promise<void> {
+    this.gateway.close();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  record(call: RecordedCall): void {
+    this.calls.push(call);
+    this.emit('call', call);
+  }
+
+  /** Resolves when `pred` holds, re-checked on every REST call and gateway event; rejects after `timeoutMs`. */
+  waitFor<T>(pred: () => T | undefined | false, timeoutMs = 15_000, what = 'condition'): Promise<T> {
+    return new Promise((resolve, reject) => {
+      const check = (): boolean => {
+        const v = pred();
+        if (v) { cleanup(); resolve(v); return true; }
+        return false;
+      };
+      const timer = setTimeout(() => { cleanup(); reject(new Error(`fake discord: timed out waiting for ${what}`)); }, timeoutMs);
+      const cleanup = (): void => { clearTimeout(timer); this.off('call', check); this.off('change', check); };
+      if (check()) return;
+      this.on('call', check);
+      this.on('change', check);
+    });
+  }
+
+  channel(id: string): FakeChannel {
+    const ch = this.channels.get(id);
+    if (!ch) throw new HttpError(404, 10003, 'Unknown Channel');
+    return ch;
+  }
+
+  checkPermission(channelId: string, what: 'send' | 'thread'): void {
+    const ch = this.channel(channelId);
+    const denied = this.denied.get(ch.id) ?? (ch.parent_id ? this.denied.get(ch.parent_id) : undefined);
+    if (denied?.has(what)) throw new HttpError(403, 50013, 'Missing Permissions');
+  }
+
+  /** Bot messages in a channel, oldest first. */
+  botMessages(channelId: string): FakeMessage[] {
+    return [...this.messages.values()].filter((m) => m.channel_id === channelId && m.author.id === this.world.bot.id);
+  }
+
+  // ---- what users do ------------------------------------------------------------------------
+
+  /** Serve bytes on the fake CDN; returns the attachment object for a message. */
+  addFile(channelId: string, filename: string, data: Buffer | string, contentType: string): FakeAttachment {
+    const id = snowflake();
+    const path = `/attachments/${channelId}/${id}/${encodeURIComponent(filename)}`;
+    const buf = Buffer.from(data);
+    this.files.set(path, { data: buf, contentType });
+    const url = `${this.cdnUrl}${path}?ex=ffffffff&is=00000000&hm=abc&`;
+    return { id, filename, content_type: contentType, size: buf.length, url, proxy_url: url };
+  }
+
+  /** A guild text channel; add it before the client connects (it is sent in GUILD_CREATE) or it is dispatched. */
+  addTextChannel(name: string): FakeChannel {
+    const ch: FakeChannel = { id: snowflake(), type: 0, name, guild_id: this.world.guild.id };
+    this.channels.set(ch.id, ch);
+    this.gateway.dispatch('CHANNEL_CREATE', channelPayload(ch));
+    return ch;
+  }
+
+  dmChannel(user: FakeUser): FakeChannel {
+    for (const c of this.channels.values()) if (c.type === 1 && c.recipients?.[0]?.id === user.id) return c;
+    const ch: FakeChannel = { id: snowflake(), type: 1, recipients: [user] };
+    this.channels.set(ch.id, ch);
+    return ch;
+  }
+
+  /** A user DMs the bot. */
+  dm(user: FakeUser, content: string, attachments: FakeAttachment[] = []): FakeMessage {
+    const ch = this.dmChannel(user);
+    const msg = this.store({ channel_id: ch.id, author: user, content, attachments, mentions: [] });
+    if (this.gateway.intents & INTENTS.DirectMessages) {
+      this.gateway.dispatch('MESSAGE_CREATE', { ...messagePayload(msg), channel_type: 1 });
+    }
+    return msg;
+  }
+
+  /** A user writes in a guild channel or thread; `mention` puts `<@bot>` in front. */
+  say(channelId: string, user: FakeUser, content: string, opts: { mention?: boolean; attachments?: FakeAttachment[] } = {}): FakeMessage {
+    const ch = this.channel(channelId);
+    const text = opts.mention ? `<@${this.world.bot.id}> ${content}` : content;
+    const mentions = opts.mention ? [this.world.bot] : [];
+    const msg = this.store({ channel_id: ch.id, guild_id: ch.guild_id, author: user, content: text, attachments: opts.attachments ?? [], mentions });
+    const hasContent = (this.gateway.intents & INTENTS.MessageContent) || opts.mention || user.id === this.world.bot.id;
+    const payload = { ...messagePayload(msg), channel_type: ch.type, member: memberPayload(user, this.world.memberRoles.get(user.id) ?? [], false) };
+    if (!hasContent) Object.assign(payload, { content: '', attachments: [], embeds: [], components: [] });
+    if (this.gateway.intents & INTENTS.GuildMessages) this.gateway.dispatch('MESSAGE_CREATE', payload);
+    return msg;
+  }
+
+  /** A user clicks a button on a bot message. */
+  click(messageId: string, customId: string, user: FakeUser): FakeInteraction {
+    const msg = this.messages.get(messageId);
+    if (!msg) throw new Error(`fake discord: no message ${messageId}`);
+    const ch = this.channel(msg.channel_id);
+    const it: FakeInteraction = { id: snowflake(), token: `itoken-${snowflake()}`, messageId, customId, user, createdAt: Date.now(), followUps: [] };
+    this.interactions.set(it.token, it);
+    const inGuild = ch.guild_id !== undefined;
+    this.gateway.dispatch('INTERACTION_CREATE', {
+      id: it.id, application_id: this.world.bot.id, type: 3, token: it.token, version: 1,
+      data: { custom_id: customId, component_type: 2 },
+      channel_id: ch.id, channel: channelPayload(ch), message: messagePayload(msg),
+      ...(inGuild
+        ? { guild_id: ch.guild_id, guild_locale: 'en-US', context: 0, member: { ...memberPayload(user, this.world.memberRoles.get(user.id) ?? []), permissions: ALL_PERMISSIONS } }
+        : { user, context: 1 }),
+      app_permissions: ALL_PERMISSIONS, locale: 'en-US', entitlements: [], authorizing_integration_owners: { 0: this.world.guild.id }, attachment_size_limit: 10485760,
+    });
+    return it;
+  }
+
+  // ---- what the bot does (called by the REST routes) ----------------------------------------
+
+  private store(m: Pick<FakeMessage, 'channel_id' | 'author' | 'content' | 'attachments' | 'mentions'> & { guild_id?: string }): FakeMessage {
+    const msg: FakeMessage = {
+      id: snowflake(), components: [], mention_roles: [], flags: 0, timestamp: new Date().toISOString(), edited_timestamp: null,
+      history: [m.content], ...m,
+    };
+    this.messages.set(msg.id, msg);
+    this.emit('change');
+    return msg;
+  }
+
+  createBotMessage(channelId: string, body: any): FakeMessage {
+    const ch = this.channel(channelId);
+    const msg = this.store({ channel_id: ch.id, guild_id: ch.guild_id, author: this.world.bot, content: body?.content ?? '', attachments: [], mentions: [] });
+    msg.components = body?.components ?? [];
+    this.gateway.dispatch('MESSAGE_CREATE', { ...messagePayload(msg), channel_type: ch.type });
+    return msg;
+  }
+
+  editMessage(channelId: string, messageId: string, body: any): FakeMessage {
+    const msg = this.messages.get(messageId);
+    if (!msg || msg.channel_id !== channelId) throw new HttpError(404, 10008, 'Unknown Message');
+    if (msg.author.id !== this.world.bot.id) throw new HttpError(403, 50005, 'Cannot edit a message authored by another user');
+    this.applyEdit(msg, body);
+    return msg;
+  }
+
+  private applyEdit(msg: FakeMessage, body: any): void {
+    if (typeof body?.content === 'string') { msg.content = body.content; msg.history.push(body.content); }
+    if (Array.isArray(body?.components)) msg.components = body.components;
+    msg.edited_timestamp = new Date().toISOString();
+    this.gateway.dispatch('MESSAGE_UPDATE', messagePayload(msg));
+    this.emit('change');
+  }
+
+  startThread(channelId: string, messageId: string, body: any): FakeChannel {
+    const parent = this.channel(channelId);
+    if (this.channels.has(messageId)) throw new HttpError(400, 160004, 'A thread has already been created for this message');
+    const thread: FakeChannel = { id: messageId, type: 11, name: String(body?.name ?? 'thread'), guild_id: parent.guild_id, parent_id: parent.id, owner_id: this.world.bot.id };
+    this.channels.set(thread.id, thread);
+    this.gateway.dispatch('THREAD_CREATE', { ...channelPayload(thread), newly_created: true });
+    this.emit('change');
+    return thread;
+  }
+
+  react(messageId: string, emoji: string, add: boolean): void {
+    const set = this.reactions.get(messageId) ?? new Set<string>();
+    if (add) set.add(emoji); else set.delete(emoji);
+    this.reactions.set(messageId, set);
+    this.emit('change');
+  }
+
+  interactionCallback(id: string, token: string, body: any): void {
+    const it = this.interactions.get(token);
+    if (!it || it.id !== id) throw new HttpError(404, 10062, 'Unknown interaction');
+    if (it.ack) throw new HttpError(400, 40060, 'Interaction has already been acknowledged.');
+    if (Date.now() - it.createdAt > this.ackDeadlineMs) throw new HttpError(404, 10062, 'Unknown interaction');
+    it.ack = { type: Number(body?.type), at: Date.now() };
+    if (it.ack.type === 7) this.applyEdit(this.messages.get(it.messageId)!, body?.data);
+    this.emit('change');
+  }
+
+  editOriginal(token: string, body: any): FakeMessage {
+    const it = this.interactions.get(token);
+    if (!it?.ack) throw new HttpError(404, 10015, 'Unknown Webhook');
+    const msg = this.messages.get(it.messageId)!;
+    this.applyEdit(msg, body);
+    return msg;
+  }
+
+  followUp(token: string, body: any): FakeMessage {
+    const it = this.interactions.get(token);
+    if (!it?.ack) throw new HttpError(404, 10015, 'Unknown Webhook');
+    it.followUps.push({ content: String(body?.content ?? ''), flags: Number(body?.flags ?? 0) });
+    const msg: FakeMessage = {
+      id: snowflake(), channel_id: this.messages.get(it.messageId)!.channel_id, author: this.world.bot, content: String(body?.content ?? ''),
+      components: [], attachments: [], mentions: [], mention_roles: [], flags: Number(body?.flags ?? 0),
+      timestamp: new Date().toISOString(), edited_timestamp: null, history: [],
+    };
+    this.emit('change');
+    return msg;
+  }
+}

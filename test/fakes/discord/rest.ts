@@ -1,0 +1,142 @@
+/**
+ * The fake REST API under /api/v10 (+ CDN under /attachments). Validates what Discord validates
+ * (2,000-character content, custom_id 1-100, 5x5 buttons, 3 s interaction ack, one ack only),
+ * applies rate limits, and records every call.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FakeDiscord } from './fake-discord.js';
+import { channelPayload, messagePayload, type FakeComponentRow } from './payloads.js';
+
+export interface RecordedCall {
+  at: number;
+  method: string;
+  /** Path without /api/v10 and query, ids as sent. */
+  path: string;
+  /** Route with ids replaced by :id, e.g. 'PATCH /channels/:id/messages/:id'. */
+  route: string;
+  status: number;
+  body?: any;
+  auth: boolean;
+}
+
+export class HttpError extends Error {
+  constructor(readonly status: number, readonly code: number, message: string, readonly errors?: unknown) {
+    super(message);
+  }
+}
+
+async function readBody(req: IncomingMessage): Promise<any> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (!text) return undefined;
+  const type = req.headers['content-type'] ?? '';
+  if (type.startsWith('multipart/form-data')) {
+    const m = /name="payload_json"[^\r\n]*\r\n(?:[^\r\n]+\r\n)*\r\n([\s\S]*?)\r\n--/.exec(text);
+    return m ? JSON.parse(m[1]!) : {};
+  }
+  return JSON.parse(text);
+}
+
+function validateContent(body: any): void {
+  if (typeof body?.content === 'string' && body.content.length > 2000) {
+    throw new HttpError(400, 50035, 'Invalid Form Body', { content: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 2000 or fewer in length.' }] } });
+  }
+  const rows = body?.components as FakeComponentRow[] | undefined;
+  if (!rows) return;
+  if (rows.length > 5 || rows.some((r) => r.components.length > 5)) throw new HttpError(400, 50035, 'Invalid Form Body (components)');
+  for (const r of rows) for (const c of r.components) {
+    if (c.custom_id !== undefined && (c.custom_id.length < 1 || c.custom_id.length > 100)) throw new HttpError(400, 50035, 'Invalid Form Body (custom_id)');
+  }
+}
+
+const ID = /\d{17,20}|%40original|@original|@me/g;
+
+export async function handleRest(fake: FakeDiscord, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://fake');
+  const method = req.method ?? 'GET';
+  const path = url.pathname.replace(/^\/api\/v10/, '');
+  const route = `${method} ${path.replace(/\/interactions\/(\d+)\/[^/]+/, '/interactions/:id/:token').replace(/\/webhooks\/(\d+)\/[^/]+/, '/webhooks/:id/:token').replace(/\/reactions\/[^/]+/, '/reactions/:emoji').replace(ID, ':id')}`;
+  const auth = typeof req.headers.authorization === 'string';
+  const call: RecordedCall = { at: Date.now(), method, path, route, status: 0, auth };
+  const send = (status: number, json?: unknown, headers: Record<string, string> = {}): void => {
+    call.status = status;
+    fake.record(call);
+    res.writeHead(status, { ...(json === undefined ? {} : { 'content-type': 'application/json' }), ...headers });
+    res.end(json === undefined ? undefined : JSON.stringify(json));
+  };
+  try {
+    if (url.pathname.startsWith('/attachments/')) {
+      const file = fake.files.get(url.pathname);
+      if (!file) return send(404, { message: 'Not Found' });
+      call.status = 200;
+      fake.record(call);
+      res.writeHead(200, { 'content-type': file.contentType, 'content-length': String(file.data.length) });
+      res.end(file.data);
+      return;
+    }
+    call.body = await readBody(req);
+    const isTokenRoute = path.startsWith('/interactions/') || path.startsWith('/webhooks/');
+    if (!isTokenRoute && req.headers.authorization !== `Bot ${fake.token}`) {
+      return send(401, { message: '401: Unauthorized', code: 0 });
+    }
+    const major = /^\/(?:channels|webhooks)\/(\d+)/.exec(path)?.[1] ?? 'global';
+    const verdict = fake.rateLimits.check(route.replace(/\/reactions\/:emoji\/:id/, '/reactions'), major);
+    if (verdict?.retryAfterMs !== undefined) {
+      return send(429, { message: 'You are being rate limited.', retry_after: verdict.retryAfterMs / 1000, global: false }, verdict.headers);
+    }
+    const out = await route_(fake, method, path, call.body, url);
+    send(out.status, out.json, verdict?.headers);
+  } catch (e) {
+    if (e instanceof HttpError) send(e.status, { message: e.message, code: e.code, ...(e.errors ? { errors: e.errors } : {}) });
+    else send(500, { message: String((e as Error)?.message ?? e), code: 0 });
+  }
+}
+
+async function route_(fake: FakeDiscord, method: string, path: string, body: any, url: URL): Promise<{ status: number; json?: unknown }> {
+  let m: RegExpExecArray | null;
+  if (method === 'GET' && path === '/gateway/bot') {
+    return { status: 200, json: { url: `${fake.wsUrl}/gateway`, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 } } };
+  }
+  if (method === 'GET' && path === '/users/@me') return { status: 200, json: fake.world.bot };
+  if ((m = /^\/channels\/(\d+)$/.exec(path)) && method === 'GET') {
+    return { status: 200, json: channelPayload(fake.channel(m[1]!)) };
+  }
+  if ((m = /^\/channels\/(\d+)\/typing$/.exec(path)) && method === 'POST') {
+    fake.channel(m[1]!);
+    return { status: 204 };
+  }
+  if ((m = /^\/channels\/(\d+)\/messages$/.exec(path)) && method === 'POST') {
+    validateContent(body);
+    fake.checkPermission(m[1]!, 'send');
+    const msg = fake.createBotMessage(m[1]!, body);
+    return { status: 200, json: messagePayload(msg) };
+  }
+  if ((m = /^\/channels\/(\d+)\/messages\/(\d+)$/.exec(path)) && method === 'PATCH') {
+    validateContent(body);
+    const msg = fake.editMessage(m[1]!, m[2]!, body);
+    return { status: 200, json: messagePayload(msg) };
+  }
+  if ((m = /^\/channels\/(\d+)\/messages\/(\d+)\/threads$/.exec(path)) && method === 'POST') {
+    fake.checkPermission(m[1]!, 'thread');
+    const thread = fake.startThread(m[1]!, m[2]!, body);
+    return { status: 201, json: channelPayload(thread) };
+  }
+  if ((m = /^\/channels\/(\d+)\/messages\/(\d+)\/reactions\/([^/]+)\/@me$/.exec(path)) && (method === 'PUT' || method === 'DELETE')) {
+    fake.react(m[2]!, decodeURIComponent(m[3]!), method === 'PUT');
+    return { status: 204 };
+  }
+  if ((m = /^\/interactions\/(\d+)\/([^/]+)\/callback$/.exec(path)) && method === 'POST') {
+    fake.interactionCallback(m[1]!, m[2]!, body);
+    return url.searchParams.get('with_response') === 'true' ? { status: 200, json: { interaction: { id: m[1] } } } : { status: 204 };
+  }
+  if ((m = /^\/webhooks\/(\d+)\/([^/]+)\/messages\/(?:%40|@)original$/.exec(path)) && method === 'PATCH') {
+    validateContent(body);
+    return { status: 200, json: messagePayload(fake.editOriginal(m[2]!, body)) };
+  }
+  if ((m = /^\/webhooks\/(\d+)\/([^/]+)$/.exec(path)) && method === 'POST') {
+    validateContent(body);
+    return { status: 200, json: messagePayload(fake.followUp(m[2]!, body)) };
+  }
+  throw new HttpError(404, 0, `404: Not Found (${method} ${path})`);
+}
