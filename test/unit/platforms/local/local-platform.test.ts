@@ -207,6 +207,30 @@ test('cross-site and malformed posts are refused before reaching the bridge', as
   assert.equal(bridge.messages.length, 1);
 });
 
+test('on loopback, requests naming another host (DNS rebinding) are refused, localhost is served', async (t) => {
+  const { http, platform, bridge, url } = await setup();
+  t.after(() => http.close(10));
+  await platform.start(bridge);
+  const port = new URL(url).port;
+  const get = (host: string, path = '/') => new Promise<number>((resolve, reject) => {
+    request({ host: '127.0.0.1', port, path, headers: { host } }, (res) => { res.resume(); resolve(res.statusCode!); }).on('error', reject).end();
+  });
+  assert.equal(await get(`evil.example:${port}`), 421);
+  assert.equal(await get(`evil.example:${port}`, '/local/events?page=tab1'), 421);
+  assert.equal(await get(`localhost:${port}`), 200);
+  assert.equal(await get(`127.0.0.1:${port}`), 200);
+  assert.equal(await get(`[::1]:${port}`), 200);
+  const rebound = await new Promise<number>((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path: '/local/send', method: 'POST',
+      headers: { host: `evil.example:${port}`, origin: `http://evil.example:${port}`, 'content-type': 'application/json' } },
+    (res) => { res.resume(); resolve(res.statusCode!); });
+    req.on('error', reject);
+    req.end(JSON.stringify({ page: 'tab1', text: 'hi' }));
+  });
+  assert.equal(rebound, 421);
+  assert.equal(bridge.messages.length, 0);
+});
+
 test('closing the HTTP server ends open page streams', async () => {
   const { http, platform, bridge, url } = await setup();
   await platform.start(bridge);

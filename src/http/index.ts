@@ -1,0 +1,3 @@
+export { createHttpServer } from './server.js';
+export type { HttpMount, HttpServer, HttpServerOptions, ReadinessSource, RouteHandler } from './server.js';
+export { readJsonBody, sendJson, sendText } from './respond.js';

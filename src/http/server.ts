@@ -1,0 +1,171 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '../log.js';
+import type { PlatformStatus } from '../bridge/index.js';
+import { sendJson, sendText } from './respond.js';
+
+/**
+ * Handles every request under a mounted prefix. `url.pathname` is the full path; `subpath` is the
+ * part after the prefix, always starting with "/".
+ */
+export type RouteHandler = (req: IncomingMessage, res: ServerResponse, ctx: { url: URL; subpath: string }) => void | Promise<void>;
+
+/** What platforms get to add routes (the local page, later Slack's HTTP receiver). */
+export interface HttpMount {
+  /** Serve everything under `prefix` ("/" = catch-all). The longest matching prefix wins; built-in routes win over mounts. */
+  mount(prefix: string, handler: RouteHandler): void;
+  /** Run when the server starts closing (end long-lived streams such as SSE). */
+  onClose(fn: () => void): void;
+}
+
+/** Anything whose readiness /readyz reports (a Platform fits). */
+export interface ReadinessSource {
+  readonly name: string;
+  status(): PlatformStatus;
+}
+
+export interface HttpServerOptions {
+  host: string;
+  /** 0 picks a free port (tests). */
+  port: number;
+  logger: Logger;
+  /** Prometheus text for GET /metrics. */
+  metrics?: () => string | Promise<string>;
+}
+
+export interface HttpServer extends HttpMount {
+  /** Bind host:port; resolves with the URL people open. */
+  listen(): Promise<string>;
+  /** The base URL once listening ("http://127.0.0.1:3000/"). */
+  readonly url: string;
+  readonly port: number;
+  /** Add a platform to /readyz. */
+  addReadiness(source: ReadinessSource): void;
+  /** /readyz answers 503 "shutting down" from now on. */
+  setDraining(): void;
+  /** Stop accepting, let requests finish for up to graceMs, then drop the rest (SSE streams). */
+  close(graceMs?: number): Promise<void>;
+}
+
+interface Mounted { prefix: string; handler: RouteHandler }
+
+/** One node:http server: /healthz, /readyz, /metrics, plus whatever platforms mount. */
+export function createHttpServer(opts: HttpServerOptions): HttpServer {
+  const log = opts.logger;
+  const mounts: Mounted[] = [];
+  const sources: ReadinessSource[] = [];
+  const closeHooks: Array<() => void> = [];
+  let draining = false;
+  let boundUrl = '';
+  let boundPort = 0;
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      log.error({ err, path: req.url }, 'http handler failed');
+      if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
+      else res.end();
+    });
+  });
+  // SSE streams stay open for hours; never time them out.
+  server.requestTimeout = 0;
+  server.headersTimeout = 30_000;
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const path = url.pathname;
+    if (path === '/healthz') return builtin(req, res, () => sendJson(res, 200, { status: 'ok' }));
+    if (path === '/readyz') return builtin(req, res, () => readyz(res));
+    if (path === '/metrics') {
+      return builtin(req, res, async () => {
+        const text = opts.metrics ? await opts.metrics() : '';
+        sendText(res, 200, text, 'text/plain; version=0.0.4; charset=utf-8');
+      });
+    }
+    const m = findMount(path);
+    if (!m) return sendJson(res, 404, { error: 'not found', path });
+    const subpath = m.prefix === '/' ? path : path.slice(m.prefix.length) || '/';
+    await m.handler(req, res, { url, subpath });
+  }
+
+  async function builtin(req: IncomingMessage, res: ServerResponse, fn: () => void | Promise<void>): Promise<void> {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('allow', 'GET, HEAD');
+      return sendJson(res, 405, { error: 'method not allowed' });
+    }
+    await fn();
+  }
+
+  function readyz(res: ServerResponse): void {
+    if (draining) return sendJson(res, 503, { status: 'not ready', reason: 'shutting down', platforms: statuses() });
+    const all = statuses();
+    const notReady = all.filter((p) => p.state !== 'ready');
+    if (notReady.length === 0) return sendJson(res, 200, { status: 'ready', platforms: all });
+    sendJson(res, 503, { status: 'not ready', notReady, platforms: all });
+  }
+
+  function statuses(): Array<{ name: string } & Record<string, unknown>> {
+    return sources.map((s) => {
+      let st: PlatformStatus;
+      try {
+        st = s.status();
+      } catch (err) {
+        st = { state: 'degraded', reason: `status() threw: ${(err as Error).message}` };
+      }
+      return { name: s.name, ...st };
+    });
+  }
+
+  function findMount(path: string): Mounted | undefined {
+    let best: Mounted | undefined;
+    for (const m of mounts) {
+      const hit = m.prefix === '/' || path === m.prefix || path.startsWith(`${m.prefix}/`);
+      if (hit && (!best || m.prefix.length > best.prefix.length)) best = m;
+    }
+    return best;
+  }
+
+  return {
+    get url() { return boundUrl; },
+    get port() { return boundPort; },
+    mount(prefix, handler) {
+      const p = prefix === '/' ? '/' : `/${prefix.replace(/^\/+|\/+$/g, '')}`;
+      if (['/healthz', '/readyz', '/metrics'].includes(p)) throw new Error(`cannot mount over built-in route ${p}`);
+      if (mounts.some((m) => m.prefix === p)) throw new Error(`a handler is already mounted at ${p}`);
+      mounts.push({ prefix: p, handler });
+    },
+    onClose(fn) { closeHooks.push(fn); },
+    addReadiness(source) { sources.push(source); },
+    setDraining() { draining = true; },
+    listen() {
+      return new Promise((resolve, reject) => {
+        const onError = (err: Error) => reject(err);
+        server.once('error', onError);
+        server.listen(opts.port, opts.host, () => {
+          server.off('error', onError);
+          const addr = server.address() as AddressInfo;
+          boundPort = addr.port;
+          const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+          boundUrl = `http://${host}:${addr.port}/`;
+          log.info({ url: boundUrl }, 'http server listening');
+          resolve(boundUrl);
+        });
+      });
+    },
+    close(graceMs = 2000) {
+      draining = true;
+      for (const fn of closeHooks.splice(0)) {
+        try { fn(); } catch (err) { log.warn({ err }, 'http close hook failed'); }
+      }
+      return new Promise((resolve) => {
+        if (!server.listening) return resolve();
+        const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+        timer.unref();
+        server.close(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+    },
+  };
+}

@@ -1,0 +1,217 @@
+/**
+ * `npm start` / `turnbridge start`: load the configuration, start the one HTTP server, the bridge
+ * core and the platforms that have credentials (the local chat page when none do), and stop them
+ * in reverse order on SIGTERM / SIGINT.
+ */
+import { existsSync, realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { createBridge, createMetrics, createSessionStore, loadConfig } from './bridge/index.js';
+import type { Bridge, BridgeConfig, Platform, PlatformFactoryOptions } from './bridge/index.js';
+import { isTurnbridgeError, TurnbridgeError } from './errors.js';
+import { createHttpServer, type HttpServer } from './http/index.js';
+import { createLogger, type Logger } from './log.js';
+import { createLocalPlatform, parseLocalConfig } from './platforms/local/index.js';
+
+
+export interface StartOptions {
+  /** Environment to read (default process.env). Tokens are read from here and never logged. */
+  env?: NodeJS.ProcessEnv;
+  /** Config file (TURNBRIDGE_CONFIG wins over it). */
+  configFile?: string;
+  logger?: Logger;
+  /** Where the URL and hints are printed (default stdout). */
+  print?: (line: string) => void;
+  /** Passed to createBridge (tests). */
+  runTurn?: Parameters<typeof createBridge>[0]['runTurn'];
+}
+
+/** A started bridge: its URL, its parts, and the one way to stop it. */
+export interface RunningTurnbridge {
+  readonly url: string;
+  readonly config: BridgeConfig;
+  readonly http: HttpServer;
+  readonly bridge: Bridge;
+  readonly platforms: readonly Platform[];
+  /** Stop in reverse order of start, bounded by config.shutdownGraceSecs. Safe to call twice. */
+  shutdown(): Promise<void>;
+}
+
+function truthy(v: string | undefined): boolean {
+  return v !== undefined && /^(1|true|yes|on)$/i.test(v.trim());
+}
+
+/** Which platforms this environment asks for. */
+export function choosePlatforms(env: NodeJS.ProcessEnv, config: BridgeConfig): { slack: boolean; discord: boolean; local: boolean } {
+  const slack = Boolean(env.SLACK_BOT_TOKEN?.trim());
+  const discord = Boolean(env.DISCORD_TOKEN?.trim());
+  const localAsked = truthy(env.TURNBRIDGE_LOCAL) || config.platforms.local?.enabled === true;
+  return { slack, discord, local: localAsked || (!slack && !discord) };
+}
+
+/** Start everything; resolves once the HTTP server listens and every platform's start() returned. */
+export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningTurnbridge> {
+  const env = opts.env ?? process.env;
+  const print = opts.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const config = loadConfig({ env, file: opts.configFile });
+  parseLocalConfig(config.platforms.local, config.file); // config mistakes surface before anything binds
+  const logger = opts.logger ?? createLogger({ level: config.logLevel });
+  const metrics = createMetrics();
+  const store = createSessionStore(config, logger);
+  const bridge = createBridge({ config, logger, store, metrics, runTurn: opts.runTurn });
+  const http = createHttpServer({ host: config.host, port: config.port, logger, metrics: () => metrics.render() });
+
+  const wanted = choosePlatforms(env, config);
+  const base: PlatformFactoryOptions = { config, env, logger };
+  const platforms: Platform[] = [];
+  const started: Platform[] = [];
+  try {
+    // Dynamic imports: @slack/bolt and discord.js load only when their tokens are set.
+    if (wanted.slack) platforms.push((await import('./platforms/slack/index.js')).createSlackPlatform(base));
+    if (wanted.discord) platforms.push((await import('./platforms/discord/index.js')).createDiscordPlatform(base));
+    if (wanted.local) platforms.push(createLocalPlatform({ ...base, http }));
+    for (const p of platforms) http.addReadiness(p);
+    await listen(http, config);
+    for (const p of platforms) {
+      bridge.attach(p.surface);
+      await p.start(bridge);
+      started.push(p);
+    }
+  } catch (err) {
+    // Leave nothing open behind a failed start (tests and `turnbridge start` may go on living).
+    for (const p of started.reverse()) await p.stop().catch(() => {});
+    await bridge.shutdown(0).catch(() => {});
+    await http.close(0);
+    throw err;
+  }
+  const names = platforms.map((p) => p.name);
+  const notReady = platforms.filter((p) => p.status().state !== 'ready').map((p) => ({ name: p.name, ...p.status() }));
+  logger.info({ platforms: names, notReady, url: http.url, profile: config.defaultProfile }, 'platforms live');
+
+  if (wanted.local) {
+    const hint = wanted.slack || wanted.discord ? ''
+      : '\n  to connect Slack set SLACK_BOT_TOKEN + SLACK_APP_TOKEN (docs/slack.md); Discord: DISCORD_TOKEN (docs/discord.md)';
+    print(`turnbridge: local chat at ${http.url}${hint}`);
+  } else {
+    print(`turnbridge: started ${names.join(' + ')}; readiness at ${http.url}readyz`);
+  }
+
+  let stopping: Promise<void> | undefined;
+  const shutdown = (): Promise<void> => {
+    stopping ??= stopAll();
+    return stopping;
+  };
+  async function stopAll(): Promise<void> {
+    const graceMs = config.shutdownGraceSecs * 1000;
+    const steps = async () => {
+      http.setDraining();
+      for (const p of [...started].reverse()) {
+        await p.stop().catch((err: unknown) => logger.warn({ err, platform: p.name }, 'platform stop failed'));
+      }
+      await bridge.shutdown(graceMs).catch((err: unknown) => logger.warn({ err }, 'bridge shutdown failed'));
+      await http.close(Math.min(1000, graceMs));
+    };
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<'timeout'>((r) => { timer = setTimeout(() => r('timeout'), graceMs + 1000); });
+    const outcome = await Promise.race([steps().then(() => 'done' as const), bound]);
+    clearTimeout(timer);
+    if (outcome === 'timeout') logger.warn({ graceMs }, 'shutdown did not finish within the grace period');
+    else logger.info('stopped');
+  }
+
+  return { url: http.url, config, http, bridge, platforms, shutdown };
+}
+
+async function listen(http: HttpServer, config: BridgeConfig): Promise<void> {
+  try {
+    await http.listen();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EADDRINUSE' && code !== 'EACCES' && code !== 'EADDRNOTAVAIL') throw err;
+    throw new TurnbridgeError('TB_CONFIG_INVALID', `cannot listen on ${config.host}:${config.port} (${code})`, {
+      field: 'PORT',
+      found: config.port,
+      hint: code === 'EADDRINUSE'
+        ? `another process uses port ${config.port}: stop it, or set PORT to a free port (PORT=0 picks one)`
+        : 'set HOST to an address of this machine (default 127.0.0.1) and PORT to a port you may bind',
+      cause: err,
+    });
+  }
+}
+
+const USAGE = 'usage: turnbridge start [--config FILE] [--host HOST] [--port PORT] [--local]';
+
+function parseMainArgs(argv: string[]): { configFile?: string; env: Record<string, string> } {
+  let values: { config?: string; host?: string; port?: string; local?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: { config: { type: 'string', short: 'c' }, host: { type: 'string' }, port: { type: 'string', short: 'p' }, local: { type: 'boolean' } },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (err) {
+    throw new TurnbridgeError('TB_USAGE', `${(err as Error).message}\n${USAGE}`);
+  }
+  const env: Record<string, string> = {};
+  if (values.host) env.HOST = values.host;
+  if (values.port) env.PORT = values.port;
+  if (values.local) env.TURNBRIDGE_LOCAL = '1';
+  return { configFile: values.config, env };
+}
+
+function loadDotEnv(): void {
+  const file = resolve(process.cwd(), '.env');
+  if (existsSync(file) && typeof process.loadEnvFile === 'function') process.loadEnvFile(file);
+}
+
+/** The bridge process: start, print the URL, stop cleanly on SIGTERM/SIGINT (a second signal exits at once). */
+export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
+  let running: RunningTurnbridge;
+  try {
+    const args = parseMainArgs(argv);
+    loadDotEnv();
+    Object.assign(process.env, args.env);
+    running = await startTurnbridge({ configFile: args.configFile });
+  } catch (err) {
+    if (isTurnbridgeError(err)) {
+      const e = err as TurnbridgeError;
+      process.stderr.write(`turnbridge: ${e.code === 'TB_CONFIG_INVALID' ? 'configuration error: ' : ''}${e.message}\n`);
+      if (e.hint && !e.message.includes(e.hint)) process.stderr.write(`  fix: ${e.hint}\n`);
+      else if (e.code === 'TB_CONFIG_INVALID') process.stderr.write('  fix: see turnbridge.example.yaml and .env.example\n');
+      process.exit(e.code === 'TB_USAGE' ? 2 : 1);
+    }
+    throw err;
+  }
+
+  let signalled = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (signalled) {
+      process.stderr.write(`turnbridge: second ${signal}, exiting now\n`);
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    }
+    signalled = true;
+    running.bridge.logger.info({ signal }, 'shutting down');
+    running.shutdown().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+}
+
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return import.meta.url === pathToFileURL(realpathSync(script)).href;
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  main().catch((err: unknown) => {
+    process.stderr.write(`turnbridge: failed to start: ${(err as Error)?.stack ?? String(err)}\n`);
+    process.exit(1);
+  });
+}

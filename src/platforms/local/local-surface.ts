@@ -1,0 +1,77 @@
+import { TurnbridgeError } from '../../errors.js';
+import type {
+  Conversation, MessageContent, MessageRef, PermissionPromptView, RateBudget, ReactionState, SourceMessageRef,
+  Surface, SurfaceCapabilities,
+} from '../../delivery/index.js';
+import type { LocalConfig } from './local-config.js';
+import type { LocalHub } from './local-hub.js';
+
+export interface LocalSurfaceOptions {
+  hub: LocalHub;
+  config: LocalConfig;
+  now?: () => number;
+}
+
+/** A Surface that renders into the local page: each conversation's channel is one browser tab. */
+export function createLocalSurface(opts: LocalSurfaceOptions): Surface {
+  const { hub, config } = opts;
+  const now = opts.now ?? Date.now;
+  let seq = 0;
+  const capabilities: SurfaceCapabilities = Object.freeze({
+    maxTextChars: config.maxTextChars,
+    maxThinkingChars: config.maxThinkingChars,
+    buttons: true,
+    minEditIntervalMs: config.minEditIntervalMs,
+  });
+
+  const newId = (kind: string) => `${kind}-${now().toString(36)}-${(++seq).toString(36)}`;
+
+  function pageOf(ref: { conversation: Conversation }): string {
+    return ref.conversation.channel;
+  }
+
+  function missing(ref: MessageRef): TurnbridgeError {
+    return new TurnbridgeError('TB_PLATFORM_ERROR', `local: no message ${ref.id} in page ${ref.conversation.channel}`);
+  }
+
+  return {
+    platform: 'local',
+    capabilities,
+    budgets(op, conversation): RateBudget[] {
+      return op === 'edit'
+        ? [{ key: `local:${conversation.channel}:edit`, perMinute: config.editsPerMinute, burst: 2 }]
+        : [{ key: `local:${conversation.channel}:post`, perMinute: config.postsPerMinute, burst: 5 }];
+    },
+    async post(conversation, content) {
+      const id = newId('m');
+      hub.upsert(conversation.channel, { kind: 'bot', id, content: copy(content), edits: 0, at: now() });
+      return { id, conversation };
+    },
+    async edit(ref, content) {
+      const item = hub.get(pageOf(ref), ref.id);
+      if (!item || item.kind !== 'bot') throw missing(ref);
+      hub.upsert(pageOf(ref), { ...item, content: copy(content), edits: item.edits + 1 });
+    },
+    async postPrompt(conversation, view) {
+      const id = newId('p');
+      hub.upsert(conversation.channel, { kind: 'prompt', id, view: { ...view }, at: now() });
+      return { id, conversation };
+    },
+    async updatePrompt(ref, view) {
+      const item = hub.get(pageOf(ref), ref.id);
+      if (!item || item.kind !== 'prompt') throw missing(ref);
+      hub.upsert(pageOf(ref), { ...item, view: { ...view } });
+    },
+    async showTyping(conversation) {
+      hub.typing(conversation.channel);
+    },
+    async react(source: SourceMessageRef, state: ReactionState) {
+      const item = hub.get(source.conversation.channel, source.id);
+      if (item?.kind === 'user') hub.upsert(source.conversation.channel, { ...item, state });
+    },
+  };
+}
+
+function copy(content: MessageContent): MessageContent {
+  return { ...content };
+}

@@ -1,0 +1,156 @@
+// The local chat page: server -> browser over SSE (EventSource), browser -> server with fetch POST.
+// One conversation per tab: its id lives in sessionStorage.
+import { escapeHtml, renderMarkdown } from './markdown.js';
+
+const $ = (id) => document.getElementById(id);
+const randomId = () => (crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random()}`).replace(/[^A-Za-z0-9_-]/g, '');
+
+let page = sessionStorage.getItem('turnbridge.page');
+if (!page) {
+  page = `tab-${randomId().slice(0, 12)}`;
+  sessionStorage.setItem('turnbridge.page', page);
+}
+
+const log = $('log');
+const elements = new Map();
+const REACTIONS = { working: '…', success: '✓', failure: '✗' };
+
+function nearBottom() {
+  return log.scrollHeight - log.scrollTop - log.clientHeight < 80;
+}
+
+function el(tag, attrs = {}, html) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) node.setAttribute(k, v);
+  if (html !== undefined) node.innerHTML = html;
+  return node;
+}
+
+function renderUser(item) {
+  const node = el('div', { class: 'msg user', 'data-testid': 'user-message', 'data-id': item.id, 'data-state': item.state });
+  node.textContent = item.text;
+  if (item.state) node.append(el('span', { class: 'badge', 'data-testid': 'user-reaction' }, escapeHtml(REACTIONS[item.state] ?? item.state)));
+  return node;
+}
+
+function renderBot(item) {
+  const c = item.content;
+  const node = el('div', { class: 'msg bot', 'data-testid': 'bot-message', 'data-id': item.id, 'data-running': c.stopActionId ? 'true' : 'false' });
+  if (c.thinking) node.append(el('div', { class: 'thinking', 'data-testid': 'bot-thinking' }, escapeHtml(c.thinking)));
+  node.append(el('div', { class: 'text', 'data-testid': 'bot-text' }, renderMarkdown(c.text ?? '')));
+  const footer = el('div', { class: 'footer' });
+  if (c.status) footer.append(el('span', { class: 'status', 'data-testid': 'bot-status', 'data-tone': c.tone ?? 'info' }, escapeHtml(c.status)));
+  if (c.stopActionId) {
+    const stop = el('button', { type: 'button', class: 'stop', 'data-testid': 'stop-button' }, 'Stop');
+    stop.addEventListener('click', () => {
+      stop.disabled = true;
+      act('stop', c.stopActionId);
+    });
+    footer.append(stop);
+  }
+  if (item.edits > 0) footer.append(el('span', { class: 'edits', 'data-testid': 'bot-edits', title: 'edits of this message' }, `${item.edits} edit${item.edits === 1 ? '' : 's'}`));
+  node.append(footer);
+  return node;
+}
+
+const OUTCOME = { allowed: 'Allowed', denied: 'Denied', timeout: 'Timed out', expired: 'Expired' };
+
+function renderPrompt(item) {
+  const v = item.view;
+  const node = el('div', { class: 'msg prompt', 'data-testid': 'permission-prompt', 'data-id': item.id, 'data-state': v.state });
+  const head = el('div', {}, `<span class="tool">Permission: ${escapeHtml(v.toolName)}</span>`);
+  if (v.description) head.append(document.createTextNode(` — ${v.description}`));
+  node.append(head, el('pre', { 'data-testid': 'prompt-input' }, escapeHtml(v.inputPreview)));
+  if (v.state === 'pending') {
+    const actions = el('div', { class: 'actions' });
+    const allow = el('button', { type: 'button', class: 'allow', 'data-testid': 'allow-button' }, 'Allow');
+    const deny = el('button', { type: 'button', class: 'deny', 'data-testid': 'deny-button' }, 'Deny');
+    for (const [button, action] of [[allow, 'allow'], [deny, 'deny']]) {
+      button.addEventListener('click', () => {
+        allow.disabled = true;
+        deny.disabled = true;
+        act(action, v.promptId).finally(() => { allow.disabled = false; deny.disabled = false; });
+      });
+    }
+    actions.append(allow, deny);
+    node.append(actions);
+  } else {
+    let text = OUTCOME[v.state] ?? v.state;
+    if (v.decidedBy) text += ` by ${v.decidedBy.name ?? v.decidedBy.id}`;
+    if (v.note) text += ` — ${v.note}`;
+    node.append(el('div', { class: 'outcome', 'data-testid': 'prompt-state', 'data-state': v.state }, escapeHtml(text)));
+  }
+  return node;
+}
+
+function show(item) {
+  const stick = nearBottom();
+  const node = item.kind === 'user' ? renderUser(item) : item.kind === 'bot' ? renderBot(item) : renderPrompt(item);
+  const old = elements.get(item.id);
+  if (old) old.replaceWith(node);
+  else log.append(node);
+  elements.set(item.id, node);
+  if (stick) log.scrollTop = log.scrollHeight;
+}
+
+function toast(text) {
+  const node = el('div', { class: 'toast', 'data-testid': 'toast', role: 'status' });
+  node.textContent = text;
+  $('toasts').append(node);
+  setTimeout(() => node.remove(), 6000);
+}
+
+async function post(path, body) {
+  try {
+    const res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ page, ...body }) });
+    if (!res.ok) {
+      const detail = await res.json().catch(() => ({}));
+      toast(`The bridge refused: ${detail.error ?? res.status}`);
+    }
+  } catch (err) {
+    toast(`Could not reach the bridge: ${err.message}`);
+  }
+}
+
+function act(action, id) {
+  return post('/local/action', { action, id });
+}
+
+let typingTimer;
+function connect() {
+  const conn = $('connection');
+  const events = new EventSource(`/local/events?page=${encodeURIComponent(page)}`);
+  events.addEventListener('open', () => { conn.textContent = 'connected'; conn.dataset.state = 'open'; });
+  events.addEventListener('error', () => { conn.textContent = 'reconnecting…'; conn.dataset.state = 'closed'; });
+  events.addEventListener('snapshot', (e) => {
+    log.replaceChildren();
+    elements.clear();
+    for (const item of JSON.parse(e.data).items) show(item);
+  });
+  events.addEventListener('item', (e) => show(JSON.parse(e.data)));
+  events.addEventListener('toast', (e) => toast(JSON.parse(e.data).text));
+  events.addEventListener('typing', () => {
+    $('typing').hidden = false;
+    clearTimeout(typingTimer);
+    typingTimer = setTimeout(() => { $('typing').hidden = true; }, 3000);
+  });
+}
+
+function setup() {
+  $('page-id').textContent = page;
+  const input = $('input');
+  const send = () => {
+    const text = input.value;
+    if (text.trim() === '') return;
+    input.value = '';
+    post('/local/send', { text, id: randomId() });
+  };
+  $('composer').addEventListener('submit', (e) => { e.preventDefault(); send(); });
+  input.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) { e.preventDefault(); send(); }
+  });
+  input.focus();
+  connect();
+}
+
+setup();

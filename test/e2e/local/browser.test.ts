@@ -1,0 +1,205 @@
+// The local chat page in a real browser: Debian's Chromium driven by playwright-core against the
+// real wiring of `npm start` (startTurnbridge) with the demo profile, on 127.0.0.1 port 0.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { startTurnbridge, type RunningTurnbridge } from '../../../src/main.js';
+import { silentLogger } from '../../../src/log.js';
+
+const CHROMIUM = process.env.TURNBRIDGE_CHROMIUM ?? '/usr/bin/chromium';
+const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
+const DEMO = join(ROOT, 'profiles/demo/profile.yaml');
+const SCREENSHOT = join(tmpdir(), 'turnbridge-local-page.png');
+/** Safety net for each wait on a loaded 2-core machine; never an assertion about speed. */
+const WAIT = { timeout: 45_000 };
+
+const sessionOf = (text: string) => /session (demo-[0-9a-f]{16})/.exec(text)?.[1];
+const turnOf = (text: string) => Number(/This is turn (\d+)/.exec(text)?.[1]);
+
+async function send(page: Page, text: string): Promise<void> {
+  const before = await page.getByTestId('bot-message').count();
+  await page.getByTestId('message-input').fill(text);
+  await page.getByTestId('message-input').press('Enter');
+  // The reply's live message appears (progress at once), after the user's own message.
+  await page.getByTestId('user-message').filter({ hasText: text }).waitFor(WAIT);
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid="bot-message"]').length > n, before, WAIT);
+}
+
+/** The last reply's answer text as the browser shows it. */
+async function lastReply(page: Page): Promise<string> {
+  return page.getByTestId('bot-text').last().innerText();
+}
+
+async function waitForReplyText(page: Page, pattern: RegExp): Promise<string> {
+  await page.waitForFunction((src) => {
+    const all = document.querySelectorAll('[data-testid="bot-text"]');
+    const last = all[all.length - 1];
+    return last !== undefined && new RegExp(src).test(last.textContent ?? '');
+  }, pattern.source, WAIT);
+  return lastReply(page);
+}
+
+async function waitForFinished(page: Page): Promise<void> {
+  await page.waitForFunction(() => {
+    const all = document.querySelectorAll('[data-testid="bot-message"]');
+    const last = all[all.length - 1] as HTMLElement | undefined;
+    return last !== undefined && last.dataset.running === 'false';
+  }, undefined, WAIT);
+}
+
+/** Record every distinct answer text the page shows, to see the reply grow. */
+async function recordGrowth(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const seen: string[] = [];
+    const thinking: string[] = [];
+    Object.assign(window, { __texts: seen, __thinking: thinking });
+    new MutationObserver(() => {
+      const all = document.querySelectorAll('[data-testid="bot-text"]');
+      const text = all[all.length - 1]?.textContent ?? '';
+      if (text && seen[seen.length - 1] !== text) seen.push(text);
+      const th = document.querySelector('[data-testid="bot-thinking"]');
+      if (th) thinking.push(`${getComputedStyle(th).fontStyle}|${th.textContent}`);
+    }).observe(document.getElementById('log')!, { childList: true, subtree: true, characterData: true });
+  });
+}
+
+test('the local page: streamed reply, Allow/Deny, Stop, /new, and one conversation per tab', async (t) => {
+  assert.ok(existsSync(CHROMIUM),
+    `Chromium is not installed at ${CHROMIUM}: the browser test needs Debian's chromium package ` +
+    '(apt-get install -y chromium; .ci/run installs it when missing), or set TURNBRIDGE_CHROMIUM to its path.');
+  assert.ok(existsSync(DEMO), `the demo profile is missing at ${DEMO}`);
+
+  const dataDir = mkdtempSync(join(tmpdir(), 'tb-browser-data-'));
+  const userDataDir = mkdtempSync(join(tmpdir(), 'tb-browser-profile-'));
+  const demoState = mkdtempSync(join(tmpdir(), 'tb-browser-demo-'));
+  // The demo profile expands these from the bridge's environment (process.env) into the agent's.
+  process.env.DEMO_DELAY_MS = '300'; // slower than the page's 250 ms edit interval, so growth is visible
+  process.env.DEMO_LONG_MS = '60000';
+  process.env.DEMO_STATE_DIR = demoState;
+
+  let running: RunningTurnbridge | undefined;
+  let context: BrowserContext | undefined;
+  t.after(async () => {
+    await context?.close().catch(() => {});
+    await running?.shutdown();
+    for (const dir of [dataDir, userDataDir, demoState]) rmSync(dir, { recursive: true, force: true });
+  });
+
+  running = await startTurnbridge({
+    env: { HOST: '127.0.0.1', PORT: '0', TURNBRIDGE_DATA_DIR: dataDir, TURNBRIDGE_PROFILE: DEMO, TURNBRIDGE_CONFIG: '', LOG_LEVEL: 'silent' },
+    logger: silentLogger,
+    print: () => {},
+  });
+  assert.match(running.url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
+  assert.deepEqual(running.platforms.map((p) => p.name), ['local']);
+
+  context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+    viewport: { width: 1100, height: 900 },
+  });
+  const page = context.pages()[0] ?? await context.newPage();
+  const pageErrors: string[] = [];
+  page.on('pageerror', (err) => pageErrors.push(err.message));
+  await page.goto(running.url);
+  await page.getByTestId('connection').filter({ hasText: 'connected' }).waitFor(WAIT);
+
+  // 1. A message: the reply grows while streaming, then finishes; the agent asks permission.
+  await recordGrowth(page);
+  await send(page, 'hello there');
+  const prompt = page.getByTestId('permission-prompt').last();
+  await prompt.waitFor(WAIT);
+  assert.equal(await prompt.getAttribute('data-state'), 'pending');
+  assert.match(await prompt.getByTestId('prompt-input').innerText(), /date/);
+  let text = await waitForReplyText(page, /You said: hello there/);
+  assert.equal(turnOf(text), 1);
+  const firstSession = sessionOf(text);
+  assert.ok(firstSession, `no session id in ${JSON.stringify(text)}`);
+  // 2. Allow: the prompt shows the outcome and who decided; the agent reports it ran the tool.
+  await prompt.getByTestId('allow-button').click();
+  await prompt.getByTestId('prompt-state').waitFor(WAIT);
+  assert.equal(await prompt.getAttribute('data-state'), 'allowed');
+  assert.match(await prompt.getByTestId('prompt-state').innerText(), /Allowed by you/);
+  text = await waitForReplyText(page, /Permission granted/);
+  await waitForFinished(page);
+  assert.equal(await page.getByTestId('bot-message').last().getByTestId('stop-button').count(), 0, 'no Stop once finished');
+  // The same message grew edit by edit (streamed body, then the tool's outcome after the click).
+  const texts = await page.evaluate(() => (window as unknown as { __texts: string[] }).__texts);
+  const growing = texts.filter((s) => s.length > 0);
+  assert.ok(growing.length >= 2, `the reply should be seen growing, saw ${JSON.stringify(growing)}`);
+  for (let i = 1; i < growing.length; i++) {
+    assert.ok(growing[i]!.startsWith(growing[i - 1]!.trimEnd()), `each view extends the last: ${JSON.stringify(growing.slice(i - 1, i + 1))}`);
+  }
+  // Thinking was shown apart from the answer, in italics.
+  const thinking = await page.evaluate(() => (window as unknown as { __thinking: string[] }).__thinking);
+  assert.ok(thinking.some((s) => /^italic\|(Reading your message|Thinking about)/.test(s)), `thinking seen: ${JSON.stringify(thinking.slice(0, 3))}`);
+  assert.ok(growing.every((s) => !/Reading your message|Thinking about/.test(s)), 'thinking never mixed into the answer');
+
+  // Markdown is rendered: the agent's `date` is inline code.
+  assert.deepEqual(await page.getByTestId('bot-text').last().locator('code').allInnerTexts(), ['date']);
+
+  // 3. The next message continues the session (turn 2); this time Deny.
+  await send(page, 'and again');
+  text = await waitForReplyText(page, /You said: and again/);
+  assert.equal(turnOf(text), 2);
+  assert.equal(sessionOf(text), firstSession);
+  const prompt2 = page.getByTestId('permission-prompt').last();
+  await prompt2.getByTestId('deny-button').click();
+  await prompt2.getByTestId('prompt-state').waitFor(WAIT);
+  assert.equal(await prompt2.getAttribute('data-state'), 'denied');
+  await waitForReplyText(page, /Permission denied/);
+  await waitForFinished(page);
+
+  // 4. A long turn, stopped with the Stop button while it streams.
+  await send(page, 'please take long');
+  await waitForReplyText(page, /tick 2\//);
+  const longReply = page.getByTestId('bot-message').last();
+  await longReply.getByTestId('stop-button').click();
+  await waitForFinished(page);
+  const stoppedText = await lastReply(page);
+  assert.match(stoppedText, /stopped by @?you/);
+  assert.equal(turnOf(stoppedText), 3);
+  assert.doesNotMatch(stoppedText, /tick 60\/60/);
+
+  // 5. /new resets the session: the next turn is turn 1 of a new session.
+  const replies = await page.getByTestId('bot-message').count();
+  await page.getByTestId('message-input').fill('/new');
+  await page.getByTestId('message-input').press('Enter');
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid="bot-message"]').length > n, replies, WAIT);
+  await send(page, 'fresh start');
+  text = await waitForReplyText(page, /You said: fresh start/);
+  assert.equal(turnOf(text), 1);
+  assert.notEqual(sessionOf(text), firstSession);
+  const prompt3 = page.getByTestId('permission-prompt').last();
+  await prompt3.getByTestId('allow-button').click();
+  await waitForReplyText(page, /Permission granted/);
+  await waitForFinished(page);
+
+  // A reload keeps what the tab showed (same conversation, snapshot over SSE).
+  const shownBefore = await page.getByTestId('bot-message').count();
+  await page.reload();
+  await page.getByTestId('connection').filter({ hasText: 'connected' }).waitFor(WAIT);
+  assert.equal(await page.getByTestId('bot-message').count(), shownBefore);
+
+  await page.screenshot({ path: SCREENSHOT, fullPage: true });
+
+  // 6. Another tab is another conversation with its own session.
+  const other = await context.newPage();
+  await other.goto(running.url);
+  await other.getByTestId('connection').filter({ hasText: 'connected' }).waitFor(WAIT);
+  assert.notEqual(await other.getByTestId('page-id').innerText(), await page.getByTestId('page-id').innerText());
+  assert.equal(await other.getByTestId('bot-message').count(), 0, 'a new tab starts empty');
+  await send(other, 'hi from tab two');
+  text = await waitForReplyText(other, /You said: hi from tab two/);
+  assert.equal(turnOf(text), 1);
+  await other.getByTestId('permission-prompt').last().getByTestId('deny-button').click();
+  await waitForFinished(other);
+
+  assert.deepEqual(pageErrors, [], 'no script errors in the page');
+});
