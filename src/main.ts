@@ -68,7 +68,7 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
   const started: Platform[] = [];
   try {
     // Dynamic imports: @slack/bolt and discord.js load only when their tokens are set.
-    if (wanted.slack) platforms.push((await import('./platforms/slack/index.js')).createSlackPlatform(base));
+    if (wanted.slack) platforms.push((await import('./platforms/slack/index.js')).createSlackPlatform({ ...base, http }));
     if (wanted.discord) platforms.push((await import('./platforms/discord/index.js')).createDiscordPlatform(base));
     if (wanted.local) platforms.push(createLocalPlatform({ ...base, http }));
     for (const p of platforms) http.addReadiness(p);

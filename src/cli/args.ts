@@ -1,0 +1,49 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { TurnbridgeError } from '../errors.js';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+export interface ParsedCommand<V> {
+  values: V;
+  positionals: string[];
+}
+
+/**
+ * node:util parseArgs in strict mode, with its errors turned into TB_USAGE (exit code 2).
+ * `--help` is always accepted so that each command can print its own help.
+ */
+export function parseCommandArgs<O extends Options>(
+  command: string,
+  argv: string[],
+  options: O,
+  positionals: { min: number; max: number; names: string },
+) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: { ...options, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (err) {
+    throw usageError(command, cleanParseMessage(err));
+  }
+  const values = parsed.values as Record<string, unknown>;
+  if (values.help !== true) {
+    const count = parsed.positionals.length;
+    if (count < positionals.min) throw usageError(command, `missing ${positionals.names}`);
+    if (count > positionals.max) throw usageError(command, `unexpected argument ${JSON.stringify(parsed.positionals[positionals.max])}`);
+  }
+  return parsed;
+}
+
+export function usageError(command: string, message: string): TurnbridgeError {
+  return new TurnbridgeError('TB_USAGE', message, { field: command });
+}
+
+function cleanParseMessage(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  // parseArgs appends advice about '--' that does not apply to us; keep the first sentence.
+  return text.split('. To specify')[0]!.split('\n')[0]!.replace(/\.$/, '');
+}

@@ -1,0 +1,140 @@
+import { createInterface } from 'node:readline';
+import { isTurnbridgeError } from '../errors.js';
+import type { Profile } from '../profile/types.js';
+import type { PermissionDecision, PermissionRequest } from '../protocol/types.js';
+import type { RunResult } from '../runner/types.js';
+import { parseCommandArgs } from './args.js';
+import { helpText } from './help.js';
+import { createCliLogger } from './cli-logger.js';
+import { dimmer, type CliIo } from './io.js';
+import { LineQueue } from './line-queue.js';
+import { describePermissionRequest, isYes } from './permission-prompt.js';
+import { EXIT_BAD_PROFILE } from './run.js';
+
+const OPTIONS = {
+  session: { type: 'string', short: 's' },
+  'session-name': { type: 'string' },
+  'no-stream': { type: 'boolean' },
+} as const;
+
+const CHAT_COMMANDS = '/new starts a new session, /exit leaves (or Ctrl-D), Ctrl-C cancels a running turn';
+
+/** `turnbridge chat <profile>`: a conversation on the terminal; resolves the exit status. */
+export async function chatCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs('chat', argv, OPTIONS, { min: 1, max: 1, names: '<profile>' });
+  if (values.help) {
+    io.stdout.write(helpText('chat'));
+    return 0;
+  }
+  const [{ loadProfile }, { run }] = await Promise.all([import('../profile/index.js'), import('../runner/index.js')]);
+  let profile: Profile;
+  try {
+    profile = await loadProfile(positionals[0]!);
+  } catch (err) {
+    if (!isTurnbridgeError(err)) throw err;
+    io.stderr.write(`error: ${err.message}\n`);
+    return EXIT_BAD_PROFILE;
+  }
+  if (values['no-stream']) profile = { ...profile, streaming: false };
+
+  const interactive = io.stdin.isTTY === true;
+  const dim = dimmer(io.stdout, io.env);
+  const logger = createCliLogger(io);
+  const rl = createInterface({ input: io.stdin, output: io.stdout, terminal: interactive, prompt: 'you> ' });
+  const lines = new LineQueue(rl);
+  let sessionId = values.session ?? '';
+  const sessionName = values['session-name'] ?? 'default';
+  let turn: AbortController | undefined;
+  let interruptedAtPrompt = false;
+
+  const onInterrupt = () => {
+    if (turn) {
+      io.stdout.write(dim('\n(cancelling the turn)\n'));
+      turn.abort();
+    } else if (interruptedAtPrompt) {
+      rl.close();
+    } else {
+      interruptedAtPrompt = true;
+      io.stdout.write(dim('\n(press Ctrl-C again or Ctrl-D to leave)\n'));
+      if (interactive) rl.prompt();
+    }
+  };
+  rl.on('SIGINT', onInterrupt);
+  process.on('SIGINT', onInterrupt);
+
+  io.stdout.write(dim(`Chatting with ${profile.name ?? positionals[0]} — ${CHAT_COMMANDS}.\n`));
+  try {
+    for (;;) {
+      if (interactive) rl.prompt();
+      const line = await lines.next();
+      if (line === null) break;
+      interruptedAtPrompt = false;
+      const text = line.trim();
+      if (!text) continue;
+      if (text === '/exit' || text === '/quit') break;
+      if (text === '/help') {
+        io.stdout.write(dim(`${CHAT_COMMANDS}.\n`));
+        continue;
+      }
+      if (text === '/new') {
+        sessionId = '';
+        io.stdout.write(dim('(new session)\n'));
+        continue;
+      }
+
+      turn = new AbortController();
+      const printer = turnPrinter(io, dim);
+      const result: RunResult = await run(
+        profile,
+        { message: text, sessionId, sessionName },
+        {
+          onPartial: printer.partial,
+          onPermissionRequest: (req, ctx) => askInChat(req, ctx.signal, lines, io),
+        },
+        { signal: turn.signal, logger, env: io.env },
+      );
+      turn = undefined;
+      printer.finish(result);
+      if (result.sessionId) sessionId = result.sessionId;
+    }
+  } finally {
+    process.off('SIGINT', onInterrupt);
+    rl.close();
+  }
+  io.stdout.write(dim(sessionId ? `\nbye (session ${sessionId})\n` : '\nbye\n'));
+  return 0;
+}
+
+function turnPrinter(io: CliIo, dim: (text: string) => string) {
+  let endsWithNewline = true;
+  const out = (text: string) => {
+    if (!text) return;
+    io.stdout.write(text);
+    endsWithNewline = text.endsWith('\n');
+  };
+  return {
+    partial(chunk: { text: string; role?: string }): void {
+      out(chunk.role === 'thinking' ? dim(chunk.text) : chunk.text);
+    },
+    finish(result: RunResult): void {
+      out(result.reply);
+      if (!endsWithNewline) out('\n');
+      for (const notice of result.notices) out(dim(`(${notice})\n`));
+      if (result.cancelled) out(dim('(cancelled)\n'));
+      else if (result.error) io.stderr.write(`error: ${result.error}\n`);
+      if (result.sessionId) out(dim(`[session ${result.sessionId}]\n`));
+    },
+  };
+}
+
+async function askInChat(req: PermissionRequest, signal: AbortSignal, lines: LineQueue, io: CliIo): Promise<PermissionDecision> {
+  io.stdout.write(`\n${describePermissionRequest(req)}\nAllow? [y/N] `);
+  const answer = await lines.next(signal);
+  if (answer === null) {
+    io.stdout.write('\n');
+    return { behavior: 'deny', message: signal.aborted ? 'the turn ended before a decision' : 'no answer (input ended)' };
+  }
+  const allowed = isYes(answer);
+  io.stdout.write(allowed ? 'allowed\n' : 'denied\n');
+  return allowed ? { behavior: 'allow' } : { behavior: 'deny', message: 'denied in chat' };
+}

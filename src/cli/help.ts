@@ -1,0 +1,102 @@
+import { readFileSync } from 'node:fs';
+
+export type CommandName = 'run' | 'chat' | 'start';
+
+const USAGE: Record<CommandName | 'main', string> = {
+  main: 'usage: turnbridge <run|chat|start> [options]   (turnbridge --help, turnbridge <command> --help)',
+  run: 'usage: turnbridge run <profile> --message TEXT [--session ID] [--session-name NAME] [--attach URL]... [--no-stream] [--json]',
+  chat: 'usage: turnbridge chat <profile> [--session ID] [--session-name NAME] [--no-stream]',
+  start: 'usage: turnbridge start [bridge options]',
+};
+
+const HELP: Record<CommandName | 'main', string> = {
+  main: `turnbridge — put AgentProc (wire 0.4) agents into Slack and Discord
+
+${USAGE.main}
+
+Commands:
+  run <profile>     Run one turn of an agent and print its reply
+  chat <profile>    Talk to an agent in the terminal, turn after turn
+  start             Start the bridge (Slack, Discord, local)
+
+Options:
+  -h, --help        Show help (also after a command)
+  -v, --version     Print the version
+
+Examples:
+  turnbridge run profiles/echo/profile.yaml --message hi --json
+  turnbridge chat profiles/demo/profile.yaml
+`,
+  run: `Run one agent turn with a profile and print the reply.
+
+${USAGE.run}
+
+Options:
+  -m, --message TEXT       The user message (required unless --attach is given)
+  -s, --session ID         Continue this agent session (the id a previous turn printed)
+      --session-name NAME  Human-readable session name (default "default")
+  -a, --attach URL         Add an attachment; kind "image" for image extensions, else "file". Repeatable
+      --no-stream          Ignore partial events for this run (profile streaming: false)
+      --json               Print exactly one JSON object at the end instead of streaming:
+                           {"reply","session_id","error","exit_code","partials":[{"text","role"?}],"usage"?}
+  -h, --help               Show this help
+
+Output without --json: output partials go to stdout as they arrive, followed by the rest of
+the reply; thinking partials are dimmed on a terminal and go to stderr when stdout is not a
+terminal; errors, notices and the session id go to stderr.
+Exit status: the turn's exit code (0 success, 1 agent error, 124 timeout, the agent's own
+non-zero code otherwise, 130 interrupted); 2 for bad arguments.
+Permission requests (profiles with permission: true) are asked y/n on the terminal, and denied
+when stdin is not a terminal.
+`,
+  chat: `Talk to an agent in the terminal. The session id is kept between turns.
+
+${USAGE.chat}
+
+Options:
+  -s, --session ID         Start by continuing this agent session
+      --session-name NAME  Human-readable session name (default "default")
+      --no-stream          Ignore partial events (show each reply when the turn ends)
+  -h, --help               Show this help
+
+In the conversation:
+  /new        Start a new session (forget the session id)
+  /help       Show these commands
+  /exit       Leave (so does Ctrl-D)
+  Ctrl-C      Cancel the running turn (at the prompt: press twice to leave)
+Permission requests are asked as "Allow? [y/N]"; anything but y/yes denies.
+`,
+  start: `Start the bridge: connect the configured platforms and serve turns until stopped.
+
+${USAGE.start}
+
+The configuration comes from the environment and the bridge config file; see the README and
+docs/operations.md. Stop with Ctrl-C or SIGTERM.
+`,
+};
+
+export function usageLine(command: CommandName | 'main'): string {
+  return USAGE[command];
+}
+
+export function helpText(command: CommandName | 'main'): string {
+  return HELP[command];
+}
+
+export function versionText(): string {
+  return `turnbridge ${ownPackage().version ?? 'unknown'} (AgentProc wire 0.4)`;
+}
+
+/** turnbridge's package.json, found upwards from this module (src/cli/ or a bundle in node_modules/.cache/). */
+function ownPackage(): { name?: string; version?: string } {
+  let dir = new URL('.', import.meta.url);
+  for (;;) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL('package.json', dir), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'turnbridge') return pkg;
+    } catch { /* not here */ }
+    const parent = new URL('..', dir);
+    if (parent.href === dir.href) return {};
+    dir = parent;
+  }
+}

@@ -1,0 +1,17 @@
+/** The process streams a command uses; passed in so the commands hold no globals. */
+export interface CliIo {
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+}
+
+export function processIo(): CliIo {
+  return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
+}
+
+/** ANSI dim when the stream is a terminal (and NO_COLOR is not set). */
+export function dimmer(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): (text: string) => string {
+  if (stream.isTTY !== true || env.NO_COLOR) return (text) => text;
+  return (text) => `\x1b[2m${text}\x1b[22m`;
+}

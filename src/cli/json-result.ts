@@ -1,0 +1,32 @@
+import type { RunResult } from '../runner/types.js';
+import type { PartialChunk, Usage } from '../protocol/types.js';
+
+/**
+ * The public, stable `turnbridge run --json` object. Key order and shape are part of the
+ * contract: {"reply","session_id","error","exit_code","partials":[{"text","role"?}],"usage"?}.
+ */
+export interface JsonRunResult {
+  reply: string;
+  session_id: string;
+  error: string | null;
+  exit_code: number;
+  partials: PartialChunk[];
+  usage?: Usage;
+}
+
+export function toJsonResult(result: Pick<RunResult, 'reply' | 'sessionId' | 'error' | 'exitCode' | 'partials' | 'usage'>): JsonRunResult {
+  const out: JsonRunResult = {
+    reply: result.reply,
+    session_id: result.sessionId,
+    error: result.error,
+    exit_code: result.exitCode,
+    partials: result.partials.map((p) => (typeof p.role === 'string' ? { text: p.text, role: p.role } : { text: p.text })),
+  };
+  if (result.usage !== undefined) out.usage = result.usage;
+  return out;
+}
+
+/** The JSON object for a turn that never started (profile could not be loaded). */
+export function failedJsonResult(error: string, exitCode: number): JsonRunResult {
+  return { reply: '', session_id: '', error, exit_code: exitCode, partials: [] };
+}

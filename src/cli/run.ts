@@ -1,0 +1,144 @@
+import { createInterface } from 'node:readline';
+import { isTurnbridgeError } from '../errors.js';
+import type { Profile } from '../profile/types.js';
+import type { PermissionDecision, PermissionRequest } from '../protocol/types.js';
+import type { RunHandlers, RunResult } from '../runner/types.js';
+import { parseCommandArgs, usageError } from './args.js';
+import { attachmentFromUrl } from './attachments.js';
+import { helpText } from './help.js';
+import { createCliLogger } from './cli-logger.js';
+import { dimmer, type CliIo } from './io.js';
+import { failedJsonResult, toJsonResult } from './json-result.js';
+import { describePermissionRequest, isYes } from './permission-prompt.js';
+
+/** Exit status of a turn ended by Ctrl-C (the spec's "interrupted by SIGINT"). */
+export const EXIT_INTERRUPTED = 130;
+/** Exit status when the profile cannot be used at all (same class as bad arguments). */
+export const EXIT_BAD_PROFILE = 2;
+
+const OPTIONS = {
+  message: { type: 'string', short: 'm' },
+  session: { type: 'string', short: 's' },
+  'session-name': { type: 'string' },
+  attach: { type: 'string', short: 'a', multiple: true },
+  'no-stream': { type: 'boolean' },
+  json: { type: 'boolean' },
+} as const;
+
+/** `turnbridge run <profile> --message TEXT ...`: one turn; resolves the process exit status. */
+export async function runCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs('run', argv, OPTIONS, { min: 1, max: 1, names: '<profile>' });
+  if (values.help) {
+    io.stdout.write(helpText('run'));
+    return 0;
+  }
+  const attachments = (values.attach ?? []).map(attachmentFromUrl);
+  if (values.message === undefined && attachments.length === 0) throw usageError('run', 'missing --message TEXT');
+  if (!values.message && attachments.length === 0) throw usageError('run', '--message is empty and no --attach was given: an empty turn cannot be sent');
+  const json = values.json === true;
+
+  const [{ loadProfile }, { run }] = await Promise.all([import('../profile/index.js'), import('../runner/index.js')]);
+  let profile: Profile;
+  try {
+    profile = await loadProfile(positionals[0]!);
+  } catch (err) {
+    if (!isTurnbridgeError(err)) throw err;
+    if (json) io.stdout.write(`${JSON.stringify(failedJsonResult(err.message, EXIT_BAD_PROFILE))}\n`);
+    else io.stderr.write(`error: ${err.message}\n`);
+    return EXIT_BAD_PROFILE;
+  }
+  if (values['no-stream']) profile = { ...profile, streaming: false };
+
+  const controller = new AbortController();
+  const onSigint = () => {
+    if (controller.signal.aborted) process.exit(EXIT_INTERRUPTED);
+    io.stderr.write('\ncancelling the turn (Ctrl-C again to quit at once)\n');
+    controller.abort();
+  };
+  process.on('SIGINT', onSigint);
+  // Nobody reads our output any more (`| head`): end the turn instead of running it blind.
+  const onOutputGone = (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') controller.abort();
+  };
+  io.stdout.on('error', onOutputGone);
+
+  const printer = json ? undefined : streamPrinter(io);
+  const handlers: RunHandlers = {
+    onPartial: printer?.partial,
+    onPermissionRequest: (req, ctx) => askOnTerminal(req, ctx.signal, io),
+  };
+  let result: RunResult;
+  try {
+    result = await run(
+      profile,
+      { message: values.message ?? '', sessionId: values.session ?? '', sessionName: values['session-name'] ?? 'default', attachments },
+      handlers,
+      { signal: controller.signal, logger: createCliLogger(io), env: io.env },
+    );
+  } finally {
+    process.off('SIGINT', onSigint);
+    io.stdout.off('error', onOutputGone);
+  }
+
+  const exitCode = result.cancelled ? EXIT_INTERRUPTED : result.exitCode;
+  if (json) {
+    io.stdout.write(`${JSON.stringify(toJsonResult({ ...result, exitCode }))}\n`);
+    for (const notice of result.notices) io.stderr.write(`notice: ${notice}\n`);
+  } else {
+    printer!.finish(result, exitCode);
+  }
+  return exitCode;
+}
+
+/** Non-JSON output: output partials to stdout as they come, then the rest of the reply. */
+function streamPrinter(io: CliIo) {
+  const ttyOut = io.stdout.isTTY === true;
+  const dim = dimmer(io.stdout, io.env);
+  let endsWithNewline = true;
+  const out = (text: string) => {
+    if (!text) return;
+    io.stdout.write(text);
+    endsWithNewline = text.endsWith('\n');
+  };
+  return {
+    partial(chunk: { text: string; role?: string }): void {
+      if (chunk.role === 'thinking') {
+        if (ttyOut) out(dim(chunk.text));
+        else io.stderr.write(chunk.text);
+      } else {
+        out(chunk.text);
+      }
+    },
+    finish(result: RunResult, exitCode: number): void {
+      out(result.reply);
+      if (!endsWithNewline) out('\n');
+      for (const notice of result.notices) io.stderr.write(`notice: ${notice}\n`);
+      if (result.cancelled) io.stderr.write('cancelled\n');
+      if (result.error) io.stderr.write(`error: ${result.error}\n`);
+      if (result.sessionId) io.stderr.write(`session: ${result.sessionId}\n`);
+      if (exitCode !== 0 && !result.error) io.stderr.write(`exit code ${exitCode}\n`);
+    },
+  };
+}
+
+/** y/n on the terminal; without a terminal on stdin nobody can answer, so deny. */
+function askOnTerminal(req: PermissionRequest, signal: AbortSignal, io: CliIo): Promise<PermissionDecision> {
+  io.stderr.write(`\n${describePermissionRequest(req)}\n`);
+  if (io.stdin.isTTY !== true) {
+    io.stderr.write('no terminal on stdin to ask: denied\n');
+    return Promise.resolve({ behavior: 'deny', message: 'no terminal to ask for approval' });
+  }
+  return new Promise((resolve) => {
+    const rl = createInterface({ input: io.stdin, output: io.stderr });
+    const onAbort = () => {
+      rl.close();
+      resolve({ behavior: 'deny', message: 'the turn ended before a decision' });
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    rl.question('Allow? [y/N] ', (answer) => {
+      signal.removeEventListener('abort', onAbort);
+      rl.close();
+      resolve(isYes(answer) ? { behavior: 'allow' } : { behavior: 'deny', message: 'denied on the terminal' });
+    });
+  });
+}
