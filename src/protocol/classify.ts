@@ -34,31 +34,34 @@ export function classifyLine(line: string): Classified {
     if (problem === null) sessionId = parsed.session_id as string;
     else droppedSessionId = { value: parsed.session_id, reason: problem };
   }
-  const withSession = <T extends AgentEvent>(e: T): T => (sessionId === undefined ? e : { ...e, sessionId });
-
+  // Hot path (one call per stdout line): no closures or spreads here.
   const type = parsed.type;
   let event: AgentEvent;
   switch (type) {
     case 'partial': {
       const text = typeof parsed.text === 'string' ? parsed.text : '';
       if (parsed.usage !== undefined) warnings.push('usage on a partial event is ignored');
-      event = withSession({ type: 'partial', text, ...(typeof parsed.role === 'string' ? { role: parsed.role } : {}) });
+      const partial: Extract<AgentEvent, { type: 'partial' }> = { type: 'partial', text };
+      if (typeof parsed.role === 'string') partial.role = parsed.role;
+      event = partial;
       break;
     }
     case 'result': {
-      const text = typeof parsed.text === 'string' ? parsed.text : '';
+      const result: Extract<AgentEvent, { type: 'result' }> = { type: 'result', text: typeof parsed.text === 'string' ? parsed.text : '' };
       const usage = usageOf(parsed);
-      event = withSession({ type: 'result', text, ...(usage ? { usage } : {}) });
+      if (usage) result.usage = usage;
+      event = result;
       break;
     }
     case 'error': {
-      const message = typeof parsed.message === 'string' ? parsed.message : '';
+      const error: Extract<AgentEvent, { type: 'error' }> = { type: 'error', message: typeof parsed.message === 'string' ? parsed.message : '' };
       const usage = usageOf(parsed);
-      event = withSession({ type: 'error', message, ...(usage ? { usage } : {}) });
+      if (usage) error.usage = usage;
+      event = error;
       break;
     }
     case 'permission_request':
-      event = withSession(classifyPermissionRequest(parsed));
+      event = classifyPermissionRequest(parsed);
       break;
     default:
       return {
@@ -66,7 +69,10 @@ export function classifyLine(line: string): Classified {
         warnings,
       };
   }
-  return { event, warnings, ...(droppedSessionId ? { droppedSessionId } : {}) };
+  if (sessionId !== undefined) (event as { sessionId?: string }).sessionId = sessionId;
+  const out: Classified = { event, warnings };
+  if (droppedSessionId) out.droppedSessionId = droppedSessionId;
+  return out;
 }
 
 function classifyPermissionRequest(obj: Record<string, unknown>): AgentEvent {
