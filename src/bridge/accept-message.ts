@@ -143,6 +143,7 @@ async function enqueue(
     if (ctx.bannerShown.size > MAX_BANNER_MEMORY) ctx.bannerShown.delete(ctx.bannerShown.values().next().value!);
   }
   turn.reply = t.delivery.open(msg.conversation, {
+    recipient: msg.user,
     stopActionId: t.surface.capabilities.buttons ? turn.stopActionId : undefined,
     initialStatus: position !== undefined ? `queued: position ${position}` : undefined,
     notices: msg.notices,

@@ -8,13 +8,19 @@ import type { RateBudget } from './surface.js';
 
 /** What delivery needs from a limiter; a test or a Redis-backed limiter can provide its own. */
 export interface RateLimiter {
-  /** Run `fn` when the budget allows it. */
-  schedule<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Run `fn` when the budget allows it. Queued work starts in priority order (0 first, 9 last,
+   * default 5), then in arrival order.
+   */
+  schedule<T>(fn: () => Promise<T>, opts?: { priority?: number }): Promise<T>;
   /** Drop queued work and release timers. */
   stop(): Promise<void>;
 }
 
 export type LimiterFactory = (budget: RateBudget) => RateLimiter;
+
+/** bottleneck's priorities run 0 (first) .. 9 (last); 5 is its default. */
+export const DEFAULT_PRIORITY = 5;
 
 export function intervalOf(budget: RateBudget): number {
   return Math.ceil(60_000 / budget.perMinute);
@@ -39,7 +45,7 @@ export const createBottleneckLimiter: LimiterFactory = (budget) => {
         },
   );
   return {
-    schedule: (fn) => limiter.schedule(fn),
+    schedule: (fn, o) => limiter.schedule({ priority: o?.priority ?? DEFAULT_PRIORITY }, fn),
     async stop() {
       await limiter.stop({ dropWaitingJobs: true }).catch(() => undefined);
     },

@@ -4,9 +4,14 @@
  * retry-after and slows them down for a while: while slowed, starts in a bucket are spaced
  * by interval x factor (on top of the limiter's own pacing), and the factor halves back every
  * `slowdownMs` without a 429.
+ *
+ * Runs wait for a bucket in priority order: a reply's final operations (`final`) overtake the
+ * progress updates (`live`) of other replies, so final texts do not queue behind live edits.
+ * Only one run at a time sits inside a bucket's limiter (bottleneck cannot reorder or drop a job
+ * it holds); the rest wait in the pool, where a skipped run costs nothing.
  */
 import type { Logger } from '../log.js';
-import { createBottleneckLimiter, intervalOf, type LimiterFactory, type RateLimiter } from './bottleneck-limiter.js';
+import { createBottleneckLimiter, DEFAULT_PRIORITY, intervalOf, type LimiterFactory, type RateLimiter } from './bottleneck-limiter.js';
 import type { RateBudget } from './surface.js';
 
 export interface LimiterPoolOptions {
@@ -21,9 +26,25 @@ export interface LimiterPoolOptions {
   idleMs?: number;
 }
 
+/** A run waiting for its turn to enter a bucket's limiter. */
+interface Waiting {
+  priority: number;
+  seq: number;
+  enter: () => void;
+  abandon: (err: Error) => void;
+}
+
 interface Bucket {
   budget: RateBudget;
   limiter: RateLimiter;
+  /**
+   * Runs wait here, in priority order, and enter the limiter one at a time (the next enters when
+   * the previous starts), so that a late `final` run overtakes every `live` run still waiting
+   * and a skipped run never takes a slot of the budget.
+   */
+  waiting: Waiting[];
+  /** Runs handed to the limiter that have not started yet (0 or 1). */
+  entered: number;
   blockedUntil: number;
   factor: number;
   slowUntil: number;
@@ -34,9 +55,29 @@ interface Bucket {
   lastUsed: number;
 }
 
+/**
+ * How urgent an operation is. `final` (the finish of a reply: final edits, last parts, stream
+ * stops) starts before any queued `live` operation (progress edits, appends) in the same bucket.
+ */
+export type RunPriority = 'final' | 'live';
+
+const PRIORITY: Record<RunPriority, number> = { final: 1, live: DEFAULT_PRIORITY };
+
+export interface RunOptions {
+  priority?: RunPriority;
+  /** Checked when the run's turn comes: true = drop it (it resolves undefined). */
+  skipIf?: () => boolean;
+  /** Aborted before `fn` started: the run resolves undefined at once and `fn` is never called. */
+  signal?: AbortSignal;
+}
+
 export interface LimiterPool {
-  /** Run `fn` through every budget's limiter, in order, once no bucket is blocked by a 429. */
-  run<T>(budgets: readonly RateBudget[], fn: () => Promise<T>): Promise<T>;
+  /**
+   * Run `fn` through every budget's limiter, in order, once no bucket is blocked by a 429.
+   * Waiting `final` runs overtake waiting `live` runs (default `live`). When `skipIf()` is true
+   * at the run's turn, `fn` is not called, no budget is spent, and the run resolves undefined.
+   */
+  run<T>(budgets: readonly RateBudget[], fn: () => Promise<T>, opts?: RunOptions): Promise<T>;
   /** A 429 came back: block these buckets for `retryAfterMs` and slow them down. */
   penalize(budgets: readonly RateBudget[], retryAfterMs: number): void;
   /** Current slowdown of a bucket (1 = none); for tests and metrics. */
@@ -69,16 +110,55 @@ export function createLimiterPool(opts: LimiterPoolOptions): LimiterPool {
     }
   }
 
-  async function runThrough<T>(list: Bucket[], fn: () => Promise<T>): Promise<T> {
+  let seq = 0;
+
+  /** Let waiting runs into the limiter while none that entered is still waiting to start. */
+  function admit(b: Bucket): void {
+    while (b.entered === 0 && b.waiting.length > 0) b.waiting.shift()!.enter();
+  }
+
+  /** Run `fn` through one bucket: wait for a turn (priority order), then the limiter's pacing. */
+  function through<T>(b: Bucket, priority: number, fn: () => Promise<T>, skipIf?: () => boolean): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const w: Waiting = {
+        priority,
+        seq: seq++,
+        enter: () => {
+          if (skipIf?.()) {
+            resolve(undefined as T);
+            return;
+          }
+          b.entered++;
+          b.limiter.schedule(async () => {
+            b.entered--;
+            admit(b);
+            return fn();
+          }, { priority }).then(resolve, (err: unknown) => {
+            // a job dropped by stop() never started
+            if (b.entered > 0 && (err as Error)?.message?.includes('stopped')) b.entered = 0;
+            reject(err);
+          });
+        },
+        abandon: reject,
+      };
+      let i = b.waiting.length;
+      while (i > 0 && (b.waiting[i - 1]!.priority > priority)) i--;
+      b.waiting.splice(i, 0, w);
+      admit(b);
+    });
+  }
+
+  async function runThrough<T>(list: Bucket[], fn: () => Promise<T>, priority: number, skipIf?: () => boolean): Promise<T> {
     await waitUnblocked(list, false);
     const innermost = async () => {
       await waitUnblocked(list, true);
+      if (skipIf?.()) return undefined as T;
       return fn();
     };
     let call: () => Promise<T> = innermost;
     for (const b of [...list].reverse()) {
       const next = call;
-      call = () => b.limiter.schedule(next);
+      call = () => through(b, priority, next, skipIf);
     }
     return call();
   }
@@ -87,7 +167,7 @@ export function createLimiterPool(opts: LimiterPoolOptions): LimiterPool {
     if (!(budget.perMinute > 0) || !Number.isFinite(budget.perMinute)) return undefined;
     let b = buckets.get(budget.key);
     if (!b) {
-      b = { budget, limiter: factory(budget), blockedUntil: 0, factor: 1, slowUntil: 0, slowNextAt: 0, active: 0, lastUsed: opts.now() };
+      b = { budget, limiter: factory(budget), waiting: [], entered: 0, blockedUntil: 0, factor: 1, slowUntil: 0, slowNextAt: 0, active: 0, lastUsed: opts.now() };
       buckets.set(budget.key, b);
     }
     return b;
@@ -116,22 +196,38 @@ export function createLimiterPool(opts: LimiterPoolOptions): LimiterPool {
   }
 
   return {
-    async run<T>(budgets: readonly RateBudget[], fn: () => Promise<T>): Promise<T> {
+    run<T>(budgets: readonly RateBudget[], fn: () => Promise<T>, runOpts?: RunOptions): Promise<T> {
       const list = budgets.map(bucketOf).filter((b): b is Bucket => b !== undefined);
       if (++runsSinceSweep >= 100) {
         runsSinceSweep = 0;
         sweep(opts.now());
       }
+      const signal = runOpts?.signal;
+      const skipIf = runOpts?.skipIf;
+      const skip = signal ? () => signal.aborted || (skipIf?.() ?? false) : skipIf;
+      let started = false;
+      const call = (): Promise<T> => {
+        started = true;
+        return fn();
+      };
       for (const b of list) b.active++;
-      try {
-        return await runThrough(list, fn);
-      } finally {
+      const done = runThrough(list, call, PRIORITY[runOpts?.priority ?? 'live'], skip).finally(() => {
         const now = opts.now();
         for (const b of list) {
           b.active--;
           b.lastUsed = now;
         }
-      }
+      });
+      if (!signal) return done;
+      // Aborted before `fn` started: resolve at once; a job the limiter already holds becomes a no-op.
+      return new Promise<T>((resolve, reject) => {
+        const onAbort = (): void => {
+          if (!started) resolve(undefined as T);
+        };
+        if (signal.aborted) onAbort();
+        else signal.addEventListener('abort', onAbort, { once: true });
+        done.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+      });
     },
 
     penalize(budgets, retryAfterMs) {
@@ -152,6 +248,7 @@ export function createLimiterPool(opts: LimiterPoolOptions): LimiterPool {
     },
 
     async stop() {
+      for (const b of buckets.values()) for (const w of b.waiting.splice(0)) w.abandon(new Error('the limiter pool was stopped'));
       await Promise.all([...buckets.values()].map((b) => b.limiter.stop()));
       buckets.clear();
     },

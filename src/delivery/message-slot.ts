@@ -7,7 +7,7 @@
 import { isTurnbridgeError, RateLimitedError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { nextStep, type CoalesceState } from './coalesce.js';
-import type { LimiterPool } from './limiter-pool.js';
+import type { LimiterPool, RunPriority } from './limiter-pool.js';
 import { sleep } from './limiter-pool.js';
 import type { Conversation, MessageContent, MessageRef, Surface } from './surface.js';
 import type { DeliveryStats } from './types.js';
@@ -28,6 +28,13 @@ export interface SlotDeps {
   onShown?: (content: MessageContent) => void;
 }
 
+interface EditTicket {
+  /** The limiter let it go and the platform call began. */
+  started: boolean;
+  /** A final edit took its place before it started: it does nothing. */
+  superseded: boolean;
+}
+
 const backoffMs = (failures: number): number => Math.min(10_000, 250 * 2 ** (failures - 1));
 
 export class MessageSlot {
@@ -38,6 +45,13 @@ export class MessageSlot {
   private failures = 0;
   private limited = 0;
   private gaveUp = false;
+  /** Being deleted: no more edits. */
+  private retired = false;
+  /** The reply is finishing: this slot's operations overtake queued live edits. */
+  private final = false;
+  private current?: Promise<void>;
+  /** The edit in flight (queued in the limiter or sent). */
+  private ticket?: EditTicket;
   private timer?: ReturnType<typeof setTimeout>;
   private waiters: Array<(ok: boolean) => void> = [];
 
@@ -58,9 +72,18 @@ export class MessageSlot {
     return this.state.shown;
   }
 
-  set(content: MessageContent): void {
+  /** `final`: this is (part of) the reply's final state; its operations get priority from now on. */
+  set(content: MessageContent, final = false): void {
     this.state.desired = content;
+    if (final && !this.final) {
+      this.final = true;
+      if (this.overtakeQueuedEdit()) return;
+    }
     this.kick();
+  }
+
+  private get priority(): RunPriority {
+    return this.final ? 'final' : 'live';
   }
 
   /** Resolves true once the message shows the desired content, false when it gave up. */
@@ -84,10 +107,14 @@ export class MessageSlot {
     const { surface, pool, conversation } = this.deps;
     const budgets = surface.budgets('post', conversation);
     for (;;) {
-      const content = this.state.desired;
+      // The content is read when the limiter lets the call go, so a queued call carries the latest.
+      let content = this.state.desired;
       this.state.lastSentAt = this.deps.now();
       try {
-        this.ref = await pool.run(budgets, () => surface.post(conversation, content));
+        this.ref = await pool.run(budgets, () => {
+          content = this.state.desired;
+          return surface.post(conversation, content);
+        }, { priority: this.priority });
         this.deps.stats.posts++;
         this.state.shown = content;
         this.failures = 0;
@@ -132,7 +159,7 @@ export class MessageSlot {
   }
 
   private kick(): void {
-    if (this.gaveUp || !this.ref) return;
+    if (this.gaveUp || this.retired || !this.ref) return;
     const step = nextStep(this.state, this.deps.now(), this.deps.minEditIntervalMs);
     if (step.kind === 'idle') {
       this.resolveWaiters(true);
@@ -152,16 +179,26 @@ export class MessageSlot {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
-    void this.edit(this.ref, step.content);
+    this.current = this.edit(this.ref, step.content);
   }
 
-  private async edit(ref: MessageRef, content: MessageContent): Promise<void> {
+  private async edit(ref: MessageRef, queued: MessageContent): Promise<void> {
     const { surface, pool, conversation } = this.deps;
     const budgets = surface.budgets('edit', conversation);
+    const ticket: EditTicket = { started: false, superseded: false };
+    this.ticket = ticket;
     this.state.inFlight = true;
     this.state.lastSentAt = this.deps.now();
+    let content = queued;
     try {
-      await pool.run(budgets, () => surface.edit(ref, content));
+      // Read the content when the limiter lets the call go: a queued live edit then carries the final state.
+      await pool.run(budgets, async () => {
+        if (ticket.superseded) return;
+        ticket.started = true;
+        content = this.state.desired;
+        await surface.edit(ref, content);
+      }, { priority: this.priority, skipIf: () => ticket.superseded });
+      if (ticket.superseded) return;
       this.deps.stats.edits++;
       this.state.shown = content;
       this.failures = 0;
@@ -169,12 +206,65 @@ export class MessageSlot {
       this.state.notBefore = 0;
       this.deps.onShown?.(content);
     } catch (err) {
+      if (ticket.superseded) return;
       if (!this.onFailure(err, budgets, 'edit')) this.giveUp();
       else if (!isTurnbridgeError(err, 'TB_RATE_LIMITED')) this.state.notBefore = this.deps.now() + backoffMs(this.failures);
     } finally {
-      this.state.inFlight = false;
+      if (this.ticket === ticket) {
+        this.ticket = undefined;
+        this.state.inFlight = false;
+      }
     }
     this.kick();
+  }
+
+  /**
+   * The final state arrived while a live edit still waits for the limiter: that edit is dropped
+   * (it spends no budget) and the final edit waits at final priority, so it overtakes the live
+   * edits of other replies instead of waiting behind them.
+   */
+  private overtakeQueuedEdit(): boolean {
+    const ticket = this.ticket;
+    if (!ticket || ticket.started || ticket.superseded || !this.ref || this.gaveUp || this.retired) return false;
+    ticket.superseded = true;
+    this.current = this.edit(this.ref, this.state.desired);
+    return true;
+  }
+
+  /**
+   * Delete this message (Surface.remove) once it is posted and no edit is in flight. Without
+   * `remove`, or when deleting fails for good, the message is edited to `fallback` instead.
+   * Resolves true when the message is gone or shows `fallback`.
+   */
+  async retire(fallback: MessageContent): Promise<boolean> {
+    const { surface, pool, conversation } = this.deps;
+    if (!(await this.posted) || !this.ref) return true;
+    const ref = this.ref;
+    if (surface.remove) {
+      this.retired = true;
+      if (this.timer !== undefined) clearTimeout(this.timer);
+      this.timer = undefined;
+      await this.current;
+      const budgets = surface.removeBudgets?.(conversation) ?? [];
+      this.failures = 0;
+      this.limited = 0;
+      for (;;) {
+        try {
+          await pool.run(budgets, () => surface.remove!(ref), { priority: 'final' });
+          this.resolveWaiters(true);
+          return true;
+        } catch (err) {
+          if (!this.onFailure(err, budgets, 'remove')) break;
+          if (!isTurnbridgeError(err, 'TB_RATE_LIMITED')) await sleep(backoffMs(this.failures));
+        }
+      }
+      this.retired = false;
+      this.gaveUp = false;
+      this.failures = 0;
+      this.limited = 0;
+    }
+    this.set(fallback, true);
+    return this.settle();
   }
 
   private giveUp(): void {

@@ -172,3 +172,13 @@ export function splitMessageParts(text: string, maxChars: number): SplitPart[] {
 export function splitMessage(text: string, maxChars: number): string[] {
   return splitMessageParts(text, maxChars).map((p) => p.text);
 }
+
+/**
+ * The code fence open at position `p` of `text` (what text after `p` is inside), as the lines
+ * that close it and reopen it; null when no fence is open there.
+ */
+export function openFenceAt(text: string, p: number): { opener: string; closer: string } | null {
+  const lines = scanLines(text);
+  const open = stateAt(lines, Math.max(0, Math.min(p, text.length)));
+  return open ? { opener: open.line, closer: open.char.repeat(open.len) } : null;
+}

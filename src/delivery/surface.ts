@@ -87,7 +87,7 @@ export interface SourceMessageRef {
   conversation: Conversation;
 }
 
-export interface Surface {
+export interface Surface extends SurfaceExtras {
   readonly platform: string;
   readonly capabilities: SurfaceCapabilities;
 
@@ -108,4 +108,57 @@ export interface Surface {
   showTyping?(conversation: Conversation): Promise<void>;
   /** Optional: reflect turn state on the user's message (reactions). Failures are logged, not fatal. */
   react?(source: SourceMessageRef, state: ReactionState): Promise<void>;
+}
+
+/**
+ * Optional native streaming (Slack chat.startStream / appendStream / stopStream). The core's
+ * post + edit path is the defined fallback: `start()` may answer null (not here, not now, or
+ * not in this workspace), and the reply then goes on with post + edit. Decided once per reply.
+ * A streamed message cannot be edited while it streams, so a reply that streams keeps its
+ * status line, thinking line and Stop control in a separate small control message (posted and
+ * edited as usual) that it removes at the end.
+ */
+export interface NativeStreaming {
+  /** Longest answer (markdown) one streamed message may hold, with headroom under the platform cap. */
+  readonly maxChars: number;
+  /** The budgets a stream operation in this conversation consumes (all of them, in order). */
+  budgets(op: 'start' | 'append' | 'stop', conversation: Conversation): RateBudget[];
+  /**
+   * Optional: false when a reply here cannot stream (known without a call, e.g. no thread, or the
+   * workspace refused before): the reply then uses post + edit from the start.
+   */
+  available?(conversation: Conversation): boolean;
+  /**
+   * Start a streamed message showing `markdown` (non-empty). Null = streaming is not available
+   * here (use post + edit for this reply). Throws RateLimitedError on 429; other errors are
+   * failures the caller may retry.
+   */
+  start(conversation: Conversation, opts: { markdown: string; recipient?: UserRef }): Promise<NativeStream | null>;
+}
+
+/** One streamed message. */
+export interface NativeStream {
+  readonly ref: MessageRef;
+  /**
+   * True once the platform said this message is no longer streaming (stopped elsewhere, timed
+   * out, streaming not allowed after all): appends and stop will not work, continue elsewhere.
+   */
+  readonly ended: boolean;
+  /** Append answer markdown. Throws RateLimitedError on 429. */
+  append(markdown: string): Promise<void>;
+  /**
+   * End the stream. `final.text` is markdown still to append (may be ''); status/tone, when
+   * given, are shown after the answer. No controls remain. Throws RateLimitedError on 429.
+   */
+  stop(final: MessageContent): Promise<void>;
+}
+
+/** Optional capabilities a Surface may add (kept apart from the required core above). */
+export interface SurfaceExtras {
+  /** Native streaming; absent = post + edit only. */
+  readonly streaming?: NativeStreaming;
+  /** Delete a message the Surface posted (the control message of a streamed reply). */
+  remove?(ref: MessageRef): Promise<void>;
+  /** The budgets `remove` consumes. */
+  removeBudgets?(conversation: Conversation): RateBudget[];
 }

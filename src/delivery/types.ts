@@ -19,11 +19,18 @@ export interface LiveReplyOptions {
   notices?: string[];
   /** A one-time line shown in this reply (e.g. "this agent runs tools without asking"). */
   banner?: string;
+  /**
+   * The person the reply answers (the turn's author). Native streaming needs it (Slack streams
+   * to a recipient in channels); without it the reply may still stream where the platform allows.
+   */
+  recipient?: UserRef;
 }
 
 export interface DeliveryStats {
   posts: number;
   edits: number;
+  /** Native stream calls (start, append, stop); 0 or absent when the reply used post + edit only. */
+  streamCalls?: number;
   /** Times a platform 429 was honoured. */
   rateLimitWaits: number;
   /** Messages the reply ended up in. */

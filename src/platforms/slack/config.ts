@@ -8,6 +8,16 @@ import { DEFAULT_MAX_ATTACHMENT_BYTES, DEFAULT_MAX_ATTACHMENTS } from '../attach
 
 export type SlackMode = 'socket' | 'http';
 
+/**
+ * How replies stream. auto: native streaming (chat.startStream / appendStream / stopStream) where
+ * Slack allows it, falling back to post + chat.update for good (per workspace) when Slack says
+ * streaming is not available; native: always try native streaming, failures are logged as
+ * errors every time and never remembered; edit: post once, then chat.update.
+ */
+export type SlackStreaming = 'auto' | 'native' | 'edit';
+
+export const SLACK_STREAMING_MODES: readonly SlackStreaming[] = ['auto', 'native', 'edit'];
+
 export interface SlackConfig {
   mode: SlackMode;
   botToken: string;
@@ -15,8 +25,8 @@ export interface SlackConfig {
   signingSecret?: string;
   /** Web API base, always ending in '/'. Socket Mode's apps.connections.open goes here too. */
   apiUrl: string;
-  /** Only the post + chat.update path is implemented. */
-  streaming: 'edit';
+  /** SLACK_STREAMING (or slack.streaming); default auto. */
+  streaming: SlackStreaming;
   /**
    * HTTP mode: a port of its own for Bolt's receiver (POST /slack/events). Unset: the route is
    * mounted on the bridge's one HTTP server when the platform is given it, else port 3001.
@@ -54,7 +64,7 @@ export interface SlackConfig {
 const SECTION_KEYS = [
   'reactions', 'typing', 'allow_bots', 'max_attachment_bytes', 'max_attachments', 'keep_attachments',
   'attachments_dir', 'max_active_threads', 'api_retries', 'api_timeout_ms', 'reconnect_base_ms',
-  'reconnect_max_ms', 'client_ping_timeout_ms', 'rate_scale', 'http_port', 'http_host', 'api_url',
+  'reconnect_max_ms', 'client_ping_timeout_ms', 'rate_scale', 'http_port', 'http_host', 'api_url', 'streaming',
 ] as const;
 
 function snake(key: string): string {
@@ -126,11 +136,14 @@ export function parseSlackConfig(env: NodeJS.ProcessEnv, section: Record<string,
   }
   if (!apiUrl.endsWith('/')) apiUrl += '/';
 
-  const streaming = (env.SLACK_STREAMING ?? '').trim().toLowerCase() || 'edit';
-  if (streaming !== 'edit') {
-    throw envError('SLACK_STREAMING', env.SLACK_STREAMING, '"edit" (or unset)',
-      'native Slack streaming (chat.startStream) is not implemented in this version; replies are posted once and edited in place');
+  const fromEnv = (env.SLACK_STREAMING ?? '').trim().toLowerCase();
+  const rawStreaming = fromEnv || (raw.streaming === undefined ? 'auto' : String(raw.streaming).trim().toLowerCase());
+  if (!(SLACK_STREAMING_MODES as readonly string[]).includes(rawStreaming)) {
+    const hint = 'auto streams natively where Slack allows it and falls back to post + chat.update; edit always posts and edits';
+    if (fromEnv) throw envError('SLACK_STREAMING', env.SLACK_STREAMING, 'auto, native or edit (or unset for auto)', hint);
+    throw invalid(file, 'slack.streaming', raw.streaming, 'auto, native or edit', hint);
   }
+  const streaming = rawStreaming as SlackStreaming;
 
   let httpPort = raw.http_port === undefined ? undefined : int('http_port', 0, 0);
   if (env.SLACK_HTTP_PORT !== undefined && env.SLACK_HTTP_PORT !== '') {
@@ -142,7 +155,7 @@ export function parseSlackConfig(env: NodeJS.ProcessEnv, section: Record<string,
 
   const reconnectBaseMs = int('reconnect_base_ms', 2_000, 1);
   const cfg: SlackConfig = {
-    mode, botToken, appToken, signingSecret, apiUrl, streaming: 'edit', httpHost, httpPort,
+    mode, botToken, appToken, signingSecret, apiUrl, streaming, httpHost, httpPort,
     reactions: bool('reactions', true),
     typing: bool('typing', true),
     allowBots: bool('allow_bots', false),

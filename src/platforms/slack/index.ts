@@ -1,7 +1,8 @@
 /** Slack platform: @slack/bolt app -> InboundMessage; Block Kit Surface. */
 export { createSlackPlatform, describeConnectFailure, type SlackPlatform } from './platform.js';
 export { createSlackSurface, SLACK_LIMITS, type SlackSurface, type SlackSurfaceOptions } from './surface.js';
-export { parseSlackConfig, type SlackConfig, type SlackMode } from './config.js';
+export { parseSlackConfig, SLACK_STREAMING_MODES, type SlackConfig, type SlackMode, type SlackStreaming } from './config.js';
+export { createSlackStreaming, SLACK_STREAM_LIMITS, STREAM_MAX_CHARS } from './stream.js';
 export { renderMessage, renderPrompt, ACTION_ALLOW, ACTION_DENY, ACTION_STOP } from './blocks.js';
 export { normalizeInboundText, mentionsUser } from './inbound-text.js';
 export { encodeMessageId, decodeMessageId } from './ids.js';

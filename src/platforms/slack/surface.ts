@@ -11,6 +11,7 @@ import type {
 import { renderMessage, renderPrompt } from './blocks.js';
 import type { SlackConfig } from './config.js';
 import { decodeMessageId, encodeMessageId } from './ids.js';
+import { createSlackStreaming } from './stream.js';
 import { callSlack, slackErrorCode } from './web-errors.js';
 
 /** Slack's published budgets, before headroom. */
@@ -21,6 +22,8 @@ export const SLACK_LIMITS = {
   postPerWorkspacePerMinute: 300,
   /** chat.update: Tier 3, shared by every live reply in the workspace. */
   updatePerMinute: 50,
+  /** chat.delete: Tier 3 (the control message of a streamed reply). */
+  deletePerMinute: 50,
 } as const;
 
 /** Share of each budget the bridge uses; the rest is headroom for clock skew and other calls. */
@@ -30,7 +33,8 @@ const REACTION: Record<ReactionState, string> = { working: 'eyes', success: 'whi
 
 export interface SlackSurfaceOptions {
   client: webApi.WebClient;
-  config: Pick<SlackConfig, 'reactions' | 'typing' | 'rateScale'>;
+  /** `streaming` absent = edit (post + chat.update only). */
+  config: Pick<SlackConfig, 'reactions' | 'typing' | 'rateScale'> & { streaming?: SlackConfig['streaming'] };
   logger: Logger;
 }
 
@@ -86,10 +90,26 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
     }
   }
 
+  const mode = config.streaming ?? 'edit';
+  const streaming = mode === 'edit' ? undefined : createSlackStreaming({ client, mode, rateScale: scale, headroom: HEADROOM, logger });
+
   return {
     platform: 'slack',
     capabilities,
     budgets,
+    streaming,
+    async remove(ref: MessageRef): Promise<void> {
+      const { channel, ts } = decodeMessageId(ref.id);
+      try {
+        await callSlack('chat.delete', () => client.chat.delete({ channel, ts }));
+      } catch (e) {
+        if ((e as { found?: unknown }).found === 'message_not_found') return;
+        throw e;
+      }
+    },
+    removeBudgets: (c: Conversation): RateBudget[] => [
+      { key: `slack:${c.space}:chat.delete`, perMinute: Math.floor(SLACK_LIMITS.deletePerMinute * HEADROOM * scale), burst: 1 },
+    ],
     post: (c, content: MessageContent) => postRendered(c, renderMessage(content)),
     edit: (ref, content: MessageContent) => updateRendered(ref, renderMessage(content)),
     postPrompt: (c, view: PermissionPromptView) => postRendered(c, renderPrompt(view)),

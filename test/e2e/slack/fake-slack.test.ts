@@ -62,3 +62,34 @@ test('files: bytes with the bot token; without it a 302 to an HTML sign-in page'
     await fake.close();
   }
 });
+
+test('streaming rules: thread_ts and recipient required in channels, one mode per stream, 12,000 cap, no update while streaming, Tier 2 budget', async () => {
+  const fake = await FakeSlack.start({ timeScale: 30 });
+  try {
+    const recipient = { recipient_user_id: 'U1', recipient_team_id: 'T0FAKE' };
+    assert.equal((await call(fake, 'chat.startStream', { channel: 'C1', markdown_text: 'hi', ...recipient })).body.error, 'invalid_arguments', 'no thread_ts');
+    assert.equal((await call(fake, 'chat.startStream', { channel: 'C1', thread_ts: '1.1', markdown_text: 'hi' })).body.error, 'invalid_arguments', 'no recipient in a channel');
+    assert.equal((await call(fake, 'chat.startStream', { channel: 'C1', thread_ts: '1.1', markdown_text: 'a', chunks: JSON.stringify([{ type: 'markdown_text', text: 'b' }]), ...recipient })).body.error,
+      'cannot_provide_both_markdown_text_and_chunks');
+    const dm = await call(fake, 'chat.startStream', { channel: 'D1', thread_ts: '1.1', markdown_text: 'in a DM no recipient is needed' });
+    assert.equal(dm.body.ok, true);
+    const started = await call(fake, 'chat.startStream', { channel: 'C1', thread_ts: '1.1', markdown_text: 'Hello', ...recipient });
+    const ts = started.body.ts as string;
+    assert.equal((await call(fake, 'chat.update', { channel: 'C1', ts, text: 'x' })).body.error, 'streaming_state_conflict');
+    assert.equal((await call(fake, 'chat.appendStream', { channel: 'C1', ts, chunks: JSON.stringify([{ type: 'markdown_text', text: 'x' }]) })).body.error, 'streaming_mode_mismatch');
+    assert.equal((await call(fake, 'chat.appendStream', { channel: 'C1', ts, markdown_text: 'y'.repeat(12_000) })).body.error, 'msg_too_long');
+    assert.equal((await call(fake, 'chat.appendStream', { channel: 'C1', ts, markdown_text: ' world' })).body.ok, true);
+    assert.equal((await call(fake, 'chat.stopStream', { channel: 'C1', ts, markdown_text: '!' })).body.ok, true);
+    assert.equal(fake.message('C1', ts)!.blocks[0]!.text, 'Hello world!');
+    assert.equal((await call(fake, 'chat.appendStream', { channel: 'C1', ts, markdown_text: 'late' })).body.error, 'message_not_in_streaming_state');
+    assert.equal((await call(fake, 'chat.update', { channel: 'C1', ts, text: 'after the stream' })).body.ok, true, 'a stopped stream can be edited');
+    fake.refuseStreaming('unknown_method');
+    assert.equal((await call(fake, 'chat.startStream', { channel: 'C1', thread_ts: '1.1', markdown_text: 'x', ...recipient })).body.error, 'unknown_method');
+    fake.refuseStreaming(undefined);
+    // Tier 2: 20 starts per (scaled) minute for the workspace, then 429
+    const burst = await Promise.all(Array.from({ length: 25 }, () => call(fake, 'chat.startStream', { channel: 'D1', thread_ts: '1.1', markdown_text: 'x' })));
+    assert.ok(burst.filter((r) => r.status === 429).length >= 5, 'the start budget is enforced');
+  } finally {
+    await fake.close();
+  }
+});

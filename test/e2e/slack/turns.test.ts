@@ -22,7 +22,8 @@ describe('slack turns (real Bolt + bridge + agents)', () => {
 
   before(async () => {
     rig = await makeTurnRig({
-      slack: { max_attachment_bytes: 64 * 1024 },
+      // the post + chat.update path (native streaming: native-stream.test.ts)
+      slack: { max_attachment_bytes: 64 * 1024, streaming: 'edit' },
       config: {
         permissionTimeoutSecs: 3,
         routes: [{ platform: 'slack', channel: 'C0DEMO', profile: DEMO_PROFILE }],

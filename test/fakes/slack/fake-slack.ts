@@ -86,7 +86,7 @@ export class FakeSlack extends EventEmitter {
     this.state = {
       team: TEAM, botUserId: BOT_USER, botId: BOT_ID,
       botToken: opts.botToken ?? 'xoxb-fake-bot-token', appToken: opts.appToken ?? 'xapp-fake-app-token',
-      messages: new Map(), ephemerals: [], statuses: [],
+      messages: new Map(), ephemerals: [], statuses: [], deleted: [],
       users: new Map(Object.entries(opts.users ?? {}).map(([id, name]) => [id, { name }])),
       nextTs: () => this.nextTs(),
       connectionsUrl: () => this.hub.issueUrl(`ws://127.0.0.1:${this.port}`),
@@ -124,6 +124,14 @@ export class FakeSlack extends EventEmitter {
   setDown(down: boolean): void {
     this.down = down;
     if (down) this.hub.terminateAll();
+  }
+
+  /**
+   * Make chat.startStream / appendStream / stopStream answer `error` (unknown_method: an older
+   * Slack; not_allowed; channel_type_not_supported ...); undefined streams again.
+   */
+  refuseStreaming(error: string | undefined): void {
+    this.state.streamRefusal = error;
   }
 
   fault(method: string, f: Omit<Fault, 'times'> & { times?: number }): void {

@@ -3,3 +3,4 @@ export type { FakeSlackOptions, CallRecord, FakeFile } from './fake-slack.js';
 export type { FakeMessage } from './web-api.js';
 export { SLACK_BUDGETS, type MethodBudget } from './rate-limits.js';
 export { signSlackRequest } from './signing.js';
+export { STREAM_MARKDOWN_LIMIT } from './stream-api.js';

@@ -12,7 +12,10 @@ export interface MethodBudget {
   per: 'team' | 'channel';
 }
 
-/** Slack's budgets: chat.update Tier 3 (50/min/workspace), chat.postMessage ~1/s per channel. */
+/**
+ * Slack's budgets: chat.update Tier 3 (50/min/workspace), chat.postMessage ~1/s per channel,
+ * chat.startStream / stopStream Tier 2 (20/min), chat.appendStream Tier 4 (100/min).
+ */
 export const SLACK_BUDGETS: Record<string, MethodBudget> = {
   'chat.update': { limit: 50, windowMs: 60_000, per: 'team' },
   'chat.postMessage': { limit: 60, windowMs: 60_000, per: 'channel' },
@@ -20,6 +23,11 @@ export const SLACK_BUDGETS: Record<string, MethodBudget> = {
   'reactions.add': { limit: 50, windowMs: 60_000, per: 'team' },
   'reactions.remove': { limit: 50, windowMs: 60_000, per: 'team' },
   'users.info': { limit: 100, windowMs: 60_000, per: 'team' },
+  'chat.delete': { limit: 50, windowMs: 60_000, per: 'team' },
+  // streaming: start/stop Tier 2, append Tier 4
+  'chat.startStream': { limit: 20, windowMs: 60_000, per: 'team' },
+  'chat.stopStream': { limit: 20, windowMs: 60_000, per: 'team' },
+  'chat.appendStream': { limit: 100, windowMs: 60_000, per: 'team' },
 };
 
 export class RateLimiter {

@@ -1,8 +1,10 @@
 /**
  * Web API method handlers of the fake Slack: state (messages, reactions, users) plus the
  * documented limits the bridge must respect (chat.update text <= 4,000; markdown blocks
- * <= 12,000 in total; section text <= 3,000; <= 50 blocks).
+ * <= 12,000 in total; section text <= 3,000; <= 50 blocks) and the streaming rules
+ * (chat.startStream / appendStream / stopStream, see stream-api.ts).
  */
+import { handleStreamMethod, STREAM_METHODS } from './stream-api.js';
 import { randomUUID } from 'node:crypto';
 
 export interface FakeMessage {
@@ -16,6 +18,8 @@ export interface FakeMessage {
   /** Every version, oldest first (posted, then each update). */
   history: Array<{ text: string; blocks: Array<Record<string, any>> }>;
   reactions: Set<string>;
+  /** Streamed messages: the stream state and the markdown streamed so far. */
+  stream?: { state: 'streaming' | 'stopped'; mode: 'markdown_text' | 'chunks'; markdown: string; recipient?: string };
 }
 
 export interface Ephemeral {
@@ -35,13 +39,17 @@ export interface WebApiState {
   ephemerals: Ephemeral[];
   statuses: Array<{ channel_id: string; thread_ts: string; status: string }>;
   users: Map<string, { name: string; display_name?: string }>;
+  /** Messages deleted with chat.delete (channel:ts), in order. */
+  deleted: string[];
+  /** When set, chat.startStream / appendStream / stopStream answer this error (e.g. unknown_method). */
+  streamRefusal?: string;
   nextTs(): string;
   connectionsUrl(): string;
 }
 
 export type ApiAnswer = { ok: true; [k: string]: unknown } | { ok: false; error: string; [k: string]: unknown };
 
-function blockErrors(blocks: unknown): string | undefined {
+export function blockErrors(blocks: unknown): string | undefined {
   if (blocks === undefined) return undefined;
   if (!Array.isArray(blocks)) return 'invalid_blocks_format';
   if (blocks.length > 50) return 'msg_blocks_too_many';
@@ -74,6 +82,7 @@ export function handleMethod(s: WebApiState, method: string, p: Record<string, a
   if (!token) return { ok: false, error: 'not_authed' };
   if (!isBot) return { ok: false, error: 'invalid_auth' };
   const key = (channel: string, ts: string): string => `${channel}:${ts}`;
+  if (STREAM_METHODS.has(method)) return handleStreamMethod(s, method, p);
   switch (method) {
     case 'auth.test':
       return { ok: true, url: 'https://fake.slack.test/', team: 'Fake Team', user: 'turnbridge', team_id: s.team, user_id: s.botUserId, bot_id: s.botId, is_enterprise_install: false };
@@ -95,6 +104,7 @@ export function handleMethod(s: WebApiState, method: string, p: Record<string, a
       const msg = s.messages.get(key(p.channel, p.ts));
       if (!msg) return { ok: false, error: 'message_not_found' };
       if (msg.user !== s.botUserId) return { ok: false, error: 'cant_update_message' };
+      if (msg.stream?.state === 'streaming') return { ok: false, error: 'streaming_state_conflict' };
       if (typeof p.text === 'string' && p.text.length > 4_000) return { ok: false, error: 'msg_too_long' };
       const err = blockErrors(p.blocks);
       if (err) return { ok: false, error: err };
@@ -102,6 +112,14 @@ export function handleMethod(s: WebApiState, method: string, p: Record<string, a
       msg.blocks = p.blocks ?? [];
       msg.history.push({ text: msg.text, blocks: msg.blocks });
       return { ok: true, channel: p.channel, ts: p.ts, text: msg.text };
+    }
+    case 'chat.delete': {
+      const msg = s.messages.get(key(p.channel, p.ts));
+      if (!msg) return { ok: false, error: 'message_not_found' };
+      if (msg.user !== s.botUserId) return { ok: false, error: 'cant_delete_message' };
+      s.messages.delete(key(p.channel, p.ts));
+      s.deleted.push(key(p.channel, p.ts));
+      return { ok: true, channel: p.channel, ts: p.ts };
     }
     case 'chat.postEphemeral': {
       if (!p.channel || !p.user) return { ok: false, error: 'channel_not_found' };

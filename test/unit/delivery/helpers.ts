@@ -33,3 +33,16 @@ export async function finishOnClock(t: TestContext, reply: LiveReply, outcome: R
   if (error) throw error;
   return stats!;
 }
+
+/** Run promises (e.g. several finish() calls) to the end while the fake clock runs. */
+export async function settleOnClock<T>(t: TestContext, promises: Promise<T>[], maxMs = 600_000): Promise<T[]> {
+  let result: T[] | undefined;
+  let error: unknown;
+  Promise.all(promises).then((r) => (result = r), (e) => (error = e ?? new Error('rejected')));
+  for (let spent = 0; result === undefined && error === undefined; spent += 100) {
+    if (spent > maxMs) throw new Error(`not settled within ${maxMs} ms of fake time`);
+    await advance(t, 100);
+  }
+  if (error) throw error;
+  return result!;
+}

@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { createLimiterPool } from '../../../src/delivery/limiter-pool.js';
 import { createBottleneckLimiter, type RateLimiter } from '../../../src/delivery/bottleneck-limiter.js';
 import { silentLogger } from '../../../src/log.js';
-import { advance, useFakeClock } from './helpers.js';
+import { createDelivery } from '../../../src/delivery/index.js';
+import { createRecordingSurface } from '../../fakes/recording-surface.js';
+import { advance, conv, flush, settleOnClock, useFakeClock } from './helpers.js';
 
 describe('limiter pool', () => {
   test('one limiter per key; budgets without a rate are not limited', async () => {
@@ -101,5 +103,52 @@ describe('limiter pool', () => {
     for (let i = 0; i < 100; i++) await pool.run([{ key: 'hot', perMinute: 60 }], async () => undefined);
     assert.deepEqual(stopped, ['old']);
     assert.equal(pool.size, 1);
+  });
+
+  test('a final run overtakes the live runs waiting in the same bucket; a skipped run spends no budget', async (t) => {
+    useFakeClock(t);
+    const pool = createLimiterPool({ now: Date.now, logger: silentLogger });
+    const budget = { key: 'slack:T1:chat.update', perMinute: 60 };
+    const start = Date.now();
+    const order: Array<[string, number]> = [];
+    const job = (name: string) => async () => void order.push([name, Date.now() - start]);
+    let skip = false;
+    const runs = [1, 2, 3, 4, 5].map((i) => pool.run([budget], job(`live${i}`), i === 3 ? { skipIf: () => skip } : undefined));
+    await flush();
+    skip = true;
+    runs.push(pool.run([budget], job('final'), { priority: 'final' }));
+    await advance(t, 6000);
+    await Promise.all(runs);
+    assert.deepEqual(order.map(([n]) => n), ['live1', 'final', 'live2', 'live4', 'live5']);
+    const at = Object.fromEntries(order);
+    assert.ok(at.final! >= 1000 - 50 && at.final! < 2000, `final at ${at.final}`);
+    assert.ok(at.live5! < 5000, `the skipped run took no slot: live5 at ${at.live5}`);
+    await pool.stop();
+  });
+
+  test('a finishing reply overtakes the live edits of other replies sharing the workspace edit budget', async (t) => {
+    useFakeClock(t);
+    const surface = createRecordingSurface({ budgets: { edit: (c) => [{ key: `ws:${c.space}:chat.update`, perMinute: 60 }] } });
+    const delivery = createDelivery(surface);
+    const [a, ...others] = [1, 2, 3, 4, 5, 6].map((i) => delivery.open({ ...conv, thread: `t${i}` }));
+    await flush();
+    for (let i = 0; i < 40; i++) {
+      a!.append({ text: `a${i} ` });
+      for (const o of others) o.append({ text: `o${i} ` });
+      await advance(t, 100);
+    }
+    // every reply now has one live edit waiting for the shared budget (one edit per second)
+    const finishAt = Date.now();
+    const done = a!.finish({ kind: 'success', reply: 'A done' });
+    const [stats] = await settleOnClock(t, [done]);
+    const aRef = a!.messages[0]!;
+    const final = surface.callsOf('edit').find((c) => c.ref?.id === aRef.id && c.content?.tone === 'success')!;
+    const othersBefore = surface.callsOf('edit').filter((c) => c.ref?.id !== aRef.id && c.at >= finishAt && c.at < final.at).length;
+    assert.ok(othersBefore <= 1, `${othersBefore} live edits of other replies went before the final edit`);
+    assert.ok(final.at - finishAt <= 2000, `the final edit waited ${final.at - finishAt} ms`);
+    assert.equal(surface.visibleText(aRef), `${Array.from({ length: 40 }, (_, i) => `a${i} `).join('')}A done`);
+    assert.ok(stats!.edits >= 1);
+    await settleOnClock(t, others.map((o) => o.finish({ kind: 'success', reply: '' })));
+    await delivery.close();
   });
 });

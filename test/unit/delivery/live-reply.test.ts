@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createDelivery, EMPTY_REPLY_TEXT, OUTCOME_SEPARATOR } from '../../../src/delivery/index.js';
 import { createRecordingSurface } from '../../fakes/recording-surface.js';
-import { advance, conv, finishOnClock, flush, useFakeClock } from './helpers.js';
+import { advance, conv, finishOnClock, flush, settleOnClock, useFakeClock } from './helpers.js';
 
 describe('LiveReply', () => {
   test('posts a progress message at once, with the Stop control', async (t) => {
@@ -130,7 +130,7 @@ describe('LiveReply', () => {
       b.append({ text: `b${i} ` });
       await advance(t, 100);
     }
-    const [sa, sb] = await Promise.all([finishOnClock(t, a, { kind: 'success', reply: '' }), b.finish({ kind: 'success', reply: '' })]);
+    const [sa, sb] = await settleOnClock(t, [a.finish({ kind: 'success', reply: '' }), b.finish({ kind: 'success', reply: '' })]);
     const edits = surface.callsOf('edit').map((c) => c.at).sort((x, y) => x - y);
     for (let i = 1; i < edits.length; i++) assert.ok(edits[i]! - edits[i - 1]! >= 2000 - 100, 'shared budget exceeded');
     assert.ok(sa.edits > 0 && sb.edits > 0);

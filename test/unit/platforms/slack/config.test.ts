@@ -19,7 +19,7 @@ test('Socket Mode by default; defaults are sane; the API URL gets its trailing s
   const c = parseSlackConfig({ SLACK_BOT_TOKEN: BOT, SLACK_APP_TOKEN: APP, SLACK_API_URL: 'http://127.0.0.1:9/api' });
   assert.equal(c.mode, 'socket');
   assert.equal(c.apiUrl, 'http://127.0.0.1:9/api/');
-  assert.equal(c.streaming, 'edit');
+  assert.equal(c.streaming, 'auto');
   assert.equal(c.reactions, true);
   assert.equal(c.allowBots, false);
   assert.equal(c.maxAttachmentBytes, 20 * 1024 * 1024);
@@ -48,8 +48,14 @@ test('token mistakes name the variable and what to do, without echoing the token
 
 test('other environment mistakes', () => {
   const env = { SLACK_BOT_TOKEN: BOT, SLACK_APP_TOKEN: APP };
-  rejects(() => parseSlackConfig({ ...env, SLACK_STREAMING: 'native' }), /SLACK_STREAMING/, /not implemented/);
-  assert.equal(parseSlackConfig({ ...env, SLACK_STREAMING: 'edit' }).streaming, 'edit');
+  rejects(() => parseSlackConfig({ ...env, SLACK_STREAMING: 'stream' }), /SLACK_STREAMING/, /auto, native or edit/);
+  for (const mode of ['auto', 'native', 'edit', ' EDIT ']) {
+    assert.equal(parseSlackConfig({ ...env, SLACK_STREAMING: mode }).streaming, mode.trim().toLowerCase());
+  }
+  // the environment wins over the slack: section; the section is checked too
+  assert.equal(parseSlackConfig({ ...env, SLACK_STREAMING: 'native' }, { streaming: 'edit' }).streaming, 'native');
+  assert.equal(parseSlackConfig(env, { streaming: 'edit' }).streaming, 'edit');
+  rejects(() => parseSlackConfig(env, { streaming: 'fast' }, 'tb.yaml'), /slack\.streaming/, /auto, native or edit/);
   rejects(() => parseSlackConfig({ ...env, SLACK_API_URL: 'ftp://x' }), /SLACK_API_URL/, /http/);
   rejects(() => parseSlackConfig({ ...env, SLACK_HTTP_PORT: 'eighty' }), /SLACK_HTTP_PORT/, /port/);
 });
