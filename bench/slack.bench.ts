@@ -18,16 +18,16 @@ const SCALE = Number(process.env.SLACK_BENCH_SCALE ?? 10);
 const SLACK_SECONDS = 60;
 const PARTIAL_EVERY_SLACK_MS = 100;
 
-async function scenario(replies: number): Promise<void> {
+async function scenario(replies: number, mode: 'edit' | 'native'): Promise<void> {
   const fake = await FakeSlack.start({ timeScale: SCALE });
-  const platform = createSlackPlatform({ config: baseConfig({ rate_scale: SCALE }), env: slackEnv(fake), logger: silentLogger });
+  const platform = createSlackPlatform({ config: baseConfig({ rate_scale: SCALE, streaming: mode }), env: slackEnv(fake), logger: silentLogger });
   const delivery = createDelivery(platform.surface, { logger: silentLogger });
   const realMs = (SLACK_SECONDS * 1000) / SCALE;
   const every = PARTIAL_EVERY_SLACK_MS / SCALE;
   const startedAt = performance.now();
   const runs = Array.from({ length: replies }, async (_, i) => {
     const conv = { space: TEAM, channel: `C0BENCH${i % 3}`, thread: `1700000000.${String(i).padStart(6, '0')}` };
-    const reply = delivery.open(conv, { stopActionId: `stop-${i}` });
+    const reply = delivery.open(conv, { stopActionId: `stop-${i}`, recipient: { id: 'U0HUMAN' } });
     let text = '';
     let n = 0;
     while (performance.now() - startedAt < realMs) {
@@ -45,11 +45,15 @@ async function scenario(replies: number): Promise<void> {
   const updates = fake.callsTo('chat.update').filter((c) => c.status === 200).length;
   const budget = Math.round(50 * (elapsedSlackSecs / 60));
   const latencies = results.map((r) => (r.stats.firstTextLatencyMs ?? NaN) * SCALE);
-  console.log(`${replies} streamed repl${replies === 1 ? 'y' : 'ies'} of ${SLACK_SECONDS} Slack-seconds (x${SCALE} time scale):`);
+  console.log(`${replies} streamed repl${replies === 1 ? 'y' : 'ies'} of ${SLACK_SECONDS} Slack-seconds, SLACK_STREAMING=${mode} (x${SCALE} time scale):`);
   console.log(`  partials per reply        ${results[0]!.partials}`);
   console.log(`  until every final landed  ${elapsedSlackSecs.toFixed(1)} Slack-seconds`);
   console.log(`  chat.update sent          ${updates} (Slack's workspace budget over that time: ${budget}; ${(updates / budget * 100).toFixed(0)}%)`);
   console.log(`  chat.postMessage sent     ${fake.callsTo('chat.postMessage').length}`);
+  if (mode === 'native') {
+    const n = (m: string) => fake.callsTo(m).filter((c) => c.status === 200).length;
+    console.log(`  stream calls              start ${n('chat.startStream')}, append ${n('chat.appendStream')} (Tier 4 budget over that time: ${Math.round(100 * (elapsedSlackSecs / 60))}), stop ${n('chat.stopStream')}`);
+  }
   console.log(`  429s from the fake        ${fake.rateLimitedCount}`);
   console.log(`  parts                     ${results.map((r) => r.stats.parts).join(', ')}`);
   console.log(`  final text exact          ${results.every((r) => r.exact)}`);
@@ -58,5 +62,7 @@ async function scenario(replies: number): Promise<void> {
   await fake.close();
 }
 
-await scenario(1);
-await scenario(10);
+for (const mode of ['edit', 'native'] as const) {
+  await scenario(1, mode);
+  await scenario(10, mode);
+}
