@@ -126,6 +126,9 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
       if (ev.action === 'stop') await handleStopAction(ctx, ev.id, ev.user, notify);
       else await ctx.broker.handleAction({ ...ev, notifyPrivately: notify });
     },
+    async hasConversation(platform, conversation) {
+      return (await store.get(conversation, platform)) !== undefined;
+    },
     shutdown(graceMs) {
       shutdownPromise ??= shutdown(graceMs);
       return shutdownPromise;

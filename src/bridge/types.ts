@@ -39,6 +39,11 @@ export interface BridgeInbound {
   handleMessage(msg: InboundMessage): Promise<void>;
   /** Handle a button click. Resolves after the decision is recorded. */
   handleAction(ev: ActionEvent): Promise<void>;
+  /**
+   * Whether the bridge holds an agent session for this conversation (so a thread the bot answered
+   * before a restart still continues without a new mention). Optional for test doubles.
+   */
+  hasConversation?(platform: string, conversation: Conversation): Promise<boolean>;
 }
 
 export type PlatformStatus =

@@ -109,6 +109,10 @@ export function registerSlackListeners(app: App, deps: SlackListenerDeps, state:
       thread = event.thread_ts ?? event.ts;
     } else if (event.thread_ts && state.activeThreads.has(threadKey(team, event.channel, event.thread_ts))) {
       thread = event.thread_ts;
+    } else if (event.thread_ts && (await bridge.hasConversation?.('slack', { space: team, channel: event.channel, thread: event.thread_ts }))) {
+      // A thread the bot answered before a restart: its session is in the store. No twin event
+      // exists for an unmentioned message, so awaiting before the dedupe below is safe.
+      thread = event.thread_ts;
     } else {
       return;
     }
