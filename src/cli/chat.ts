@@ -8,6 +8,7 @@ import { helpText } from './help.js';
 import { createCliLogger } from './cli-logger.js';
 import { dimmer, type CliIo } from './io.js';
 import { LineQueue } from './line-queue.js';
+import { createPartialPrinter } from './partial-printer.js';
 import { describePermissionRequest, isYes } from './permission-prompt.js';
 import { EXIT_BAD_PROFILE } from './run.js';
 
@@ -83,7 +84,7 @@ export async function chatCommand(argv: string[], io: CliIo): Promise<number> {
       }
 
       turn = new AbortController();
-      const printer = turnPrinter(io, dim);
+      const printer = turnPrinter(io);
       const result: RunResult = await run(
         profile,
         { message: text, sessionId, sessionName },
@@ -105,24 +106,17 @@ export async function chatCommand(argv: string[], io: CliIo): Promise<number> {
   return 0;
 }
 
-function turnPrinter(io: CliIo, dim: (text: string) => string) {
-  let endsWithNewline = true;
-  const out = (text: string) => {
-    if (!text) return;
-    io.stdout.write(text);
-    endsWithNewline = text.endsWith('\n');
-  };
+function turnPrinter(io: CliIo) {
+  const p = createPartialPrinter(io, { thinkingToStderr: false });
   return {
-    partial(chunk: { text: string; role?: string }): void {
-      out(chunk.role === 'thinking' ? dim(chunk.text) : chunk.text);
-    },
+    partial: p.partial,
     finish(result: RunResult): void {
-      out(result.reply);
-      if (!endsWithNewline) out('\n');
-      for (const notice of result.notices) out(dim(`(${notice})\n`));
-      if (result.cancelled) out(dim('(cancelled)\n'));
+      p.out(result.reply);
+      p.endLine();
+      for (const notice of result.notices) p.out(p.dim(`(${notice})\n`));
+      if (result.cancelled) p.out(p.dim('(cancelled)\n'));
       else if (result.error) io.stderr.write(`error: ${result.error}\n`);
-      if (result.sessionId) out(dim(`[session ${result.sessionId}]\n`));
+      if (result.sessionId) p.out(p.dim(`[session ${result.sessionId}]\n`));
     },
   };
 }

@@ -4,10 +4,11 @@ import type { Profile } from '../profile/types.js';
 import type { PermissionDecision, PermissionRequest } from '../protocol/types.js';
 import type { RunHandlers, RunResult } from '../runner/types.js';
 import { parseCommandArgs, usageError } from './args.js';
+import { createPartialPrinter } from './partial-printer.js';
 import { attachmentFromUrl } from './attachments.js';
 import { helpText } from './help.js';
 import { createCliLogger } from './cli-logger.js';
-import { dimmer, type CliIo } from './io.js';
+import type { CliIo } from './io.js';
 import { failedJsonResult, toJsonResult } from './json-result.js';
 import { describePermissionRequest, isYes } from './permission-prompt.js';
 
@@ -92,26 +93,12 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
 
 /** Non-JSON output: output partials to stdout as they come, then the rest of the reply. */
 function streamPrinter(io: CliIo) {
-  const ttyOut = io.stdout.isTTY === true;
-  const dim = dimmer(io.stdout, io.env);
-  let endsWithNewline = true;
-  const out = (text: string) => {
-    if (!text) return;
-    io.stdout.write(text);
-    endsWithNewline = text.endsWith('\n');
-  };
+  const p = createPartialPrinter(io, { thinkingToStderr: io.stdout.isTTY !== true });
   return {
-    partial(chunk: { text: string; role?: string }): void {
-      if (chunk.role === 'thinking') {
-        if (ttyOut) out(dim(chunk.text));
-        else io.stderr.write(chunk.text);
-      } else {
-        out(chunk.text);
-      }
-    },
+    partial: p.partial,
     finish(result: RunResult, exitCode: number): void {
-      out(result.reply);
-      if (!endsWithNewline) out('\n');
+      p.out(result.reply);
+      p.endLine();
       for (const notice of result.notices) io.stderr.write(`notice: ${notice}\n`);
       if (result.cancelled) io.stderr.write('cancelled\n');
       if (result.error) io.stderr.write(`error: ${result.error}\n`);
