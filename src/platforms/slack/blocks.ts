@@ -6,6 +6,7 @@
  */
 import type { types } from '@slack/bolt';
 import type { MessageContent, PermissionPromptView } from '../../delivery/surface.js';
+import { tablesAsCode } from './markdown-tables.js';
 
 type Block = types.KnownBlock;
 
@@ -53,7 +54,7 @@ const TONE_ICON: Record<NonNullable<MessageContent['tone']>, string> = {
 
 export function renderMessage(content: MessageContent): RenderedMessage {
   const blocks: Block[] = [];
-  const answer = truncateMarkdown(content.text ?? '', MARKDOWN_BLOCK_LIMIT);
+  const answer = truncateMarkdown(tablesAsCode(content.text ?? ''), MARKDOWN_BLOCK_LIMIT);
   if (content.thinking && content.thinking.trim()) {
     const line = plainCut(content.thinking.replace(/\s+/g, ' ').trim(), SECTION_TEXT_LIMIT - 40);
     blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `:thought_balloon: _${escapeMrkdwn(line)}_` }] });
