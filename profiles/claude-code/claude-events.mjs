@@ -1,19 +1,5 @@
 // Claude Code stream-json (print mode, --include-partial-messages) -> AgentProc wire 0.4 events.
-import { relative, isAbsolute } from 'node:path';
-
-const MAX_LINE = 160;
-
-function short(text) {
-  const first = String(text).split('\n')[0].trim();
-  return first.length > MAX_LINE ? `${first.slice(0, MAX_LINE - 1)}…` : first;
-}
-
-function shownPath(p, cwd) {
-  if (typeof p !== 'string' || !p) return '';
-  if (!isAbsolute(p) || !cwd) return p;
-  const rel = relative(cwd, p);
-  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : p;
-}
+import { short, shownPath, createThinking, finite, usageFrom } from '../lib/cli-events.mjs';
 
 /** One short line for a tool call ("Running Bash: npm test", "Editing src/x.ts"); never the raw input. */
 export function describeTool(name, input, cwd = process.cwd()) {
@@ -45,20 +31,21 @@ export function describeTool(name, input, cwd = process.cwd()) {
  */
 export function claudeUsage(result) {
   const u = result && typeof result.usage === 'object' && result.usage ? result.usage : {};
-  const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-  const out = {};
-  const base = num(u.input_tokens) ?? 0;
-  const read = num(u.cache_read_input_tokens);
-  const write = num(u.cache_creation_input_tokens);
-  if (num(u.input_tokens) !== undefined || read !== undefined || write !== undefined) out.input_tokens = base + (read ?? 0) + (write ?? 0);
-  if (num(u.output_tokens) !== undefined) out.output_tokens = u.output_tokens;
-  if (out.input_tokens !== undefined && out.output_tokens !== undefined) out.total_tokens = out.input_tokens + out.output_tokens;
-  if (read !== undefined) out.cache_read_input_tokens = read;
-  if (write !== undefined) out.cache_creation_input_tokens = write;
-  if (num(result.total_cost_usd) !== undefined) out.cost_usd = result.total_cost_usd;
-  if (num(result.duration_ms) !== undefined) out.duration_ms = result.duration_ms;
-  if (num(result.num_turns) !== undefined) out.num_turns = result.num_turns;
-  return Object.keys(out).length ? out : undefined;
+  const base = finite(u.input_tokens);
+  const read = finite(u.cache_read_input_tokens);
+  const write = finite(u.cache_creation_input_tokens);
+  const input = base !== undefined || read !== undefined || write !== undefined ? (base ?? 0) + (read ?? 0) + (write ?? 0) : undefined;
+  const output = finite(u.output_tokens);
+  return usageFrom([
+    ['input_tokens', input],
+    ['output_tokens', output],
+    ['total_tokens', input !== undefined && output !== undefined ? input + output : undefined],
+    ['cache_read_input_tokens', read],
+    ['cache_creation_input_tokens', write],
+    ['cost_usd', result.total_cost_usd],
+    ['duration_ms', result.duration_ms],
+    ['num_turns', result.num_turns],
+  ]);
 }
 
 /** The user-readable message of a failed result (is_error, or a non-success subtype). */
@@ -80,8 +67,8 @@ export function createClaudeTranslator(emit, { cwd = process.cwd() } = {}) {
   const streamed = new Set(); // message ids whose content arrived as deltas
   let currentMessageId = null;
   let outputSoFar = '';
-  let thinkingEndsLine = true;
   let pendingBreak = false;
+  const thinking = createThinking(emit);
 
   const output = (text) => {
     if (!text) return;
@@ -89,14 +76,6 @@ export function createClaudeTranslator(emit, { cwd = process.cwd() } = {}) {
     pendingBreak = false;
     outputSoFar += text;
     emit.partial(text, 'output');
-  };
-  const thinking = (text) => {
-    if (!text) return;
-    thinkingEndsLine = text.endsWith('\n');
-    emit.partial(text, 'thinking');
-  };
-  const thinkingLine = (line) => {
-    thinking(`${thinkingEndsLine ? '' : '\n'}${line}\n`);
   };
 
   function onStreamEvent(ev) {
@@ -109,13 +88,13 @@ export function createClaudeTranslator(emit, { cwd = process.cwd() } = {}) {
     }
     if (e.type === 'content_block_start') {
       if (e.content_block?.type === 'text') pendingBreak = true;
-      else if (e.content_block?.type === 'thinking' && !thinkingEndsLine) thinking('\n');
+      else if (e.content_block?.type === 'thinking' && !thinking.endsLine) thinking.text('\n');
       return;
     }
     if (e.type === 'content_block_delta') {
       const d = e.delta ?? {};
       if (d.type === 'text_delta') output(d.text);
-      else if (d.type === 'thinking_delta') thinking(d.thinking);
+      else if (d.type === 'thinking_delta') thinking.text(d.thinking);
     }
   }
 
@@ -126,10 +105,10 @@ export function createClaudeTranslator(emit, { cwd = process.cwd() } = {}) {
     const sawDeltas = msg.id != null && streamed.has(msg.id);
     for (const b of blocks) {
       if (!b || typeof b !== 'object') continue;
-      if (b.type === 'tool_use') thinkingLine(describeTool(b.name, b.input, cwd));
+      if (b.type === 'tool_use') thinking.line(describeTool(b.name, b.input, cwd));
       else if (fromSubagent || sawDeltas) continue;
       else if (b.type === 'text') { pendingBreak = true; output(b.text); }
-      else if (b.type === 'thinking') thinking(b.thinking);
+      else if (b.type === 'thinking') thinking.text(b.thinking);
     }
   }
 

@@ -1,6 +1,7 @@
 // The claude argv and the stream-json user message for one turn.
 import { readFileSync } from 'node:fs';
-import { envValue, envList, messageWithFiles, splitAttachments } from './wire.mjs';
+import { envValue, envList } from '../lib/env-knobs.mjs';
+import { messageWithFiles, splitAttachments } from '../lib/turn-attachments.mjs';
 
 /**
  * argv after the binary. The message never appears here: it goes on stdin as a stream-json

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // AgentProc wire 0.4 wrapper for Claude Code (`claude -p`, stream-json in and out). No dependencies.
 // See README.md beside this file for the flags, the env knobs and what was verified where.
-import { openStdin, parseTurn, createEmitter, finish, stderrTail, spawnCli, onJsonLines, envValue } from './wire.mjs';
+import { serveTurn } from '../lib/agentproc-wire.mjs';
+import { onJsonLines } from '../lib/cli-process.mjs';
+import { runCliTurn, howItEnded } from '../lib/cli-turn.mjs';
 import { buildClaudeArgs, buildUserMessage } from './claude-input.mjs';
 import { createClaudeTranslator, describeTool } from './claude-events.mjs';
 
@@ -10,33 +12,17 @@ const SAFE_ID = /^[^\s\u0000-\u001f\u007f]+$/;
 const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const env = process.env;
-const stdin = openStdin();
-const parsed = parseTurn(await stdin.turnLine);
-if (!parsed.turn) {
-  createEmitter().error(parsed.error);
-  finish(1);
-} else {
-  runTurn(parsed.turn);
-}
+// With a permission channel, later stdin lines are permission responses.
+await serveTurn(runTurn, { keepReading: (t) => t.permission });
 
-function runTurn(turn) {
-  const emit = createEmitter({ inboundSessionId: turn.sessionId });
-  if (!turn.permission) stdin.stop();
-  const bin = envValue(env, 'CLAUDE_BIN') || 'claude';
-  const tail = stderrTail();
-  let done = false;
-
-  const { child, signalled } = spawnCli(bin, buildClaudeArgs(turn, env), {
-    onNotFound() {
-      if (done) return;
-      done = true;
-      emit.error(bin === 'claude' ? `claude not found: ${INSTALL_HINT}` : `claude not found at ${bin} (CLAUDE_BIN): ${INSTALL_HINT}`);
-      finish(1);
-    },
+function runTurn(turn, emit, stdin) {
+  const child = runCliTurn(emit, {
+    name: 'claude',
+    binVar: 'CLAUDE_BIN',
+    installHint: INSTALL_HINT,
+    args: buildClaudeArgs(turn, env),
+    unfinished: ({ code, signal, stderr }) => `claude ${howItEnded(code, signal)} without a result${stderr ? `: ${stderr}` : ''}`,
   });
-  process.stdout.on('error', () => { try { child.kill('SIGTERM'); } catch { /* gone */ } });
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (c) => tail.push(c));
 
   const toClaude = (obj) => {
     if (child.stdin.writable && !child.stdin.destroyed) child.stdin.write(JSON.stringify(obj) + '\n');
@@ -102,22 +88,5 @@ function runTurn(turn) {
     if (ev.type === 'control_response') return;
     // With stream-json input the CLI exits only when its stdin closes: close it after the result.
     if (translator.handle(ev)) child.stdin.end();
-  });
-
-  child.on('close', (code, signal) => {
-    if (done) return;
-    done = true;
-    const sig = signalled();
-    if (sig && !emit.terminal) {
-      emit.error(`claude was stopped (${sig})`);
-      finish(sig === 'SIGINT' ? 130 : 143);
-      return;
-    }
-    if (emit.terminal === 'result') { finish(0); return; }
-    if (emit.terminal === 'error') { finish(1); return; }
-    const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-    const detail = tail.text();
-    emit.error(`claude ${how} without a result${detail ? `: ${detail}` : ''}`);
-    finish(1);
   });
 }

@@ -1,21 +1,8 @@
 // Codex `exec --json` JSONL events -> AgentProc wire 0.4 events.
 // Agent messages arrive as whole items (one partial per item, not per token).
-import { relative, isAbsolute } from 'node:path';
+import { short, shownPath, createThinking, finite, usageFrom, errorText } from '../lib/cli-events.mjs';
 
-const MAX_LINE = 160;
 const RECONNECTING = /^Reconnecting\.\.\. (\d+\/\d+)/;
-
-function short(text) {
-  const first = String(text).split('\n')[0].trim();
-  return first.length > MAX_LINE ? `${first.slice(0, MAX_LINE - 1)}…` : first;
-}
-
-function shownPath(p, cwd) {
-  if (typeof p !== 'string' || !p) return '';
-  if (!isAbsolute(p) || !cwd) return p;
-  const rel = relative(cwd, p);
-  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : p;
-}
 
 /** The shell command without codex's `bash -lc '…'` wrapping. */
 export function unwrapCommand(cmd) {
@@ -44,14 +31,15 @@ export function describeItem(item, cwd = process.cwd()) {
 /** turn.completed usage in the wire's convention. */
 export function codexUsage(u) {
   if (!u || typeof u !== 'object') return undefined;
-  const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-  const out = {};
-  if (num(u.input_tokens) !== undefined) out.input_tokens = u.input_tokens;
-  if (num(u.output_tokens) !== undefined) out.output_tokens = u.output_tokens;
-  if (out.input_tokens !== undefined && out.output_tokens !== undefined) out.total_tokens = out.input_tokens + out.output_tokens;
-  if (num(u.cached_input_tokens) !== undefined) out.cache_read_input_tokens = u.cached_input_tokens;
-  if (num(u.reasoning_output_tokens) !== undefined) out.reasoning_tokens = u.reasoning_output_tokens;
-  return Object.keys(out).length ? out : undefined;
+  const input = finite(u.input_tokens);
+  const output = finite(u.output_tokens);
+  return usageFrom([
+    ['input_tokens', input],
+    ['output_tokens', output],
+    ['total_tokens', input !== undefined && output !== undefined ? input + output : undefined],
+    ['cache_read_input_tokens', u.cached_input_tokens],
+    ['reasoning_tokens', u.reasoning_output_tokens],
+  ]);
 }
 
 /**
@@ -63,15 +51,8 @@ export function createCodexTranslator(emit, { cwd = process.cwd() } = {}) {
   const shown = new Set();
   let output = '';
   let lastMessage = '';
-  let thinkingEndsLine = true;
   let lastError = '';
-
-  const thinking = (text) => {
-    if (!text) return;
-    thinkingEndsLine = text.endsWith('\n');
-    emit.partial(text, 'thinking');
-  };
-  const line = (text) => thinking(`${thinkingEndsLine ? '' : '\n'}${text}\n`);
+  const { line } = createThinking(emit);
 
   function onItem(item, completed) {
     if (!item || typeof item !== 'object') return;
@@ -113,8 +94,7 @@ export function createCodexTranslator(emit, { cwd = process.cwd() } = {}) {
           emit.result(lastMessage, codexUsage(ev.usage));
           return 'result';
         case 'turn.failed': {
-          const e = ev.error;
-          const msg = (e && typeof e === 'object' ? e.message : typeof e === 'string' ? e : '') || lastError || 'codex reported a failed turn';
+          const msg = errorText(ev.error) || lastError || 'codex reported a failed turn';
           emit.error(String(msg), codexUsage(ev.usage));
           return 'error';
         }

@@ -1,7 +1,11 @@
 #!/usr/bin/env node
 // AgentProc wire 0.4 wrapper for OpenAI Codex (`codex exec --json`). No dependencies.
 // See README.md beside this file for the flags, the env knobs and what was verified where.
-import { openStdin, parseTurn, createEmitter, finish, stderrTail, spawnCli, onJsonLines, envValue, envFlag, splitAttachments, messageWithFiles } from './wire.mjs';
+import { serveTurn, finish } from '../lib/agentproc-wire.mjs';
+import { onJsonLines } from '../lib/cli-process.mjs';
+import { runCliTurn, howItEnded } from '../lib/cli-turn.mjs';
+import { envValue, envFlag } from '../lib/env-knobs.mjs';
+import { splitAttachments, messageWithFiles } from '../lib/turn-attachments.mjs';
 import { createCodexTranslator } from './codex-events.mjs';
 
 const INSTALL_HINT = 'install with npm i -g @openai/codex';
@@ -30,18 +34,10 @@ function buildCodexArgs(turn, env, images) {
 }
 
 const env = process.env;
-const stdin = openStdin();
-const parsed = parseTurn(await stdin.turnLine);
-stdin.stop(); // codex exec has no stdio approval channel: nothing more to read
-if (!parsed.turn) {
-  createEmitter().error(parsed.error);
-  finish(1);
-} else {
-  runTurn(parsed.turn);
-}
+// codex exec has no stdio approval channel: nothing more to read after the turn.
+await serveTurn(runTurn);
 
-function runTurn(turn) {
-  const emit = createEmitter({ inboundSessionId: turn.sessionId });
+function runTurn(turn, emit) {
   const sandbox = sandboxMode(env);
   if (!SANDBOXES.includes(sandbox)) {
     emit.error(`CODEX_SANDBOX=${sandbox} is not a codex sandbox mode (expected ${SANDBOXES.join(', ')})`);
@@ -49,39 +45,17 @@ function runTurn(turn) {
     return;
   }
   const { images, others } = splitAttachments(turn.attachments);
-  const bin = envValue(env, 'CODEX_BIN') || 'codex';
-  const tail = stderrTail();
-  let done = false;
-  const { child, signalled } = spawnCli(bin, buildCodexArgs(turn, env, images), {
-    onNotFound() {
-      if (done) return;
-      done = true;
-      emit.error(bin === 'codex' ? `codex not found: ${INSTALL_HINT}` : `codex not found at ${bin} (CODEX_BIN): ${INSTALL_HINT}`);
-      finish(1);
+  const translator = createCodexTranslator(emit, { cwd: process.cwd() });
+  const child = runCliTurn(emit, {
+    name: 'codex',
+    binVar: 'CODEX_BIN',
+    installHint: INSTALL_HINT,
+    args: buildCodexArgs(turn, env, images),
+    unfinished: ({ code, signal, stderr }) => {
+      const detail = translator.lastError || stderr;
+      return `codex ${howItEnded(code, signal)} without finishing the turn${detail ? `: ${detail}` : ''}`;
     },
   });
-  process.stdout.on('error', () => { try { child.kill('SIGTERM'); } catch { /* gone */ } });
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (c) => tail.push(c));
   child.stdin.end(messageWithFiles(turn.message, others, images.length ? 'Please look at the attached image(s).' : undefined));
-
-  const translator = createCodexTranslator(emit, { cwd: process.cwd() });
   onJsonLines(child.stdout, (ev) => { translator.handle(ev); });
-
-  child.on('close', (code, signal) => {
-    if (done) return;
-    done = true;
-    const sig = signalled();
-    if (sig && !emit.terminal) {
-      emit.error(`codex was stopped (${sig})`);
-      finish(sig === 'SIGINT' ? 130 : 143);
-      return;
-    }
-    if (emit.terminal === 'result') { finish(0); return; }
-    if (emit.terminal === 'error') { finish(1); return; }
-    const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-    const detail = translator.lastError || tail.text();
-    emit.error(`codex ${how} without finishing the turn${detail ? `: ${detail}` : ''}`);
-    finish(1);
-  });
 }

@@ -1,20 +1,6 @@
 // Gemini CLI `--output-format stream-json` events -> AgentProc wire 0.4 events.
 // stream-json has no thinking events: tool calls become short thinking lines.
-import { relative, isAbsolute } from 'node:path';
-
-const MAX_LINE = 160;
-
-function short(text) {
-  const first = String(text).split('\n')[0].trim();
-  return first.length > MAX_LINE ? `${first.slice(0, MAX_LINE - 1)}…` : first;
-}
-
-function shownPath(p, cwd) {
-  if (typeof p !== 'string' || !p) return '';
-  if (!isAbsolute(p) || !cwd) return p;
-  const rel = relative(cwd, p);
-  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : p;
-}
+import { short, shownPath, createThinking, usageFrom, errorText } from '../lib/cli-events.mjs';
 
 /** One short line for a gemini tool call; never the raw parameters. */
 export function describeGeminiTool(name, params, cwd = process.cwd()) {
@@ -40,30 +26,24 @@ export function describeGeminiTool(name, params, cwd = process.cwd()) {
 /** result.stats in the wire's convention. */
 export function geminiUsage(stats) {
   if (!stats || typeof stats !== 'object') return undefined;
-  const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-  const out = {};
-  if (num(stats.input_tokens) !== undefined) out.input_tokens = stats.input_tokens;
-  if (num(stats.output_tokens) !== undefined) out.output_tokens = stats.output_tokens;
-  if (num(stats.total_tokens) !== undefined) out.total_tokens = stats.total_tokens;
-  if (num(stats.cached) !== undefined) out.cache_read_input_tokens = stats.cached;
-  if (num(stats.duration_ms) !== undefined) out.duration_ms = stats.duration_ms;
-  if (num(stats.tool_calls) !== undefined) out.tool_calls = stats.tool_calls;
-  return Object.keys(out).length ? out : undefined;
+  return usageFrom([
+    ['input_tokens', stats.input_tokens],
+    ['output_tokens', stats.output_tokens],
+    ['total_tokens', stats.total_tokens],
+    ['cache_read_input_tokens', stats.cached],
+    ['duration_ms', stats.duration_ms],
+    ['tool_calls', stats.tool_calls],
+  ]);
 }
 
 /** `result` is the terminal event; `error` events are warnings unless the stream ends without a result. */
 export function createGeminiTranslator(emit, { cwd = process.cwd() } = {}) {
   const tools = new Map();
   let output = '';
-  let thinkingEndsLine = true;
   let pendingBreak = false;
   let streamedSinceTool = false;
   let lastError = '';
-
-  const line = (text) => {
-    emit.partial(`${thinkingEndsLine ? '' : '\n'}${text}\n`, 'thinking');
-    thinkingEndsLine = true;
-  };
+  const { line } = createThinking(emit);
 
   return {
     get lastError() { return lastError; },
@@ -103,8 +83,7 @@ export function createGeminiTranslator(emit, { cwd = process.cwd() } = {}) {
         case 'result': {
           const usage = geminiUsage(ev.stats);
           if (ev.status === 'success') { emit.result(output, usage); return 'result'; }
-          const e = ev.error;
-          const msg = (e && typeof e === 'object' ? e.message : typeof e === 'string' ? e : '') || lastError || `gemini reported ${ev.status ?? 'an error'}`;
+          const msg = errorText(ev.error) || lastError || `gemini reported ${ev.status ?? 'an error'}`;
           emit.error(String(msg), usage);
           return 'error';
         }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { runWrapper, turn, argvOf, stdinOf, makeTempDir, removeDir, type WireEvent } from './wrapper-harness.js';
+import { runWrapper, runWithoutCli, runStoppedBy, turn, argvOf, stdinOf, makeTempDir, removeDir, type WireEvent } from './wrapper-harness.js';
 
 const SID = 'c1a0de00-0000-4000-8000-000000000001';
 const BASE_ARGV = ['-p', '--output-format', 'stream-json', '--input-format', 'stream-json', '--verbose', '--include-partial-messages'];
@@ -109,17 +109,13 @@ test('claude: a crash without a result is an error with the stderr tail, never a
 });
 
 test('claude: missing CLI gives the install hint', async () => {
-  const r = await runWrapper({ wrapper: 'claude-code', fake: null, turn: turn('hi') });
+  const r = await runWithoutCli('claude-code');
   assert.equal(r.code, 1);
   assert.deepEqual(r.events, [{ type: 'error', message: 'claude not found: install with npm i -g @anthropic-ai/claude-code' }]);
 });
 
 test('claude: SIGTERM is forwarded to the CLI and the wrapper exits 143 after an error event', async () => {
-  const r = await runWrapper({
-    wrapper: 'claude-code',
-    turn: turn('[hang] wait'),
-    onEvent(ev, { child }) { if (ev.type === 'partial') child.kill('SIGTERM'); },
-  });
+  const r = await runStoppedBy('claude-code', 'SIGTERM');
   assert.equal(r.code, 143);
   assert.deepEqual(r.events.at(-1), { type: 'error', message: 'claude was stopped (SIGTERM)', session_id: SID });
   assert.ok(r.log.some((f) => f.signal === 'SIGTERM'), 'the fake CLI got SIGTERM');

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { runWrapper, turn, argvOf, stdinOf, makeTempDir, removeDir } from './wrapper-harness.js';
+import { runWrapper, runWithoutCli, runStoppedBy, turn, argvOf, stdinOf, makeTempDir, removeDir } from './wrapper-harness.js';
 
 const TID = '019a0c0d-e000-7000-8000-00000000c0de';
 
@@ -71,17 +71,13 @@ test('codex: an unknown sandbox mode is refused before codex runs', async () => 
 });
 
 test('codex: missing CLI gives the install hint', async () => {
-  const r = await runWrapper({ wrapper: 'codex', fake: null, turn: turn('hi') });
+  const r = await runWithoutCli('codex');
   assert.equal(r.code, 1);
   assert.deepEqual(r.events, [{ type: 'error', message: 'codex not found: install with npm i -g @openai/codex' }]);
 });
 
 test('codex: SIGTERM is forwarded and ends in an error event, exit 143', async () => {
-  const r = await runWrapper({
-    wrapper: 'codex',
-    turn: turn('[hang] wait'),
-    onEvent(ev, { child }) { if (ev.type === 'partial') child.kill('SIGTERM'); },
-  });
+  const r = await runStoppedBy('codex', 'SIGTERM');
   assert.equal(r.code, 143);
   assert.deepEqual(r.events.at(-1), { type: 'error', message: 'codex was stopped (SIGTERM)', session_id: TID });
   assert.ok(r.log.some((f) => f.signal === 'SIGTERM'));

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runWrapper, turn, argvOf, stdinOf } from './wrapper-harness.js';
+import { runWrapper, runWithoutCli, runStoppedBy, turn, argvOf, stdinOf } from './wrapper-harness.js';
 
 const SID = '6c1d2e3f-0000-4000-8000-00000000a11e';
 
@@ -61,17 +61,13 @@ test('gemini: a crash without a result is an error, never a success', async () =
 });
 
 test('gemini: missing CLI gives the install hint', async () => {
-  const r = await runWrapper({ wrapper: 'gemini-cli', fake: null, turn: turn('hi') });
+  const r = await runWithoutCli('gemini-cli');
   assert.equal(r.code, 1);
   assert.deepEqual(r.events, [{ type: 'error', message: 'gemini not found: install with npm i -g @google/gemini-cli' }]);
 });
 
 test('gemini: SIGTERM is forwarded and ends in an error event, exit 143', async () => {
-  const r = await runWrapper({
-    wrapper: 'gemini-cli',
-    turn: turn('[hang] wait'),
-    onEvent(ev, { child }) { if (ev.type === 'partial') child.kill('SIGTERM'); },
-  });
+  const r = await runStoppedBy('gemini-cli', 'SIGTERM');
   assert.equal(r.code, 143);
   assert.deepEqual(r.events.at(-1), { type: 'error', message: 'gemini was stopped (SIGTERM)', session_id: SID });
   assert.ok(r.log.some((f) => f.signal === 'SIGTERM'));

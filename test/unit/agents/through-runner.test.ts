@@ -1,12 +1,11 @@
 // The shipped profiles (and a hub-layout profile) run unchanged through loadProfile() + run().
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadProfile } from '../../../src/profile/index.js';
 import { run } from '../../../src/runner/index.js';
 import type { PermissionRequest, PartialChunk } from '../../../src/protocol/types.js';
-import { ROOT, FAKE_CLI, makeTempDir, removeDir } from './wrapper-harness.js';
+import { ROOT, FAKE_CLI, makeTempDir, removeDir, readLog } from './wrapper-harness.js';
 
 /** Bridge env: the fake CLI first on PATH, a temp HOME (the fake logs to $HOME/.fake-cli.jsonl). */
 function bridgeEnv(fake: string, home: string): NodeJS.ProcessEnv {
@@ -17,8 +16,7 @@ function bridgeEnv(fake: string, home: string): NodeJS.ProcessEnv {
 type Fact = Record<string, any>;
 
 function fakeLog(home: string): Fact[] {
-  const file = join(home, '.fake-cli.jsonl');
-  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Fact) : [];
+  return readLog(home, '.fake-cli.jsonl');
 }
 
 /** The first fact that has `key`; fails the test when there is none. */

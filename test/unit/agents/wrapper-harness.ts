@@ -42,8 +42,9 @@ export function turn(message: string, extra: Record<string, unknown> = {}): Reco
   return { type: 'turn', message, session_id: '', session_name: 'default', attachments: [], permission: false, protocol_version: '0.4', ...extra };
 }
 
-export function readLog(dir: string): LogFact[] {
-  const file = join(dir, 'fake-cli.jsonl');
+/** The facts a fake CLI logged to `dir`/`name` (FAKE_CLI_LOG; without it the fakes use $HOME/.fake-cli.jsonl). */
+export function readLog(dir: string, name = 'fake-cli.jsonl'): LogFact[] {
+  const file = join(dir, name);
   if (!existsSync(file)) return [];
   return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as LogFact);
 }
@@ -97,4 +98,21 @@ export function argvOf(log: LogFact[]): string[] {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function stdinOf(log: LogFact[]): any[] {
   return log.filter((f) => f.stdin !== undefined).map((f) => f.stdin);
+}
+
+/** A turn with no CLI on PATH (the wrapper must answer with the install hint). */
+export function runWithoutCli(wrapper: WrapperOptions['wrapper']): Promise<WrapperRun> {
+  return runWrapper({ wrapper, fake: null, turn: turn('hi') });
+}
+
+/**
+ * A `[hang]` turn (the fake CLI waits for a signal) whose wrapper gets `signal` at its first
+ * partial, the way the runner stops a turn.
+ */
+export function runStoppedBy(wrapper: WrapperOptions['wrapper'], signal: NodeJS.Signals = 'SIGTERM'): Promise<WrapperRun> {
+  return runWrapper({
+    wrapper,
+    turn: turn('[hang] wait'),
+    onEvent(ev, { child }) { if (ev.type === 'partial') child.kill(signal); },
+  });
 }
