@@ -189,7 +189,7 @@ export function createRecordingSurface(opts: RecordingSurfaceOptions = {}): Reco
   const key = (ref: MessageRef | string): string => (typeof ref === 'string' ? ref : ref.id);
   function message(ref: MessageRef | string): StoredMessage {
     const m = stored.get(key(ref));
-    if (!m) throw new Error(`recording surface: no message ${key(ref)}`);
+    if (!m) throw new TurnbridgeError('TB_PLATFORM_ERROR', `recording surface: no message ${key(ref)}`);
     return m;
   }
   const copy = (c: MessageContent): MessageContent => ({ ...c });
@@ -238,7 +238,7 @@ export function createRecordingSurface(opts: RecordingSurfaceOptions = {}): Reco
     updatePrompt(ref, view) {
       return record({ op: 'updatePrompt', conversation: ref.conversation, ref, view: { ...view } }, undefined, () => {
         const p = prompts.get(ref.id);
-        if (!p) throw new Error(`recording surface: no prompt ${ref.id}`);
+        if (!p) throw new TurnbridgeError('TB_PLATFORM_ERROR', `recording surface: no prompt ${ref.id}`);
         p.view = { ...view };
         p.history.push({ ...view });
       });
