@@ -1,7 +1,7 @@
 /**
  * `npm start` / `turnbridge start`: load the configuration, start the one HTTP server, the bridge
- * core and the platforms that have credentials (the local chat page when none do), and stop them
- * in reverse order on SIGTERM / SIGINT.
+ * core and the platforms that have credentials (the local chat page when none do), and on
+ * SIGTERM / SIGINT stop the bridge (finalizing running replies) before the platforms disconnect.
  */
 import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -34,7 +34,7 @@ export interface RunningTurnbridge {
   readonly http: HttpServer;
   readonly bridge: Bridge;
   readonly platforms: readonly Platform[];
-  /** Stop in reverse order of start, bounded by config.shutdownGraceSecs. Safe to call twice. */
+  /** Stop the bridge, then the platforms, then HTTP, bounded by config.shutdownGraceSecs. Safe to call twice. */
   shutdown(): Promise<void>;
 }
 
@@ -106,10 +106,13 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
     const graceMs = config.shutdownGraceSecs * 1000;
     const steps = async () => {
       http.setDraining();
+      // The bridge first, while the platforms are still connected: it stops taking turns and
+      // finalizes running replies ("interrupted: the bridge restarted") through them. Then the
+      // platforms disconnect, in reverse order of start, and the HTTP server closes.
+      await bridge.shutdown(graceMs).catch((err: unknown) => logger.warn({ err }, 'bridge shutdown failed'));
       for (const p of [...started].reverse()) {
         await p.stop().catch((err: unknown) => logger.warn({ err, platform: p.name }, 'platform stop failed'));
       }
-      await bridge.shutdown(graceMs).catch((err: unknown) => logger.warn({ err }, 'bridge shutdown failed'));
       await http.close(Math.min(1000, graceMs));
     };
     let timer: NodeJS.Timeout | undefined;

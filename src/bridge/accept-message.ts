@@ -53,11 +53,6 @@ function profileErrorText(err: unknown): string {
 
 /** InboundMessage -> dedupe -> access -> commands -> profile -> queue (or a clear refusal). */
 export async function acceptMessage(ctx: BridgeContext, msg: InboundMessage): Promise<void> {
-  if (ctx.closing) {
-    ctx.logger.info({ platform: msg.platform, eventId: msg.eventId }, 'message ignored: the bridge is shutting down');
-    await tidy(ctx, msg);
-    return;
-  }
   const attached = ctx.surfaces.get(msg.platform);
   if (!attached) {
     ctx.logger.error({ platform: msg.platform }, 'message from a platform with no attached surface');
@@ -73,6 +68,12 @@ export async function acceptMessage(ctx: BridgeContext, msg: InboundMessage): Pr
     ctx.logger.info(base, 'message refused by access rules');
     ctx.metrics.rejected('refused');
     await say(ctx, delivery, msg, routed.refusal, 'warning');
+    await tidy(ctx, msg);
+    return;
+  }
+  if (ctx.closing) {
+    ctx.logger.info({ ...base, eventId: msg.eventId }, 'message not run: the bridge is shutting down');
+    await say(ctx, delivery, msg, 'The bridge is restarting and did not run this message. Please send it again in a minute.', 'warning');
     await tidy(ctx, msg);
     return;
   }

@@ -207,7 +207,7 @@ describe('bridge turn lifecycle', () => {
     await bridge.shutdown(1000);
   });
 
-  it('shutdown interrupts running and queued turns, finalizes their replies and refuses new messages', async () => {
+  it('shutdown interrupts running and queued turns, finalizes their replies and turns new messages away with a notice', async () => {
     const { runner, bridge, shown, surface } = setup({ config: { maxConcurrent: 1 } });
     await bridge.handleMessage(makeMsg({ text: 'running', conversation: conv('C1') }));
     await bridge.handleMessage(makeMsg({ text: 'queued', conversation: conv('C2') }));
@@ -226,10 +226,11 @@ describe('bridge turn lifecycle', () => {
       assert.notEqual(c.status, 'working…');
     }
     assert.deepEqual(bridge.stats().turnsByOutcome, { interrupted: 2 });
-    const before = surface.calls.length;
-    await bridge.handleMessage(makeMsg({ text: 'after' }));
-    assert.equal(surface.calls.length, before);
+    // a message that arrives while the bridge stops is not run; its sender is told to resend
+    await bridge.handleMessage(makeMsg({ text: 'after', conversation: conv('C3') }));
     assert.equal(runner.calls.length, 1);
+    await waitFor(() => shown(conv('C3')).length === 1, 'the restarting notice');
+    assert.match(shown(conv('C3'))[0]!.text, /restarting and did not run this message/);
   });
 
   it('shutdown finalizes replies even when a run ignores the abort past the grace period', async () => {
