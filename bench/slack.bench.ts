@@ -4,7 +4,8 @@
  * Time is scaled (fake windows / SCALE, bridge budgets x SCALE) so 60 Slack-seconds take
  * 60 / SCALE real seconds; the ratios are what Slack would see.
  * Prints edits sent vs the chat.update budget, 429s, parts, exactness and the time from the
- * first partial to the first visible text.
+ * first partial to the first visible text, for SLACK_STREAMING=edit, auto and native
+ * (SLACK_BENCH_MODES=edit,native picks some).
  *
  *   npx tsx bench/slack.bench.ts
  */
@@ -18,7 +19,7 @@ const SCALE = Number(process.env.SLACK_BENCH_SCALE ?? 10);
 const SLACK_SECONDS = 60;
 const PARTIAL_EVERY_SLACK_MS = 100;
 
-async function scenario(replies: number, mode: 'edit' | 'native'): Promise<void> {
+async function scenario(replies: number, mode: 'edit' | 'auto' | 'native'): Promise<void> {
   const fake = await FakeSlack.start({ timeScale: SCALE });
   const platform = createSlackPlatform({ config: baseConfig({ rate_scale: SCALE, streaming: mode }), env: slackEnv(fake), logger: silentLogger });
   const delivery = createDelivery(platform.surface, { logger: silentLogger });
@@ -37,7 +38,8 @@ async function scenario(replies: number, mode: 'edit' | 'native'): Promise<void>
       await new Promise((r) => setTimeout(r, every));
     }
     const stats = await reply.finish({ kind: 'success', reply: '' });
-    const shown = fake.botMessages(conv.channel, conv.thread).map((m) => visibleText(m)).join('');
+    // parts end between partials ("wordN "), so joining them with a space and folding whitespace compares exactly
+    const shown = fake.botMessages(conv.channel, conv.thread).map((m) => visibleText(m)).join(' ');
     return { stats, exact: shown.replace(/\s+/g, ' ').trim() === text.replace(/\s+/g, ' ').trim(), partials: n };
   });
   const results = await Promise.all(runs);
@@ -50,7 +52,7 @@ async function scenario(replies: number, mode: 'edit' | 'native'): Promise<void>
   console.log(`  until every final landed  ${elapsedSlackSecs.toFixed(1)} Slack-seconds`);
   console.log(`  chat.update sent          ${updates} (Slack's workspace budget over that time: ${budget}; ${(updates / budget * 100).toFixed(0)}%)`);
   console.log(`  chat.postMessage sent     ${fake.callsTo('chat.postMessage').length}`);
-  if (mode === 'native') {
+  if (mode !== 'edit') {
     const n = (m: string) => fake.callsTo(m).filter((c) => c.status === 200).length;
     console.log(`  stream calls              start ${n('chat.startStream')}, append ${n('chat.appendStream')} (Tier 4 budget over that time: ${Math.round(100 * (elapsedSlackSecs / 60))}), stop ${n('chat.stopStream')}`);
   }
@@ -58,11 +60,14 @@ async function scenario(replies: number, mode: 'edit' | 'native'): Promise<void>
   console.log(`  parts                     ${results.map((r) => r.stats.parts).join(', ')}`);
   console.log(`  final text exact          ${results.every((r) => r.exact)}`);
   console.log(`  first partial -> visible  ${latencies.map((l) => `${Math.round(l)} ms`).join(', ')} (Slack-time)`);
+  const sorted = [...latencies].sort((a, b) => a - b);
+  console.log(`  first text median / max   ${Math.round(sorted[Math.floor((sorted.length - 1) / 2)]!)} / ${Math.round(sorted.at(-1)!)} ms (Slack-time)`);
   await delivery.close();
   await fake.close();
 }
 
-for (const mode of ['edit', 'native'] as const) {
+const modes = (process.env.SLACK_BENCH_MODES ?? 'edit,auto,native').split(',') as Array<'edit' | 'auto' | 'native'>;
+for (const mode of modes) {
   await scenario(1, mode);
   await scenario(10, mode);
 }

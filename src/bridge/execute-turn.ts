@@ -105,6 +105,8 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
               signal,
               timeoutMs: permissionTimeoutMs(ctx, turn),
               log,
+              beforePost: async () => turn.reply?.posted(),
+              onPosted: () => turn.reply?.continueBelow(),
             });
           },
         },

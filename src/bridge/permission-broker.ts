@@ -18,6 +18,10 @@ export interface PromptRequest {
   /** Answer deny after this long. */
   timeoutMs: number;
   log: Logger;
+  /** Wait for this before posting the prompt (the turn's live reply lands first). */
+  beforePost?: () => Promise<unknown>;
+  /** The prompt was posted (the turn's live reply then continues below it). */
+  onPosted?: () => void;
 }
 
 export interface PermissionBroker {
@@ -109,8 +113,12 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
         open.set(id, p);
         log.info({ tool: view.toolName, timeoutMs: Math.round(req.timeoutMs) }, 'permission requested');
         log.debug({ input: req.request.input }, 'permission input');
-        p.ref = req.surface.postPrompt(req.conversation, view).then(
-          (ref) => ref,
+        const ready = req.beforePost ? req.beforePost().catch(() => undefined) : Promise.resolve();
+        p.ref = ready.then(() => req.surface.postPrompt(req.conversation, view)).then(
+          (ref) => {
+            req.onPosted?.();
+            return ref;
+          },
           (err: unknown) => {
             log.error({ err }, 'could not show the permission prompt; answering deny');
             settle(p, 'expired', { behavior: 'deny', message: 'The bridge could not show the permission prompt to the user.' });

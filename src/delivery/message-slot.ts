@@ -47,6 +47,10 @@ export class MessageSlot {
   private gaveUp = false;
   /** Being deleted: no more edits. */
   private retired = false;
+  /** Deleted from the conversation (retire() removed it). */
+  removed = false;
+  /** Content of the post/edit the platform is processing now. */
+  private sending?: MessageContent;
   /** The reply is finishing: this slot's operations overtake queued live edits. */
   private final = false;
   private current?: Promise<void>;
@@ -72,6 +76,11 @@ export class MessageSlot {
     return this.state.shown;
   }
 
+  /** The answer text the user sees or is about to see (the call in flight, else the last confirmed). */
+  get committedText(): string {
+    return (this.sending ?? this.state.shown)?.text ?? '';
+  }
+
   /** `final`: this is (part of) the reply's final state; its operations get priority from now on. */
   set(content: MessageContent, final = false): void {
     this.state.desired = content;
@@ -88,6 +97,7 @@ export class MessageSlot {
 
   /** Resolves true once the message shows the desired content, false when it gave up. */
   settle(): Promise<boolean> {
+    if (this.removed) return Promise.resolve(true);
     if (this.gaveUp) {
       this.gaveUp = false;
       this.failures = 0;
@@ -113,10 +123,12 @@ export class MessageSlot {
       try {
         this.ref = await pool.run(budgets, () => {
           content = this.state.desired;
+          this.sending = content;
           return surface.post(conversation, content);
         }, { priority: this.priority });
         this.deps.stats.posts++;
         this.state.shown = content;
+        this.sending = undefined;
         this.failures = 0;
         this.limited = 0;
         this.state.inFlight = false;
@@ -124,6 +136,7 @@ export class MessageSlot {
         this.kick();
         return true;
       } catch (err) {
+        this.sending = undefined;
         if (!this.onFailure(err, budgets, 'post')) {
           this.state.inFlight = false;
           this.giveUp();
@@ -196,6 +209,7 @@ export class MessageSlot {
         if (ticket.superseded) return;
         ticket.started = true;
         content = this.state.desired;
+        this.sending = content;
         await surface.edit(ref, content);
       }, { priority: this.priority, skipIf: () => ticket.superseded });
       if (ticket.superseded) return;
@@ -210,6 +224,7 @@ export class MessageSlot {
       if (!this.onFailure(err, budgets, 'edit')) this.giveUp();
       else if (!isTurnbridgeError(err, 'TB_RATE_LIMITED')) this.state.notBefore = this.deps.now() + backoffMs(this.failures);
     } finally {
+      if (ticket.started) this.sending = undefined;
       if (this.ticket === ticket) {
         this.ticket = undefined;
         this.state.inFlight = false;
@@ -251,6 +266,7 @@ export class MessageSlot {
       for (;;) {
         try {
           await pool.run(budgets, () => surface.remove!(ref), { priority: 'final' });
+          this.removed = true;
           this.resolveWaiters(true);
           return true;
         } catch (err) {

@@ -5,6 +5,11 @@
  * boundary (an open code fence is closed and reopened in the next part). When streaming is not
  * available (start answers null) or a stream breaks, the lane stops and hands the text it could
  * not stream back to the reply, which goes on with post + edit.
+ *
+ * The first start waits at most `startGraceMs` for its (Tier 2) budget, so a busy workspace never
+ * delays the first text: then the lane either falls back (post + edit for this reply) or, with
+ * `handOver`, parks: the reply shows the answer through edits meanwhile, and when the start's turn
+ * comes `handOver()` says what the reply has not shown yet, which the stream carries from there.
  */
 import { isTurnbridgeError, RateLimitedError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -28,7 +33,7 @@ export interface StreamLaneDeps {
   maxAttempts?: number;
   /** Consecutive 429s of one call before giving up (default 50). */
   max429?: number;
-  /** Wait for this before the first start (the control message), so the thread keeps its order. */
+  /** The first start call is made after this (the control message's post), so the thread keeps its order. */
   after?: Promise<unknown>;
   /** The first streamed text is visible. */
   onShown?: () => void;
@@ -37,7 +42,23 @@ export interface StreamLaneDeps {
    * (a reopened fence first when needed); `streamed` says whether any message was streamed.
    */
   onFallback?: (leftover: string, streamed: boolean) => void;
+  /** Longest wait for the first start's budget before the reply shows text some other way (default: no limit). */
+  startGraceMs?: number;
+  /**
+   * Hand-over mode: called when the first start waited past the grace, with every answer character
+   * pushed so far; the reply shows the answer through edits from now on (no more push()).
+   */
+  onPark?: (text: string) => void;
+  /**
+   * Hand-over mode: called when the parked start's turn comes. Returns the answer markdown the
+   * reply has not shown (the stream starts with it and the reply pushes to the lane again), or ''
+   * when the edits already show everything (the reply then stays with post + edit).
+   */
+  handOver?: () => string;
 }
+
+/** handOver() had nothing to give: no start was made. */
+const NOT_NOW = Symbol('not now');
 
 /** What finish() leaves to post + edit: text not streamed ('' = none) and whether anything streamed. */
 export interface LaneEnd {
@@ -64,9 +85,20 @@ export class StreamLane {
   private pumping?: Promise<void>;
   private wake?: () => void;
   private readonly max: number;
+  /** Hand-over mode: the reply has handed its unshown text to this lane. */
+  private handed = false;
+  /** The first start call, once made (settles when it answered). */
+  private starting?: Promise<void>;
+  /** What the late start was made with. */
+  private lateMarkdown = '';
 
   constructor(private readonly deps: StreamLaneDeps) {
     this.max = Math.max(16, deps.streaming.maxChars);
+  }
+
+  /** Resolves when no first start call is in flight (one still waiting for its budget does not count). */
+  startSettled(): Promise<void> {
+    return this.starting ?? Promise.resolve();
   }
 
   push(delta: string): void {
@@ -96,12 +128,11 @@ export class StreamLane {
     if (this.pumping || this.fallen || this.finishing) return;
     this.pumping = this.pump().finally(() => {
       this.pumping = undefined;
-      if (!this.fallen && !this.finishing && this.sendable() > this.sent) this.kick();
+      if (!this.fallen && !this.finishing && this.pending()) this.kick();
     });
   }
 
   private async pump(): Promise<void> {
-    await this.deps.after;
     while (!this.fallen && !this.finishing) {
       if (this.text.length > this.max) {
         const { closing, rest, at } = this.cut();
@@ -118,8 +149,8 @@ export class StreamLane {
         this.sent = 0;
         continue;
       }
+      if (!this.pending()) return;
       const end = this.sendable();
-      if (end <= this.sent) return;
       const wait = this.lastSentAt === undefined ? 0 : this.lastSentAt + this.deps.minIntervalMs - this.deps.now();
       if (wait > 0) {
         await new Promise<void>((resolve) => {
@@ -129,7 +160,7 @@ export class StreamLane {
         this.wake = undefined;
         continue;
       }
-      const ok = this.stream ? await this.appendPending(end) : await this.startPart(this.text.slice(0, end));
+      const ok = this.stream ? await this.appendPending(end) : await this.startPart(this.text.slice(0, end), true);
       if (!ok) return;
     }
   }
@@ -152,13 +183,87 @@ export class StreamLane {
     };
   }
 
-  private async startPart(markdown: string): Promise<boolean> {
+  /**
+   * Start a streamed part with `markdown`. `growing`: the part is not cut, so the start may carry
+   * all the text there is when it goes out; only then does the first start have a grace.
+   */
+  private async startPart(markdown: string, growing = false): Promise<boolean> {
+    const { streaming, conversation, recipient, handOver } = this.deps;
+    const budgets = streaming.budgets('start', conversation);
+    const start = (): Promise<NativeStream | null> => {
+      if (growing && this.text.length <= this.max) markdown = this.text.slice(0, Math.max(markdown.length, this.sendable()));
+      return streaming.start(conversation, { markdown, recipient });
+    };
+    if (this.refs.length > 0) return this.started(await this.call('start', budgets, start, 'live'), markdown);
+    // The first start: asked for at once (the budget wait overlaps the control message's post)
+    // but made after that post, so the thread keeps its order; dropped when the reply finishes
+    // first (the whole answer then goes into the first message with one edit); past startGraceMs
+    // it is dropped too (post + edit) or parks (hand-over).
+    const slow = new AbortController();
+    let begun = false;
+    let parked = false;
+    const grace = growing ? this.deps.startGraceMs : undefined;
+    const timer = grace === undefined ? undefined : setTimeout(() => {
+      if (begun || this.finishing) return;
+      if (!handOver) slow.abort();
+      else {
+        parked = true;
+        this.park();
+      }
+    }, Math.max(0, grace));
+    let r: { ok: true; value: NativeStream | null | typeof NOT_NOW | undefined } | { ok: false };
+    try {
+      r = await this.call('start', budgets, () => {
+        begun = true;
+        const call = (async () => {
+          await this.deps.after;
+          return parked ? this.handOverStart() : start();
+        })();
+        this.starting = call.then(() => undefined, () => undefined);
+        return call;
+      }, 'live', undefined, AbortSignal.any([this.finished.signal, slow.signal]));
+    } finally {
+      clearTimeout(timer);
+    }
+    if (r.ok && r.value === NOT_NOW) {
+      this.deps.stats.streamCalls = (this.deps.stats.streamCalls ?? 1) - 1; // counted, but no call was made
+      // the edits kept up with the answer: this reply stays with post + edit
+      this.deps.logger.debug('the answer is already shown through edits; not streaming this reply');
+      this.fallen = true;
+      return false;
+    }
+    if (r.ok && r.value === undefined) {
+      if (this.finishing || !slow.signal.aborted) return false;
+      this.deps.logger.debug({ waitedMs: grace }, 'stream start budget is short; this reply uses post + edit');
+      this.fallBack();
+      return false;
+    }
+    return this.started(r as { ok: true; value: NativeStream | null } | { ok: false }, parked ? this.lateMarkdown : markdown);
+  }
+
+  /** Hand-over mode: the first start waited too long; the reply shows the answer through edits meanwhile. */
+  private park(): void {
+    const shown = this.text;
+    this.text = '';
+    this.sent = 0;
+    this.deps.logger.debug('stream start budget is short; showing the answer through edits until the stream starts');
+    this.deps.onPark?.(shown);
+  }
+
+  /** The parked start's turn: start with what the reply has not shown (asked once; retries resend the lane's text). */
+  private handOverStart(): Promise<NativeStream | null | typeof NOT_NOW> {
+    if (!this.handed) {
+      const markdown = this.deps.handOver!();
+      if (markdown === '') return Promise.resolve(NOT_NOW);
+      this.handed = true;
+      this.text = markdown;
+    }
     const { streaming, conversation, recipient } = this.deps;
-    // A first start still waiting for the (Tier 2) budget when the reply finishes is dropped:
-    // the whole answer then goes into the first message with one edit.
-    const signal = this.refs.length === 0 ? this.finished.signal : undefined;
-    const r = await this.call('start', streaming.budgets('start', conversation), () => streaming.start(conversation, { markdown, recipient }), 'live', undefined, signal);
-    if (r.ok && r.value === undefined) return false;
+    this.lateMarkdown = this.text;
+    return streaming.start(conversation, { markdown: this.lateMarkdown, recipient });
+  }
+
+  private started(r: { ok: true; value: NativeStream | null | undefined } | { ok: false }, markdown: string): boolean {
     const stream = r.ok ? r.value : null;
     if (!stream) {
       if (r.ok) this.deps.logger.debug('native streaming not available here; using post + edit');
@@ -170,6 +275,12 @@ export class StreamLane {
     this.sent = markdown.length;
     this.deps.onShown?.();
     return true;
+  }
+
+  /** Text to send now; a stream is not started with blank text (it would show an empty message). */
+  private pending(): boolean {
+    const end = this.sendable();
+    return end > this.sent && (this.stream !== undefined || this.text.slice(0, end).trim() !== '');
   }
 
   /**

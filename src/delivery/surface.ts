@@ -129,6 +129,12 @@ export interface NativeStreaming {
    */
   available?(conversation: Conversation): boolean;
   /**
+   * Optional: what a reply does when its first start would wait for budget past a short grace
+   * (a busy workspace). 'edit' (default): the reply goes on with post + edit. 'hand-over': the
+   * answer shows on the control message meanwhile, and the stream carries the rest once it starts.
+   */
+  readonly lateStart?: 'edit' | 'hand-over';
+  /**
    * Start a streamed message showing `markdown` (non-empty). Null = streaming is not available
    * here (use post + edit for this reply). Throws RateLimitedError on 429; other errors are
    * failures the caller may retry.

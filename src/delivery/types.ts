@@ -47,6 +47,19 @@ export interface LiveReply {
   setStatus(status: string): void;
   /** Output partials are appended to the answer; thinking replaces the thinking line. */
   append(chunk: PartialChunk): void;
+  /**
+   * Something was posted below this reply (a permission prompt): freeze the current part as it is
+   * (no status, thinking or Stop on it) and continue in a new message posted after it, which
+   * carries status, thinking and Stop. A part that shows no answer text yet is deleted (or, where
+   * the platform cannot delete, kept and reused). No text is lost or repeated.
+   */
+  continueBelow(): void;
+  /**
+   * Resolves once every message this reply has posted so far has landed (or was given up), a
+   * stream start in flight included, so that something posted next (a permission prompt) appears
+   * below them. A stream start still waiting for its budget is not waited for.
+   */
+  posted(): Promise<void>;
   /** Add a notice shown at the end. */
   addNotice(text: string): void;
   /** Write the final state. Always lands the final text (retries through 429s); resolves with stats. */

@@ -8,7 +8,8 @@
  * auto: an answer meaning "streaming is not available" (unknown_method, not_allowed, ...) turns
  * streaming off for good for the workspace (channel_type_not_supported: for that channel) and
  * start() answers null, so the reply falls back to post + edit. native: those answers are thrown
- * (and logged) on every reply, never remembered.
+ * (and logged) on every reply, never remembered. When a start would wait for the Tier 2 budget,
+ * auto serves the reply with post + edit and native hands over late (NativeStreaming.lateStart).
  */
 import type { webApi } from '@slack/bolt';
 import type { Logger } from '../../log.js';
@@ -117,6 +118,9 @@ export function createSlackStreaming(opts: SlackStreamingOptions): NativeStreami
     maxChars: STREAM_MAX_CHARS,
     budgets,
     available,
+    // Tier 2 starts (~18/min) are short in a busy workspace: auto serves such a reply with post +
+    // edit; native shows the first text through edits and hands over to the stream when it starts.
+    lateStart: mode === 'native' ? 'hand-over' : 'edit',
     async start(c: Conversation, o: { markdown: string; recipient?: UserRef }): Promise<NativeStream | null> {
       if (!available(c)) return null;
       const recipient = o.recipient && !isDm(c) ? { recipient_user_id: o.recipient.id, recipient_team_id: c.space } : {};

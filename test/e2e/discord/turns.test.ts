@@ -84,6 +84,12 @@ describe('discord turns (real discord.js + bridge + agents)', () => {
     const parts = await rig.finalReply(sent.id, sent, 15_000, (t) => t.includes('allowed:'));
     assert.equal(right.ack?.type, 6);
     assert.match(parts.map((p) => p.content).join('\n'), /Let me run a command\.[\s\S]*allowed: echo ok > f\.txt/);
+    // chronology: the answer before the prompt, the prompt, the answer after it (a new message)
+    const order = fake.botMessages(sent.id).map((m) => (m.id === prompt.id ? '[prompt]' : m.content));
+    assert.equal(order.length, 3, JSON.stringify(order));
+    assert.match(order[0]!, /^Let me run a command\.\s*$/);
+    assert.equal(order[1], '[prompt]');
+    assert.match(order[2]!, /^allowed: echo ok > f\.txt/);
     assert.match(prompt.content, /Allowed\*\* by @Alice/);
     assert.deepEqual(prompt.components, []);
   });
@@ -96,6 +102,8 @@ describe('discord turns (real discord.js + bridge + agents)', () => {
     fake.click(prompt.id, prompt.components[0]!.components[1]!.custom_id!, alice);
     const parts = await rig.finalReply(sent.channel_id, sent, 15_000, (t) => t.includes('denied'));
     assert.match(parts.at(-1)!.content, /denied/);
+    const after = fake.botMessages(sent.channel_id).filter((m) => BigInt(m.id) > BigInt(sent.id));
+    assert.deepEqual(after.map((m) => (m.id === prompt.id ? '[prompt]' : /denied/.test(m.content) ? 'after' : 'before')), ['before', '[prompt]', 'after']);
     assert.match(prompt.content, /Denied\*\* by @Alice/);
   });
 

@@ -29,16 +29,33 @@ async function send(page: Page, text: string): Promise<void> {
   await page.waitForFunction((n) => document.querySelectorAll('[data-testid="bot-message"]').length > n, before, WAIT);
 }
 
-/** The last reply's answer text as the browser shows it. */
+/**
+ * What the page shows after the last user message, in order: 'prompt' for a permission prompt,
+ * else the answer text of a reply message (a reply continues below a prompt in a new message).
+ */
+function turnItems(): string[] {
+  const nodes = [...document.querySelectorAll('[data-testid="user-message"], [data-testid="bot-message"], [data-testid="permission-prompt"]')] as HTMLElement[];
+  let start = 0;
+  nodes.forEach((n, i) => { if (n.dataset.testid === 'user-message') start = i + 1; });
+  return nodes.slice(start).map((n) => (n.dataset.testid === 'permission-prompt'
+    ? 'prompt'
+    : n.querySelector('[data-testid="bot-text"]')?.textContent ?? ''));
+}
+
+/** The answer of the last turn as the browser shows it: its reply messages' texts, in order. */
 async function lastReply(page: Page): Promise<string> {
-  return page.getByTestId('bot-text').last().innerText();
+  const items = await page.evaluate(turnItems);
+  return items.filter((x) => x !== 'prompt').join('\n');
 }
 
 async function waitForReplyText(page: Page, pattern: RegExp): Promise<string> {
+  // the same walk as turnItems (page.waitForFunction cannot call a helper, and the page's CSP forbids eval)
   await page.waitForFunction((src) => {
-    const all = document.querySelectorAll('[data-testid="bot-text"]');
-    const last = all[all.length - 1];
-    return last !== undefined && new RegExp(src).test(last.textContent ?? '');
+    const nodes = [...document.querySelectorAll('[data-testid="user-message"], [data-testid="bot-message"]')] as HTMLElement[];
+    let start = 0;
+    nodes.forEach((n, i) => { if (n.dataset.testid === 'user-message') start = i + 1; });
+    const text = nodes.slice(start).map((n) => n.querySelector('[data-testid="bot-text"]')?.textContent ?? '').join('\n');
+    return new RegExp(src).test(text);
   }, pattern.source, WAIT);
   return lastReply(page);
 }
@@ -58,9 +75,11 @@ async function recordGrowth(page: Page): Promise<void> {
     const thinking: string[] = [];
     Object.assign(window, { __texts: seen, __thinking: thinking });
     new MutationObserver(() => {
-      const all = document.querySelectorAll('[data-testid="bot-text"]');
-      const text = all[all.length - 1]?.textContent ?? '';
-      if (text && seen[seen.length - 1] !== text) seen.push(text);
+      const all = document.querySelectorAll('[data-testid="bot-message"]');
+      const last = all[all.length - 1] as HTMLElement | undefined;
+      const text = last?.querySelector('[data-testid="bot-text"]')?.textContent ?? '';
+      const entry = `${last?.dataset.id}|${text}`;
+      if (text && seen[seen.length - 1] !== entry) seen.push(entry);
       const th = document.querySelector('[data-testid="bot-thinking"]');
       if (th) thinking.push(`${getComputedStyle(th).fontStyle}|${th.textContent}`);
     }).observe(document.getElementById('log')!, { childList: true, subtree: true, characterData: true });
@@ -129,17 +148,32 @@ test('the local page: streamed reply, Allow/Deny, Stop, /new, and one conversati
   text = await waitForReplyText(page, /Permission granted/);
   await waitForFinished(page);
   assert.equal(await page.getByTestId('bot-message').last().getByTestId('stop-button').count(), 0, 'no Stop once finished');
-  // The same message grew edit by edit (streamed body, then the tool's outcome after the click).
+  // Chronology: the answer so far, the prompt, then the rest of the answer in a new message below it.
+  const order = await page.evaluate(turnItems);
+  assert.equal(order.length, 3, `answer, prompt, answer: ${JSON.stringify(order)}`);
+  assert.match(order[0]!, /You said: hello there/);
+  assert.equal(order[1], 'prompt');
+  assert.match(order[2]!, /Permission granted/);
+  assert.doesNotMatch(order[0]!, /Permission granted/);
+  // Each message grew edit by edit (streamed body; then the tool's outcome after the click).
   const texts = await page.evaluate(() => (window as unknown as { __texts: string[] }).__texts);
-  const growing = texts.filter((s) => s.length > 0);
+  const byMessage = new Map<string, string[]>();
+  for (const entry of texts) {
+    const at = entry.indexOf('|');
+    const id = entry.slice(0, at);
+    byMessage.set(id, [...(byMessage.get(id) ?? []), entry.slice(at + 1)]);
+  }
+  const growing = [...byMessage.values()][0] ?? [];
   assert.ok(growing.length >= 2, `the reply should be seen growing, saw ${JSON.stringify(growing)}`);
-  for (let i = 1; i < growing.length; i++) {
-    assert.ok(growing[i]!.startsWith(growing[i - 1]!.trimEnd()), `each view extends the last: ${JSON.stringify(growing.slice(i - 1, i + 1))}`);
+  for (const views of byMessage.values()) {
+    for (let i = 1; i < views.length; i++) {
+      assert.ok(views[i]!.startsWith(views[i - 1]!.trimEnd()), `each view extends the last: ${JSON.stringify(views.slice(i - 1, i + 1))}`);
+    }
   }
   // Thinking was shown apart from the answer, in italics.
   const thinking = await page.evaluate(() => (window as unknown as { __thinking: string[] }).__thinking);
   assert.ok(thinking.some((s) => /^italic\|(Reading your message|Thinking about)/.test(s)), `thinking seen: ${JSON.stringify(thinking.slice(0, 3))}`);
-  assert.ok(growing.every((s) => !/Reading your message|Thinking about/.test(s)), 'thinking never mixed into the answer');
+  assert.ok(texts.every((s) => !/Reading your message|Thinking about/.test(s)), 'thinking never mixed into the answer');
 
   // Markdown is rendered: the agent's `date` is inline code.
   assert.deepEqual(await page.getByTestId('bot-text').last().locator('code').allInnerTexts(), ['date']);

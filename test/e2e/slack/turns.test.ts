@@ -19,6 +19,10 @@ process.env.DEMO_STATE_DIR = demoState;
 
 describe('slack turns (real Bolt + bridge + agents)', () => {
   let rig: TurnRig;
+  /** Bot messages after the user's message, in thread order: answer text (trimmed), '[prompt]' for the prompt. */
+  const chronology = (thread: string, promptTs: string, channel = 'C0GEN'): string[] =>
+    rig.fake.botMessages(channel, thread).filter((m) => Number(m.ts) > Number(thread))
+      .map((m) => (m.ts === promptTs ? '[prompt]' : visibleText(m).trim()));
 
   before(async () => {
     rig = await makeTurnRig({
@@ -96,8 +100,9 @@ describe('slack turns (real Bolt + bridge + agents)', () => {
     assert.equal(fake.ephemerals.at(-1)!.user, 'U0BEN');
     assert.equal(buttons(fake.message('C0GEN', prompt.ts)).length, 2, 'still pending');
     await fake.click({ user: 'U0ANA', userName: 'ana', actionId: 'tb_allow', value: allow!.value, channel: 'C0GEN', messageTs: prompt.ts });
-    const [reply] = await rig.finalReply('C0GEN', ts, ts);
-    assert.equal(visibleText(reply), 'Let me run a command. allowed: echo ok > f.txt');
+    await rig.finalReply('C0GEN', ts, ts);
+    assert.deepEqual(chronology(ts, prompt.ts), ['Let me run a command.', '[prompt]', 'allowed: echo ok > f.txt'],
+      'the answer before the prompt, the prompt, the answer after it');
     const decided = fake.message('C0GEN', prompt.ts)!;
     assert.deepEqual(buttons(decided), []);
     assert.match(contextLines(decided).join(' '), /Allowed by <@U0ANA>/);
@@ -115,13 +120,18 @@ describe('slack turns (real Bolt + bridge + agents)', () => {
     const b = await fake.userMessage({ channel: 'C0GEN', user: 'U0BEN', text: mention('ask') });
     const pa = await fake.waitFor(() => rig.prompts('C0GEN', a.ts)[0], 'the first prompt');
     await fake.click({ user: 'U0ANA', userName: 'ana', actionId: 'tb_deny', value: buttons(pa)[1]!.value, channel: 'C0GEN', messageTs: pa.ts });
-    const [ra] = await rig.finalReply('C0GEN', a.ts, a.ts);
-    assert.match(visibleText(ra), /^Let me run a command\. denied: /);
+    await rig.finalReply('C0GEN', a.ts, a.ts);
+    const [before, p, after, ...more] = chronology(a.ts, pa.ts);
+    assert.deepEqual([before, p, more], ['Let me run a command.', '[prompt]', []]);
+    assert.match(after!, /^denied: /);
     assert.match(contextLines(fake.message('C0GEN', pa.ts)).join(' '), /Denied by <@U0ANA>/);
     // nobody answers the second prompt: it times out (3 s here) and the agent is denied
-    const [rb] = await rig.finalReply('C0GEN', b.ts, b.ts);
-    assert.match(visibleText(rb), /denied: /);
+    await rig.finalReply('C0GEN', b.ts, b.ts);
     const pb = rig.prompts('C0GEN', b.ts)[0]!;
+    const order = chronology(b.ts, pb.ts);
+    assert.deepEqual(order.slice(0, 2), ['Let me run a command.', '[prompt]']);
+    assert.match(order[2]!, /^denied: /);
+    assert.equal(order.length, 3);
     assert.deepEqual(buttons(fake.message('C0GEN', pb.ts)), []);
     assert.match(contextLines(fake.message('C0GEN', pb.ts)).join(' '), /Timed out/);
   });
@@ -203,10 +213,11 @@ describe('slack turns (real Bolt + bridge + agents)', () => {
     const { ts } = await fake.userMessage({ channel: 'C0DEMO', user: 'U0ANA', text: mention('hello demo') });
     const prompt = await fake.waitFor(() => rig.prompts('C0DEMO', ts)[0], 'the demo prompt');
     await fake.click({ user: 'U0ANA', userName: 'ana', actionId: 'tb_allow', value: buttons(prompt)[0]!.value, channel: 'C0DEMO', messageTs: prompt.ts });
-    const [reply] = await rig.finalReply('C0DEMO', ts, ts);
-    const text = visibleText(reply);
-    assert.match(text, /^This is turn 1 of session demo-[0-9a-f]{16}\.\nYou said: hello demo\n/);
-    assert.match(text, /Permission granted: ran `date`/);
+    await rig.finalReply('C0DEMO', ts, ts);
+    const order = chronology(ts, prompt.ts, 'C0DEMO');
+    assert.equal(order.indexOf('[prompt]'), 1, 'the answer so far, then the prompt, then the rest');
+    assert.match(order[0]!, /^This is turn 1 of session demo-[0-9a-f]{16}\.\nYou said: hello demo/);
+    assert.match(order.slice(2).join('\n'), /Permission granted: ran `date`/);
   });
 
   it('10 concurrent conversations in one workspace: zero 429s and every final text exact', async () => {

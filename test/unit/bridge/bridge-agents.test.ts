@@ -101,6 +101,24 @@ describe('bridge with real agents', () => {
     await bridge.shutdown(2000);
   });
 
+  it('permission: the answer so far stays above the prompt; what follows continues below it', async () => {
+    // the Slack suite's agent: "ask" streams a partial, asks permission, then streams the outcome
+    const profile = join(dir, 'ask-order.yaml');
+    writeFileSync(profile, `command: ${JSON.stringify(process.execPath)}\nargs: [${JSON.stringify(join(AGENTS, '../slack-agents/agent.mjs'))}]\ntimeout_secs: 20\npermission: true\n`);
+    const { bridge, surface } = start(profile, { dataDir: join(dir, 'ask-order') });
+    await bridge.handleMessage(makeMsg({ text: 'ask' }));
+    await waitFor(() => surface.prompts().length === 1, 'prompt');
+    await bridge.handleAction(click('allow', surface.prompts()[0]!.view.promptId, ANA));
+    await finished(bridge, 1);
+    const order = surface.calls.filter((c) => c.ok && (c.op === 'post' || c.op === 'postPrompt')).map((c) => (c.op === 'postPrompt' ? 'prompt' : c.ref!.id));
+    assert.equal(order.length, 3, JSON.stringify(order));
+    assert.equal(order[1], 'prompt');
+    assert.deepEqual(surface.contentOf(order[0]!), { text: 'Let me run a command. ' }, 'frozen above the prompt: no status, no Stop');
+    assert.deepEqual(surface.contentOf(order[2]!), { text: 'allowed: echo ok > f.txt', tone: 'success' });
+    assert.ok(surface.message(order[2]!).history[0]!.stopActionId, 'the new message carries the Stop control while running');
+    await bridge.shutdown(2000);
+  });
+
   it('permission: a short timeout denies and the prompt shows "timed out"', async () => {
     const { bridge, surface } = start(profileFile('ask.mjs', 'permission: true\n'), { dataDir: join(dir, 'ask2'), permissionTimeoutSecs: 0.05 });
     await bridge.handleMessage(makeMsg({ text: 'ls' }));

@@ -45,6 +45,28 @@ describe('permission broker', () => {
     assert.equal(broker.open, 0);
   });
 
+  it('waits for beforePost (the live reply lands first), then posts and calls onPosted (the reply continues below)', async () => {
+    const { surface, broker } = setup();
+    const events: string[] = [];
+    let release!: () => void;
+    const replyLanded = new Promise<void>((resolve) => (release = resolve));
+    const decision = broker.request({
+      turnId: 't1', surface, conversation: conv(), author: ANA, request: REQ, signal: new AbortController().signal, timeoutMs: 60_000, log: silentLogger,
+      beforePost: async () => {
+        events.push('beforePost');
+        await replyLanded;
+      },
+      onPosted: () => events.push(`onPosted after ${surface.prompts().length} prompt(s)`),
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(surface.prompts().length, 0, 'not posted while the reply has not landed');
+    release();
+    await waitFor(() => events.length === 2, 'onPosted');
+    assert.deepEqual(events, ['beforePost', 'onPosted after 1 prompt(s)']);
+    await broker.handleAction(click('allow', 'p1', ANA));
+    assert.deepEqual(await decision, { behavior: 'allow' });
+  });
+
   it('an approver denies; the agent gets a reason', async () => {
     const { broker, ask, posted, updated, prompt } = setup();
     const decision = ask();

@@ -5,78 +5,9 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createDelivery, OUTCOME_SEPARATOR, type MessageContent, type NativeStreaming, type MessageRef } from '../../../src/delivery/index.js';
-import { RateLimitedError, TurnbridgeError } from '../../../src/errors.js';
-import { createRecordingSurface, type RecordingSurface } from '../../fakes/recording-surface.js';
+import { createDelivery, OUTCOME_SEPARATOR } from '../../../src/delivery/index.js';
+import { streamingRig } from './streaming-rig.js';
 import { advance, conv, finishOnClock, flush, useFakeClock } from './helpers.js';
-
-interface FakeStream {
-  ref: MessageRef;
-  chunks: string[];
-  stop?: MessageContent;
-  ended: boolean;
-}
-
-interface StreamingRig {
-  surface: RecordingSurface;
-  streams: FakeStream[];
-  removed: string[];
-  calls: string[];
-  /** What the next start() does. */
-  start: 'stream' | 'null';
-  /** Make the next append end the stream (like message_not_in_streaming_state). */
-  endNextAppend: boolean;
-  /** Answer the next N appends with 429. */
-  limitAppends: number;
-  text(s: FakeStream): string;
-}
-
-function streamingRig(opts: { maxChars?: number; appendPerMinute?: number; startPerMinute?: number; minEditIntervalMs?: number } = {}): StreamingRig {
-  const surface = createRecordingSurface({ maxTextChars: 4000, minEditIntervalMs: opts.minEditIntervalMs ?? 0 });
-  const rig: StreamingRig = {
-    surface, streams: [], removed: [], calls: [], start: 'stream', endNextAppend: false, limitAppends: 0,
-    text: (s) => s.chunks.join('') + (s.stop?.text ?? ''),
-  };
-  const streaming: NativeStreaming = {
-    maxChars: opts.maxChars ?? 1000,
-    budgets: (op) => {
-      if (op === 'append' && opts.appendPerMinute) return [{ key: 'test:append', perMinute: opts.appendPerMinute }];
-      if (op === 'start' && opts.startPerMinute) return [{ key: 'test:start', perMinute: opts.startPerMinute }];
-      return [];
-    },
-    async start(c, { markdown }) {
-      rig.calls.push('start');
-      if (rig.start === 'null') return null;
-      assert.ok(markdown.length > 0 && markdown.length <= (opts.maxChars ?? 1000), `start with ${markdown.length} chars`);
-      const s: FakeStream = { ref: { id: `stream-${rig.streams.length + 1}`, conversation: c }, chunks: [markdown], ended: false };
-      rig.streams.push(s);
-      return {
-        ref: s.ref,
-        get ended() { return s.ended; },
-        async append(md) {
-          rig.calls.push('append');
-          if (rig.limitAppends > 0) {
-            rig.limitAppends--;
-            throw new RateLimitedError('429', 500);
-          }
-          if (rig.endNextAppend) {
-            rig.endNextAppend = false;
-            s.ended = true;
-          }
-          if (s.ended || s.stop) throw new TurnbridgeError('TB_PLATFORM_ERROR', 'message_not_in_streaming_state');
-          s.chunks.push(md);
-        },
-        async stop(final) {
-          rig.calls.push('stop');
-          if (s.ended || s.stop) throw new TurnbridgeError('TB_PLATFORM_ERROR', 'message_not_in_streaming_state');
-          s.stop = final;
-        },
-      };
-    },
-  };
-  Object.assign(surface, { streaming, remove: async (ref: MessageRef) => void rig.removed.push(ref.id) });
-  return rig;
-}
 
 const fences = (s: string): number => (s.match(/^\s*```/gm) ?? []).length;
 
