@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BOT_USER, buttons, contextLines, visibleText } from '../../fakes/slack/index.js';
 import { DEMO_PROFILE, answerOf, makeTurnRig, type TurnRig } from './turn-rig.js';
+import { bigText } from '../../fixtures/slack-agents/big-text.mjs';
 
 const fences = (s: string): number => (s.match(/^\s*```/gm) ?? []).length;
 const mention = (text: string): string => `<@${BOT_USER}> ${text}`;
@@ -235,17 +236,3 @@ describe('slack turns (real Bolt + bridge + agents)', () => {
     assert.ok(fake.callsTo('chat.update').length - updatesBefore >= 10, 'the replies were edited');
   });
 });
-
-/** The same text the fixture agent's `big` script writes. */
-function bigText(): string {
-  let text = '# Big answer\n\n';
-  let block = 0;
-  while (text.length < 11_500) {
-    block++;
-    text += `Paragraph ${block}: **bold** and _italic_ prose that fills the reply with ordinary words.\n\n`;
-    text += '```python\n';
-    for (let i = 0; i < 12; i++) text += `value_${block}_${i} = compute(${i})  # line ${i} of block ${block}\n`;
-    text += '```\n\n';
-  }
-  return text + 'THE END';
-}
