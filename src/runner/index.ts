@@ -1,2 +1,2 @@
-export type { TurnInput, RunHandlers, RunOptions, RunResult } from './types.js';
+export type { TurnInput, RunHandlers, RunLogger, RunOptions, RunResult } from './types.js';
 export { run, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_REPLY_BYTES } from './run.js';
