@@ -132,12 +132,22 @@ async function memory(make: () => Promise<Driver>): Promise<void> {
       // O_RDWR never blocks on a FIFO (Linux), and keeps it open for agents that open it late.
       const fd = openSync(fifo, 'r+');
       const started = performance.now();
-      const sent = Array.from({ length: level }, () => rig.send({ gate, timeoutMs: 600_000 }));
+      // A burst: each message goes out as soon as the platform took the previous one (a Slack
+      // event once the bridge acked it), as when many people write within seconds.
+      const sent: Array<ReturnType<BridgeRig['send']>> = [];
+      for (let i = 0; i < level; i++) {
+        const t = rig.send({ gate, timeoutMs: 600_000 });
+        sent.push(t);
+        await t.sent.catch(() => {});
+      }
       const turns = sent.map((t) => t.done);
       const ids = sent.map((t) => t.id);
       // every reply shows its first text and every agent waits: the conversations are idle now
       let peak = 0;
-      while (!ids.every((id) => rig.visible(id))) {
+      const settled = Promise.allSettled(turns);
+      let over = false; // every turn ended while the gate was still shut: they failed
+      void settled.then(() => { over = true; });
+      while (!over && !ids.every((id) => rig.visible(id))) {
         peak = Math.max(peak, (await rig.usage()).rss);
         await new Promise((r) => setTimeout(r, 50));
       }
@@ -146,10 +156,13 @@ async function memory(make: () => Promise<Driver>): Promise<void> {
         await new Promise((r) => setTimeout(r, 50));
       }
       writeSync(fd, '\n'.repeat(level));
-      const done = await Promise.all(turns);
+      const outcomes = await settled;
       const wall = performance.now() - started;
       closeSync(fd);
       peaks.push(peak);
+      const done = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+      const failures = outcomes.flatMap((o) => (o.status === 'rejected' ? [(o.reason as Error).message] : []));
+      if (failures.length) notes.push(`${name}, ${level} waiting: ${failures.length} turns failed, e.g. ${failures[0]}`);
       const exact = done.filter((t) => answer(rig.driver.shownText(t.id)) === `p${t.id}first p${t.id}last`).length;
       if (process.env.BENCH_DEBUG) for (const t of done.slice(0, 3)) progress(`turn ${t.id} shows ${JSON.stringify(rig.driver.shownText(t.id))}`);
       rows.push({ platform: name, figure: `bridge peak RSS, ${level} waiting`, p50: mib(peak), p99: '', target: '', ratio: '', met: '' });

@@ -7,13 +7,15 @@ import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { stringify } from 'yaml';
 import { clock, type Driver } from './bridge-drivers.js';
 import type { HostUsage } from './bridge-host.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const AGENT = join(ROOT, 'bench/agents/instant.sh');
+/** tsx's loader by path: the bridge process runs in its own directory (no .env of the repo). */
+const TSX = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
 
 export interface TurnTimes {
   id: number;
@@ -71,7 +73,7 @@ export class BridgeRig {
     // A clean environment: the bridge reads its settings from the file and the fake's tokens.
     const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? this.dir, NODE_ENV: 'production', ...this.driver.env };
     this.host = fork(join(ROOT, 'bench/lib/bridge-host.ts'), [config], {
-      execArgv: ['--import', 'tsx', ...(process.env.BENCH_HOST_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_HOST_PROF}`] : [])], env, stdio: ['ignore', 'ignore', 'inherit', 'ipc'], cwd: ROOT,
+      execArgv: ['--import', TSX, ...(process.env.BENCH_HOST_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_HOST_PROF}`] : [])], env, stdio: ['ignore', 'ignore', 'inherit', 'ipc'], cwd: this.dir,
     });
     await new Promise<void>((ok, fail) => {
       this.host.once('exit', (code) => fail(new Error(`the bridge process exited (${code}) before it was ready`)));
@@ -98,8 +100,8 @@ export class BridgeRig {
     return this.send(o).done;
   }
 
-  /** Send one turn: its id at once, and its times once its final text was seen. */
-  send({ filler = 0, gate = '-', pauseMs = PAUSE_MS, timeoutMs = 120_000 }: TurnShape = {}): { id: number; done: Promise<TurnTimes> } {
+  /** Send one turn: its id at once, `sent` once the platform took the event, `done` once its final text was seen. */
+  send({ filler = 0, gate = '-', pauseMs = PAUSE_MS, timeoutMs = 120_000 }: TurnShape = {}): { id: number; sent: Promise<void>; done: Promise<TurnTimes> } {
     const id = this.nextId++;
     const times: TurnTimes = { id, event: 0 };
     this.turns.set(id, times);
@@ -107,12 +109,10 @@ export class BridgeRig {
       const timer = setTimeout(() => fail(new Error(`${this.driver.name}: turn ${id} not final after ${timeoutMs} ms`)), timeoutMs);
       this.pending.set(id, { times, done: () => { clearTimeout(timer); ok(); } });
     });
-    const done = (async () => {
-      times.event = await this.driver.send(id, `q${id} ${filler} ${gate} ${pauseMs}`);
-      await final;
-      return times;
-    })();
-    return { id, done };
+    const sent = this.driver.send(id, `q${id} ${filler} ${gate} ${pauseMs}`).then((at) => { times.event = at; });
+    const done = sent.then(() => final).then(() => times);
+    final.catch(() => {}); // reported through done
+    return { id, sent, done };
   }
 
   /** Has the fake shown turn `id`'s first text yet? */
