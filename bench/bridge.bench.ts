@@ -4,9 +4,12 @@
  * project's fakes in this process; the agent (bench/agents/instant.sh) answers at once.
  *   latency   BENCH_BRIDGE_TURNS turns one after another: event -> agent started (minus the
  *             floor: the same agent spawned directly), first partial -> first visible text,
- *             agent exit -> final text; the bridge's CPU per turn
+ *             agent exit -> final text; the bridge's CPU per turn (from before the event to
+ *             200 ms after the final text, minus the bridge's idle CPU over that time)
  *   10 at once BENCH_BRIDGE_ROUNDS rounds of 10 concurrent replies in one workspace: exit -> final
- *   partials  BENCH_BRIDGE_PARTIAL_TURNS turns of 1,000 partials: the bridge's CPU per 1,000
+ *   partials  BENCH_BRIDGE_PARTIAL_TURNS turns of 5,000 partials "x", each beside a turn that
+ *             sends the same text in one partial (same messages, same edits): the difference of
+ *             the medians, per 1,000, is the bridge's CPU per 1,000 partials
  *   memory    1, 100 and 500 conversations whose agents wait (a FIFO gate): the bridge process's
  *             peak RSS (agents are other processes), then all released: exact final text
  * Env: BENCH_BRIDGE_PLATFORMS=slack,discord  BENCH_BRIDGE_PHASES=latency,memory
@@ -19,7 +22,7 @@ import { openSync, closeSync, writeSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpus } from 'node:os';
 import { discordDriver, slackDriver, type Driver } from './lib/bridge-drivers.js';
-import { BridgeRig, type TurnTimes } from './lib/bridge-rig.js';
+import { BridgeRig, type TurnShape, type TurnTimes } from './lib/bridge-rig.js';
 import { median, quantile } from './lib/measure.js';
 import { BANNER_NO_PERMISSION } from '../src/bridge/accept-message.js';
 
@@ -51,6 +54,33 @@ function gaps(turns: TurnTimes[], from: keyof TurnTimes, to: keyof TurnTimes): n
   return turns.filter((t) => t[from] !== undefined && t[to] !== undefined).map((t) => (t[to] as number) - (t[from] as number));
 }
 
+/** Partials per turn for the per-1,000 figure: enough to stand out of a turn's own cost. */
+const FILLER = 5000;
+
+/** After a turn's final text: its reactions and bookkeeping are done by then. */
+const SETTLE_MS = 200;
+const sleep = (msDelay: number) => new Promise((r) => setTimeout(r, msDelay));
+
+/** The bridge's CPU per ms when nothing happens (heartbeats, pings, limiter timers). */
+async function idleCpuPerMs(rig: BridgeRig): Promise<number> {
+  await sleep(500);
+  const a = await rig.usage();
+  const t = performance.now();
+  await sleep(2000);
+  const b = await rig.usage();
+  return (b.cpuUs - a.cpuUs) / 1000 / (performance.now() - t);
+}
+
+/** One turn and the bridge CPU it cost: from before the event to a settle after its final text, idle CPU taken out. */
+async function measuredTurn(rig: BridgeRig, shape: TurnShape, idleRate: number): Promise<{ times: TurnTimes; cpuMs: number }> {
+  const a = await rig.usage();
+  const t = performance.now();
+  const times = await rig.turn(shape);
+  await sleep(SETTLE_MS);
+  const b = await rig.usage();
+  return { times, cpuMs: (b.cpuUs - a.cpuUs) / 1000 - idleRate * (performance.now() - t) };
+}
+
 async function withRig<T>(driver: Driver, maxConcurrent: number, fn: (rig: BridgeRig) => Promise<T>): Promise<T> {
   const rig = new BridgeRig(driver);
   try {
@@ -70,15 +100,20 @@ async function latency(make: () => Promise<Driver>): Promise<void> {
     for (let i = 0; i < 10; i++) await rig.turn();
     for (let i = 0; i < 10; i++) await rig.floor();
 
+    progress(`${name}: idle CPU…`);
+    const idleRate = await idleCpuPerMs(rig);
     progress(`${name}: ${TURNS} turns one after another…`);
     const seq: TurnTimes[] = [];
+    const cpu: number[] = [];
+    for (let i = 0; i < TURNS; i++) {
+      const m = await measuredTurn(rig, {}, idleRate);
+      seq.push(m.times);
+      cpu.push(m.cpuMs);
+    }
     const floors: number[] = [];
-    const before = await rig.usage();
-    for (let i = 0; i < TURNS; i++) seq.push(await rig.turn());
-    const after = await rig.usage();
     for (let i = 0; i < TURNS; i++) floors.push(await rig.floor());
     rig.readAgentLog();
-    const cpuPerTurn = (after.cpuUs - before.cpuUs) / 1000 / TURNS;
+    const cpuPerTurn = median(cpu);
 
     const spawn = gaps(seq, 'event', 'started');
     const [f50, f99] = [median(floors), quantile(floors, 0.99)];
@@ -91,7 +126,7 @@ async function latency(make: () => Promise<Driver>): Promise<void> {
     rows.push({ platform: name, figure: 'first partial -> first visible text', p50: ms(median(visible)), p99: ms(v99), target: '<= 150 ms (p99)', ratio: ratioOf(v99, 150), met: mark(v99 <= 150) });
     const final = gaps(seq, 'exited', 'final');
     rows.push({ platform: name, figure: 'agent exit -> final text (1 at a time)', p50: ms(median(final)), p99: ms(quantile(final, 0.99)), target: '', ratio: '', met: '' });
-    rows.push({ platform: name, figure: 'bridge CPU per turn', p50: ms(cpuPerTurn), p99: '', target: 'none set', ratio: '', met: '' });
+    rows.push({ platform: name, figure: 'bridge CPU per turn', p50: ms(cpuPerTurn), p99: ms(quantile(cpu, 0.99)), target: 'none set', ratio: '', met: '' });
     const missing = seq.filter((t) => t.started === undefined).length;
     if (missing) notes.push(`${name}: ${missing} of ${TURNS} turns left no agent log line (not counted).`);
 
@@ -105,11 +140,14 @@ async function latency(make: () => Promise<Driver>): Promise<void> {
     const cvis = gaps(conc, 'firstPartial', 'visible');
     rows.push({ platform: name, figure: 'first partial -> first visible (10 at once)', p50: ms(median(cvis)), p99: ms(quantile(cvis, 0.99)), target: '', ratio: '', met: '' });
 
-    progress(`${name}: ${PARTIAL_TURNS} turns of 1,000 partials…`);
-    const b2 = await rig.usage();
-    for (let i = 0; i < PARTIAL_TURNS; i++) await rig.turn({ filler: 1000 });
-    const a2 = await rig.usage();
-    const per1000 = (a2.cpuUs - b2.cpuUs) / 1000 / PARTIAL_TURNS - cpuPerTurn;
+    progress(`${name}: ${PARTIAL_TURNS} turns of ${FILLER} partials, each beside one with the same text in one partial…`);
+    const one: number[] = [];
+    const many: number[] = [];
+    for (let i = 0; i < PARTIAL_TURNS; i++) {
+      one.push((await measuredTurn(rig, { filler: FILLER, fillerInOne: true }, idleRate)).cpuMs);
+      many.push((await measuredTurn(rig, { filler: FILLER }, idleRate)).cpuMs);
+    }
+    const per1000 = ((median(many) - median(one)) * 1000) / (FILLER - 1);
     rows.push({ platform: name, figure: 'bridge CPU per 1,000 partials', p50: ms(per1000), p99: '', target: 'none set', ratio: '', met: '' });
   });
 }
@@ -188,7 +226,7 @@ function printTable(): void {
 
 const t0 = performance.now();
 const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-console.log(`turnbridge bridge path — node ${process.version}, ${cpus().length} cores, load average ${load}; ${TURNS} turns, ${ROUNDS} x 10 at once, ${PARTIAL_TURNS} x 1,000 partials`);
+console.log(`turnbridge bridge path — node ${process.version}, ${cpus().length} cores, load average ${load}; ${TURNS} turns, ${ROUNDS} x 10 at once, ${PARTIAL_TURNS} x 2 turns for the partials figure`);
 for (const p of PLATFORMS) {
   const make = (scale: number) => (p === 'slack' ? () => slackDriver(scale, 10) : () => discordDriver());
   if (PHASES.has('latency')) await latency(make(SLACK_SCALE));

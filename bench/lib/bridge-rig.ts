@@ -29,10 +29,11 @@ export interface TurnTimes {
 }
 
 /**
- * What the agent does: `filler` partials after the first, wait at the FIFO `gate`, then pause
+ * What the agent does: `filler` partials "x" after the first (or, `fillerInOne`, that text in
+ * one partial), wait at the FIFO `gate`, then pause
  * `pauseMs` before the last partial, so the first text and the final text are two edits apart.
  */
-export interface TurnShape { filler?: number; gate?: string; pauseMs?: number; timeoutMs?: number }
+export interface TurnShape { filler?: number; fillerInOne?: boolean; gate?: string; pauseMs?: number; timeoutMs?: number }
 const PAUSE_MS = 300;
 
 interface Pending { times: TurnTimes; done: () => void }
@@ -101,7 +102,7 @@ export class BridgeRig {
   }
 
   /** Send one turn: its id at once, `sent` once the platform took the event, `done` once its final text was seen. */
-  send({ filler = 0, gate = '-', pauseMs = PAUSE_MS, timeoutMs = 120_000 }: TurnShape = {}): { id: number; sent: Promise<void>; done: Promise<TurnTimes> } {
+  send({ filler = 0, fillerInOne = false, gate = '-', pauseMs = PAUSE_MS, timeoutMs = 120_000 }: TurnShape = {}): { id: number; sent: Promise<void>; done: Promise<TurnTimes> } {
     const id = this.nextId++;
     const times: TurnTimes = { id, event: 0 };
     this.turns.set(id, times);
@@ -109,7 +110,7 @@ export class BridgeRig {
       const timer = setTimeout(() => fail(new Error(`${this.driver.name}: turn ${id} not final after ${timeoutMs} ms`)), timeoutMs);
       this.pending.set(id, { times, done: () => { clearTimeout(timer); ok(); } });
     });
-    const sent = this.driver.send(id, `q${id} ${filler} ${gate} ${pauseMs}`).then((at) => { times.event = at; });
+    const sent = this.driver.send(id, `q${id} ${filler}${fillerInOne ? 'c' : ''} ${gate} ${pauseMs}`).then((at) => { times.event = at; });
     const done = sent.then(() => final).then(() => times);
     final.catch(() => {}); // reported through done
     return { id, sent, done };
