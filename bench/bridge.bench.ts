@@ -116,11 +116,11 @@ async function latency(make: () => Promise<Driver>): Promise<void> {
     const cpuPerTurn = median(cpu);
 
     const spawn = gaps(seq, 'event', 'started');
-    const [f50, f99] = [median(floors), quantile(floors, 0.99)];
+    const [f50, f99] = [median(floors), quantile(floors, 0.99)]; // p99s are not subtracted: they come from different turns
     const over50 = median(spawn) - f50;
     rows.push({ platform: name, figure: 'event -> agent started', p50: ms(median(spawn)), p99: ms(quantile(spawn, 0.99)), target: '', ratio: '', met: '' });
     rows.push({ platform: name, figure: '  floor: agent spawned directly', p50: ms(f50), p99: ms(f99), target: '', ratio: '', met: '' });
-    rows.push({ platform: name, figure: '  bridge overhead over the floor', p50: ms(over50), p99: ms(quantile(spawn, 0.99) - f99), target: '<= 5 ms at p50', ratio: ratioOf(over50, 5), met: mark(over50 <= 5) });
+    rows.push({ platform: name, figure: '  bridge overhead over the floor', p50: ms(over50), p99: '', target: '<= 5 ms at p50', ratio: ratioOf(over50, 5), met: mark(over50 <= 5) });
     const visible = gaps(seq, 'firstPartial', 'visible');
     const v99 = quantile(visible, 0.99);
     rows.push({ platform: name, figure: 'first partial -> first visible text', p50: ms(median(visible)), p99: ms(v99), target: '<= 150 ms (p99)', ratio: ratioOf(v99, 150), met: mark(v99 <= 150) });
