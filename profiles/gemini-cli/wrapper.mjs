@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // AgentProc wire 0.4 wrapper for Gemini CLI (`gemini --output-format stream-json`). No dependencies.
 // See README.md beside this file for the flags, the env knobs and what was verified where.
+import { fileURLToPath } from 'node:url';
 import { serveTurn } from '../lib/agentproc-wire.mjs';
 import { onJsonLines } from '../lib/cli-process.mjs';
 import { runCliTurn, howItEnded } from '../lib/cli-turn.mjs';
@@ -11,6 +12,17 @@ import { createGeminiTranslator } from './gemini-events.mjs';
 const INSTALL_HINT = 'install with npm i -g @google/gemini-cli';
 const ARGV_REJECTED = /Unknown argument|Unknown arguments|Invalid values|Not enough arguments|unknown option/i;
 const UNTRUSTED = /not running in a trusted directory/i;
+const BAD_AUTH = /Invalid auth method selected/i;
+const SKIPPED_DEFAULTS = /Skipping system defaults file[^\n]*/;
+// gemini prints "Attempt 1 failed with status 503. Retrying with backoff..." on stderr only.
+const RETRYING = /Attempt (\d+) failed(?: with status (\d+))?[^\n]*Retrying/;
+/**
+ * gemini's lowest-precedence settings layer (GEMINI_CLI_SYSTEM_DEFAULTS_PATH): 3 attempts per
+ * request instead of 10 (a 503 kept a turn silent ~290 s), and the auth method when the wrapper
+ * picks one. The user's ~/.gemini/settings.json still wins. gemini skips this file when a folder
+ * above it is writable by others.
+ */
+const SYSTEM_DEFAULTS = fileURLToPath(new URL('./system-defaults.json', import.meta.url));
 
 /**
  * argv after the binary. The prompt goes on stdin (headless mode when stdin is not a TTY), so
@@ -32,11 +44,25 @@ const env = process.env;
 // gemini headless mode has no stdio approval channel: nothing more to read after the turn.
 await serveTurn(runTurn);
 
-function runTurn(turn, emit) {
-  const args = buildGeminiArgs(turn, env);
+/**
+ * gemini's environment. With GOOGLE_GEMINI_BASE_URL gemini 0.61 picks its "gateway" auth type,
+ * which headless mode rejects (exit 41, "Invalid auth method selected"): an API key with a base
+ * URL selects "gemini-api-key" through the defaults file, unless GEMINI_AUTH_TYPE says otherwise.
+ */
+function geminiEnv(env) {
   const childEnv = { ...env };
   // Recent versions refuse headless runs in folders not trusted interactively (exit 55), even with --yolo.
   if (envFlag(env, 'GEMINI_TRUST_WORKSPACE', true) && childEnv.GEMINI_CLI_TRUST_WORKSPACE === undefined) childEnv.GEMINI_CLI_TRUST_WORKSPACE = 'true';
+  if (!envValue(env, 'GEMINI_CLI_SYSTEM_DEFAULTS_PATH')) childEnv.GEMINI_CLI_SYSTEM_DEFAULTS_PATH = SYSTEM_DEFAULTS;
+  const gateway = envValue(env, 'GOOGLE_GEMINI_BASE_URL') && envValue(env, 'GEMINI_API_KEY') ? 'gemini-api-key' : '';
+  childEnv.TURNBRIDGE_GEMINI_AUTH_TYPE = envValue(env, 'GEMINI_AUTH_TYPE') || gateway;
+  return childEnv;
+}
+
+function runTurn(turn, emit) {
+  const args = buildGeminiArgs(turn, env);
+  const childEnv = geminiEnv(env);
+  let skippedDefaults = '';
   const translator = createGeminiTranslator(emit, { cwd: process.cwd() });
   const child = runCliTurn(emit, {
     name: 'gemini',
@@ -49,11 +75,21 @@ function runTurn(turn, emit) {
         const flags = args.filter((a) => a.startsWith('--') && a !== '--output-format').join(' ');
         return `gemini rejected its command line (${stderr.split('\n').slice(-2).join(' ')}). This gemini version may not support ${flags}: check GEMINI_APPROVAL_MODE or upgrade (npm i -g @google/gemini-cli)`;
       }
+      if (BAD_AUTH.test(stderr) || code === 41) {
+        const why = skippedDefaults ? ` (${skippedDefaults})` : '';
+        return `gemini found no usable auth method: set GEMINI_API_KEY (with GOOGLE_GEMINI_BASE_URL the wrapper selects gemini-api-key), or GEMINI_AUTH_TYPE, or security.auth.selectedType in ~/.gemini/settings.json${why}`;
+      }
       if (UNTRUSTED.test(stderr) || code === 55) {
         return 'gemini refused to run in an untrusted folder: keep GEMINI_TRUST_WORKSPACE on (default) or trust the folder in interactive gemini';
       }
       const why = translator.lastError || stderr;
       return `gemini ${howItEnded(code, signal)} without a result${why ? `: ${why}` : ''}`;
+    },
+    onStderrLine(l) {
+      const skipped = SKIPPED_DEFAULTS.exec(l);
+      if (skipped) skippedDefaults = skipped[0];
+      const retry = RETRYING.exec(l);
+      if (retry) translator.retrying(Number(retry[1]), retry[2] ? Number(retry[2]) : undefined);
     },
   });
   // Gemini has no image flag: attachments are listed as paths for its file tools.

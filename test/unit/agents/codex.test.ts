@@ -13,7 +13,7 @@ test('codex: items stream as partials (reasoning and commands as thinking lines)
   assert.deepEqual(r.events, [
     { type: 'partial', text: '**Looking at the tests**\n', role: 'thinking', session_id: TID },
     { type: 'partial', text: 'Running: npm test\n', role: 'thinking', session_id: TID },
-    { type: 'partial', text: 'Reconnecting to the model (1/5)…\n', role: 'thinking', session_id: TID },
+    { type: 'partial', text: 'Reconnecting to the model (1/5): stream disconnected before completion: websocket closed by server before response.completed…\n', role: 'thinking', session_id: TID },
     { type: 'partial', text: 'The tests pass.', session_id: TID },
     { type: 'partial', text: 'Editing src/x.ts\n', role: 'thinking', session_id: TID },
     { type: 'partial', text: '\n\nUpdated src/x.ts.', session_id: TID },
