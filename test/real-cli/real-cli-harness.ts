@@ -2,7 +2,6 @@
 // with the real CLIs installed by install-clis.mjs, each pointed at a loopback fake model API,
 // with a proxy trap for anything else that would leave the machine.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import pino from 'pino';
 import { loadProfile } from '../../src/profile/index.js';
@@ -11,7 +10,7 @@ import type { Profile } from '../../src/profile/types.js';
 import type { RunHandlers, RunResult, TurnInput } from '../../src/runner/types.js';
 import { ProxyTrap, type ModelApiServer } from '../fakes/model-apis/index.js';
 // @ts-expect-error plain .mjs setup script without types
-import { statusFile } from './install-clis.mjs';
+import { cacheDir, statusFile } from './install-clis.mjs';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export type CliName = 'claude' | 'codex' | 'gemini';
@@ -50,7 +49,11 @@ export class RealCliWorld<Api extends ModelApiServer> {
   private profile!: Profile;
 
   constructor(readonly name: CliName, readonly api: Api) {
-    this.home = mkdtempSync(join(tmpdir(), `tb-real-${name}-`));
+    // Not under /tmp: codex refuses to create its sandbox helper (codex-linux-sandbox) in a
+    // CODEX_HOME below a temporary directory, and then every sandboxed command fails.
+    const homes = join(cacheDir() as string, 'homes');
+    mkdirSync(homes, { recursive: true });
+    this.home = mkdtempSync(join(homes, `${name}-`));
   }
 
   async start(): Promise<this> {
@@ -58,7 +61,8 @@ export class RealCliWorld<Api extends ModelApiServer> {
     this.profile = { ...(await loadProfile(join(ROOT, 'profiles', PROFILE[this.name], 'profile.yaml'))), cwd: this.home };
     if (this.name === 'codex') {
       mkdirSync(join(this.home, '.codex'), { recursive: true });
-      writeFileSync(join(this.home, '.codex', 'config.toml'), 'check_for_update_on_startup = false\n\n[analytics]\nenabled = false\n');
+      // Curated-plugin sync would reach github.com and chatgpt.com at every start.
+      writeFileSync(join(this.home, '.codex', 'config.toml'), 'check_for_update_on_startup = false\n\n[features]\nplugins = false\n\n[analytics]\nenabled = false\n');
     }
     if (this.name === 'gemini') {
       mkdirSync(join(this.home, '.gemini'), { recursive: true });
