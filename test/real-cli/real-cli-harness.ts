@@ -101,8 +101,8 @@ export class RealCliWorld<Api extends ModelApiServer> {
     let pid: number | undefined;
     const result = await run({ ...this.profile, ...profile }, turn, {
       ...handlers,
-      onStderr: (c) => { stderr += c; },
-      onSpawn: (p) => { pid = p; },
+      onStderr: (c) => { stderr += c; handlers.onStderr?.(c); },
+      onSpawn: (p) => { pid = p; handlers.onSpawn?.(p); },
     }, { env: this.env(env), logger, signal, timeoutMs: 180_000 });
     return { result, warnings, stderr, pid };
   }
