@@ -99,6 +99,24 @@ test('claude: an error result becomes an error event that keeps the session id; 
   }]);
 });
 
+test('claude: API retries are thinking lines; the synthetic error message is not an answer; retries bounded to 4 by default', async () => {
+  const r = await runWrapper({ wrapper: 'claude-code', turn: turn('[api-error] hi') });
+  assert.equal(r.code, 1);
+  const msg = 'API Error: 529 Overloaded. This is a server-side issue, usually temporary — try again in a moment.';
+  assert.deepEqual(r.events, [
+    { type: 'partial', text: 'API error 529 (overloaded), retrying (1/4)…\n', role: 'thinking', session_id: SID },
+    { type: 'partial', text: 'API error 529 (overloaded), retrying (2/4)…\n', role: 'thinking', session_id: SID },
+    { type: 'error', message: msg, session_id: SID, usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0, cost_usd: 0, duration_ms: 2300, num_turns: 1 } },
+  ]);
+  assert.equal(r.log[0]!.maxRetries, '4');
+});
+
+test('claude: CLAUDE_CODE_MAX_RETRIES from the profile wins over the chat default', async () => {
+  const r = await runWrapper({ wrapper: 'claude-code', turn: turn('hi'), env: { CLAUDE_CODE_MAX_RETRIES: '0' } });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.log[0]!.maxRetries, '0');
+});
+
 test('claude: a crash without a result is an error with the stderr tail, never a success', async () => {
   const r = await runWrapper({ wrapper: 'claude-code', turn: turn('[crash] hi') });
   assert.equal(r.code, 1);

@@ -23,6 +23,15 @@ test('codex: items stream as partials (reasoning and commands as thinking lines)
   assert.deepEqual(stdinOf(r.log), ['-n fix the tests']);
 });
 
+test('codex: OPENAI_API_KEY reaches codex as CODEX_API_KEY (what codex exec reads); CODEX_API_KEY wins; CODEX_BASE_URL is a -c override', async () => {
+  const mapped = await runWrapper({ wrapper: 'codex', turn: turn('hi'), env: { OPENAI_API_KEY: 'sk-openai', CODEX_BASE_URL: 'http://gateway.internal:4000/v1' } });
+  assert.equal(mapped.code, 0, mapped.stderr);
+  assert.equal(mapped.log[0]!.codexApiKey, 'sk-openai');
+  assert.deepEqual(argvOf(mapped.log), ['exec', '--json', '--skip-git-repo-check', '--sandbox', 'workspace-write', '-c', 'openai_base_url="http://gateway.internal:4000/v1"', '-']);
+  const both = await runWrapper({ wrapper: 'codex', turn: turn('hi'), env: { OPENAI_API_KEY: 'sk-openai', CODEX_API_KEY: 'sk-codex' } });
+  assert.equal(both.log[0]!.codexApiKey, 'sk-codex');
+});
+
 test('codex: resume, model and images: exec flags before `resume <id>`, prompt "-" last; inbound id stamped', async () => {
   const dir = makeTempDir();
   try {

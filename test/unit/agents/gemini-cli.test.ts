@@ -22,6 +22,26 @@ test('gemini: deltas stream, tool calls are thinking lines, stats become usage; 
   assert.deepEqual(stdinOf(r.log), ['-p list the files']);
 });
 
+test('gemini: the profile\'s system-defaults.json is passed; a base URL with an API key selects gemini-api-key auth', async () => {
+  const plain = await runWrapper({ wrapper: 'gemini-cli', turn: turn('hi') });
+  assert.equal(plain.code, 0, plain.stderr);
+  assert.match(String(plain.log[0]!.systemDefaults), /profiles\/gemini-cli\/system-defaults\.json$/);
+  assert.equal(plain.log[0]!.authType, null, 'no auth type chosen without a base URL');
+  const gateway = await runWrapper({ wrapper: 'gemini-cli', turn: turn('hi'), env: { GOOGLE_GEMINI_BASE_URL: 'http://gateway.internal:4000', GEMINI_API_KEY: 'k' } });
+  assert.equal(gateway.log[0]!.authType, 'gemini-api-key');
+  const chosen = await runWrapper({ wrapper: 'gemini-cli', turn: turn('hi'), env: { GEMINI_AUTH_TYPE: 'vertex-ai', GEMINI_CLI_SYSTEM_DEFAULTS_PATH: '/etc/mine.json' } });
+  assert.equal(chosen.log[0]!.authType, 'vertex-ai');
+  assert.equal(chosen.log[0]!.systemDefaults, '/etc/mine.json');
+});
+
+test('gemini: a retry reported on stderr is a thinking line', async () => {
+  const r = await runWrapper({ wrapper: 'gemini-cli', turn: turn('[retry] hi') });
+  assert.equal(r.code, 0, r.stderr);
+  // stderr and stdout are separate pipes: the line is there, its place among the partials may vary.
+  assert.deepEqual(r.events.filter((e) => e.role === 'thinking'), [{ type: 'partial', text: 'API error 503 (attempt 1), retrying…\n', role: 'thinking', session_id: SID }]);
+  assert.equal(r.events.at(-1)!.type, 'result');
+});
+
 test('gemini: resume passes --resume and stamps the inbound id; model and approval mode from env', async () => {
   const r = await runWrapper({ wrapper: 'gemini-cli', turn: turn('more', { session_id: 'g-sess-9' }), env: { GEMINI_MODEL: 'gemini-2.5-flash', GEMINI_APPROVAL_MODE: 'auto_edit' } });
   assert.equal(r.code, 0, r.stderr);
