@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeAnthropic } from '../fakes/model-apis/index.js';
 import type { PermissionDecision, PermissionRequest } from '../../src/protocol/types.js';
-import { RealCliWorld, skipUnless, answer, thinking } from './real-cli-harness.js';
+import { RealCliWorld, skipUnless, answer, thinking, fileAppears, alive } from './real-cli-harness.js';
 
 const skip = skipUnless('claude');
 let world: RealCliWorld<FakeAnthropic>;
@@ -136,5 +136,22 @@ test('claude: Stop mid-request ends claude and everything it started within the 
   await hung;
   assert.equal(result.cancelled, true);
   assert.deepEqual(warnings.filter((w) => /still running after grace/.test(w)), [], 'no SIGKILL from the runner was needed');
+  assert.deepEqual(world.lingering(), []);
+});
+
+test('claude: Stop while a tool runs ends the command claude started too', { skip }, async () => {
+  const start = world.api.modelCalls.length;
+  // The shell writes its pid, then becomes `sleep` (exec): that pid must be gone after Stop.
+  world.api.script = ({ index }) => (index === start
+    ? { tool: { name: 'Bash', input: { command: 'echo $$ > tool-pid.txt; exec sleep 600', description: 'Wait' } } }
+    : { text: 'done' });
+  const ctl = new AbortController();
+  const started = fileAppears(world.home, 'tool-pid.txt').then((t) => { ctl.abort(); return Number(t.trim()); });
+  const { result, warnings } = await world.turn({ message: 'wait a while' }, { profile: { permission: false }, env: { IS_SANDBOX: '1' }, signal: ctl.signal });
+  const pid = await started;
+  assert.equal(result.cancelled, true);
+  assert.ok(pid > 0);
+  assert.equal(alive(pid), false, `the tool's sleep (pid ${pid}) is gone`);
+  assert.deepEqual(warnings.filter((w) => /still running after grace/.test(w)), []);
   assert.deepEqual(world.lingering(), []);
 });

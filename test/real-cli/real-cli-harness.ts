@@ -1,7 +1,7 @@
 // Runs the shipped profiles (profiles/claude-code, codex, gemini-cli) through the real runner
 // with the real CLIs installed by install-clis.mjs, each pointed at a loopback fake model API,
 // with a proxy trap for anything else that would leave the machine.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import pino from 'pino';
 import { loadProfile } from '../../src/profile/index.js';
@@ -123,6 +123,25 @@ export class RealCliWorld<Api extends ModelApiServer> {
   async close(): Promise<void> {
     await Promise.all([this.api.close(), this.trap.close()]);
     rmSync(this.home, { recursive: true, force: true });
+  }
+}
+
+/** Resolves with the file's content once `name` exists in `dir` and is not empty (fs.watch, no polling). */
+export function fileAppears(dir: string, name: string): Promise<string> {
+  return new Promise((resolveFile) => {
+    const read = () => { try { return readFileSync(join(dir, name), 'utf8'); } catch { return ''; } };
+    const watcher = watch(dir, () => { const t = read(); if (t.endsWith('\n')) { watcher.close(); resolveFile(t); } });
+    const now = read();
+    if (now.endsWith('\n')) { watcher.close(); resolveFile(now); }
+  });
+}
+
+/** True while a process with this pid exists (and is not a zombie). */
+export function alive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
   }
 }
 
