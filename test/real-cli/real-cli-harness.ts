@@ -18,11 +18,12 @@ const PROFILE: Record<CliName, string> = { claude: 'claude-code', codex: 'codex'
 
 /** The installed CLI's executable, or why it is missing (the suite skips with that reason). */
 export function realCli(name: CliName): { bin: string } | { skip: string } {
+  if (process.env.TB_REAL_CLI === '0') return { skip: `real ${name} not used: TB_REAL_CLI=0` };
   const file: string = statusFile();
-  if (!existsSync(file)) return { skip: `${name}: the real CLIs are installed by test/run.mjs (npm test); no ${file} yet` };
+  if (!existsSync(file)) return { skip: `real ${name} not installed yet: test/run.mjs (npm test) installs the CLIs; no ${file}` };
   const s = (JSON.parse(readFileSync(file, 'utf8')) as Record<string, { bin?: string; error?: string }>)[name];
   if (s?.bin && existsSync(s.bin)) return { bin: s.bin };
-  return { skip: `${name} could not be installed: ${s?.error ?? 'not in the install status'}` };
+  return { skip: `real ${name} ${s?.error ?? `missing from ${file}`}` };
 }
 
 /** The skip option for node:test: false when the CLI is there, else the reason. */
