@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeGemini } from '../fakes/model-apis/index.js';
 import { RealCliWorld, skipUnless, answer, thinking } from './real-cli-harness.js';
+import { okTurn, toolThenAnswer, checkResume, checkStopMidRequest } from './shared-checks.js';
 
 const skip = skipUnless('gemini');
 let world: RealCliWorld<FakeGemini>;
@@ -14,8 +15,7 @@ after(async () => { await world?.close(); });
 
 test('gemini: hello through a base URL streams the answer; the key goes to the fake; nothing leaves loopback', { skip }, async () => {
   world.api.script = () => ({ text: 'Hello from the fake Gemini API.' });
-  const { result } = await world.turn({ message: 'say hello' });
-  assert.equal(result.error, null, result.error ?? '');
+  const { result } = await okTurn(world, { message: 'say hello' });
   assert.equal(answer(result), 'Hello from the fake Gemini API.');
   assert.ok(result.partials.filter((p) => p.role !== 'thinking').length > 1, 'more than one delta');
   const call = await world.api.modelCall();
@@ -28,32 +28,18 @@ test('gemini: hello through a base URL streams the answer; the key goes to the f
 
 test('gemini: thought parts stay out of the answer (0.61 stream-json has no thought events)', { skip }, async () => {
   world.api.script = () => ({ thinking: 'Internal reasoning that must not leak.', text: 'Just the answer.' });
-  const { result } = await world.turn({ message: 'think first' });
-  assert.equal(result.error, null, result.error ?? '');
+  const { result } = await okTurn(world, { message: 'think first' });
   assert.equal(answer(result), 'Just the answer.');
   assert.doesNotMatch(thinking(result), /Internal reasoning/);
 });
 
 test('gemini: the next turn resumes the session (the id is gemini\'s own) and the model sees the earlier turn', { skip }, async () => {
-  const start = world.api.modelCalls.length;
-  world.api.script = ({ index }) => ({ text: index === start ? 'The magic word is pineapple.' : 'You asked about the magic word.' });
-  const one = await world.turn({ message: 'remember the magic word' });
-  assert.equal(one.result.error, null, one.result.error ?? '');
-  const two = await world.turn({ message: 'what did I ask?', sessionId: one.result.sessionId });
-  assert.equal(two.result.error, null, two.result.error ?? '');
-  assert.equal(two.result.sessionId, one.result.sessionId);
-  assert.equal(answer(two.result), 'You asked about the magic word.');
-  const seen = world.api.modelCalls.at(-1)!.request.raw;
-  assert.ok(seen.includes('remember the magic word') && seen.includes('The magic word is pineapple.'), 'the resumed request carries the first turn');
+  await checkResume(world);
 });
 
 test('gemini: tools run unattended (--yolo, as root here) and the model gets the output', { skip }, async () => {
-  const start = world.api.modelCalls.length;
-  world.api.script = ({ index, toolResults }) => (index === start
-    ? { tool: { name: 'run_shell_command', input: { command: 'echo unattended > note-gemini.txt && echo wrote-it', description: 'Write a note' } } }
-    : { text: `Tool said: ${toolResults.join(' | ')}` });
-  const { result } = await world.turn({ message: 'write the note' });
-  assert.equal(result.error, null, result.error ?? '');
+  toolThenAnswer(world, { name: 'run_shell_command', input: { command: 'echo unattended > note-gemini.txt && echo wrote-it', description: 'Write a note' } });
+  const { result } = await okTurn(world, { message: 'write the note' });
   assert.equal(readFileSync(join(world.home, 'note-gemini.txt'), 'utf8'), 'unattended\n');
   assert.match(answer(result), /Tool said: .*wrote-it/s);
   assert.match(thinking(result), /^Running shell: echo unattended > note-gemini\.txt && echo wrote-it$/m);
@@ -79,15 +65,7 @@ test('gemini: a 401 ends the turn with gemini\'s message, without retries', { sk
 });
 
 test('gemini: Stop mid-request reaches the real CLI behind the launcher; nothing is left within the kill grace', { skip }, async () => {
-  world.api.script = () => ({ hang: true });
-  const calls = world.api.modelCalls.length;
-  const ctl = new AbortController();
-  const hung = world.api.modelCall((c) => c.index >= calls).then(() => ctl.abort());
-  const { result, warnings } = await world.turn({ message: 'take your time' }, { signal: ctl.signal });
-  await hung;
-  assert.equal(result.cancelled, true);
-  assert.deepEqual(warnings.filter((w) => /still running after grace/.test(w)), [], 'no SIGKILL from the runner was needed');
-  assert.deepEqual(world.lingering(), []);
+  await checkStopMidRequest(world);
 });
 
 test('gemini: SIGTERM to the wrapper alone (no group kill from the bridge) still ends gemini\'s real CLI', { skip }, async () => {
