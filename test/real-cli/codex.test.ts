@@ -53,18 +53,20 @@ test('codex: tools run unattended in its sandbox (as root here) and the model ge
   assert.match(thinking(result), /^Running: echo unattended > note-codex\.txt && echo wrote-it$/m);
 });
 
-test('codex: a 503 shows each reconnect as a thinking line, then codex\'s error', { skip }, async () => {
+test('codex: a 503 shows each reconnect as a thinking line, then codex\'s error', { skip }, async (t) => {
   world.api.script = () => ({ status: 503, message: 'The server is overloaded' });
   const { result } = await world.turn({ message: 'hi' });
+  t.diagnostic(`error after ${result.durationMs} ms: ${result.error}`);
   assert.match(result.error ?? '', /503 Service Unavailable/);
   assert.equal(answer(result), '');
   const lines = thinking(result).match(/^Reconnecting to the model \(\d\/5\): unexpected status 503 Service Unavailable: The server is overloaded…$/gm) ?? [];
   assert.equal(lines.length, 5, thinking(result));
 });
 
-test('codex: a 401 ends the turn with codex\'s message', { skip }, async () => {
+test('codex: a 401 ends the turn with codex\'s message', { skip }, async (t) => {
   world.api.script = () => ({ status: 401, message: 'Incorrect API key provided' });
   const { result } = await world.turn({ message: 'hi' });
+  t.diagnostic(`error after ${result.durationMs} ms: ${result.error}`);
   assert.match(result.error ?? '', /401 Unauthorized: Incorrect API key provided/);
   assert.equal(answer(result), '');
   assert.match(thinking(result), /^Reconnecting to the model \(1\/5\): unexpected status 401 Unauthorized/m);

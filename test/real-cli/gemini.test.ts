@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeGemini } from '../fakes/model-apis/index.js';
-import { RealCliWorld, skipUnless, answer, thinking } from './real-cli-harness.js';
+import { RealCliWorld, skipUnless, answer, thinking, filesContaining } from './real-cli-harness.js';
 import { okTurn, toolThenAnswer, checkResume, checkStopMidRequest } from './shared-checks.js';
 
 const skip = skipUnless('gemini');
@@ -22,6 +22,7 @@ test('gemini: hello through a base URL streams the answer; the key goes to the f
   assert.equal(call.request.headers['x-goog-api-key'], 'test-gemini-key');
   assert.match(call.request.path, /^\/v1beta\/models\/gemini-2\.5-flash:streamGenerateContent/);
   assert.match(result.sessionId, /^[0-9a-f-]{36}$/);
+  assert.ok(filesContaining(join(world.home, '.gemini'), result.sessionId).some((f) => f.includes('/chats/')), "gemini's own chat record carries the session id");
   assert.equal(result.usage?.output_tokens, 6);
   assert.deepEqual(world.trap.attempts, []);
 });
@@ -45,20 +46,22 @@ test('gemini: tools run unattended (--yolo, as root here) and the model gets the
   assert.match(thinking(result), /^Running shell: echo unattended > note-gemini\.txt && echo wrote-it$/m);
 });
 
-test('gemini: a 503 shows each retry as a thinking line, 3 attempts, then gemini\'s error', { skip }, async () => {
+test('gemini: a 503 shows each retry as a thinking line, 3 attempts, then gemini\'s error', { skip }, async (t) => {
   const calls = world.api.modelCalls.length;
   world.api.script = () => ({ status: 503, message: 'The model is overloaded. Please try again later.' });
   const { result } = await world.turn({ message: 'hi' });
+  t.diagnostic(`error after ${result.durationMs} ms: ${result.error}`);
   assert.match(result.error ?? '', /The model is overloaded/);
   assert.equal(answer(result), '');
   assert.deepEqual(thinking(result).match(/^API error 503 \(attempt \d\), retrying…$/gm), ['API error 503 (attempt 1), retrying…', 'API error 503 (attempt 2), retrying…']);
   assert.equal(world.api.modelCalls.length - calls, 3, 'general.maxAttempts 3 from the profile\'s system-defaults.json');
 });
 
-test('gemini: a 401 ends the turn with gemini\'s message, without retries', { skip }, async () => {
+test('gemini: a 401 ends the turn with gemini\'s message, without retries', { skip }, async (t) => {
   const calls = world.api.modelCalls.length;
   world.api.script = () => ({ status: 401, message: 'API key not valid. Please pass a valid API key.' });
   const { result } = await world.turn({ message: 'hi' });
+  t.diagnostic(`error after ${result.durationMs} ms: ${result.error}`);
   assert.match(result.error ?? '', /API key not valid/);
   assert.equal(answer(result), '');
   assert.equal(world.api.modelCalls.length - calls, 1);

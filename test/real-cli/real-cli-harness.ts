@@ -137,6 +137,20 @@ export function fileAppears(dir: string, name: string): Promise<string> {
   });
 }
 
+/** Files below `dir` whose text contains `needle` (the CLI's own session records). */
+export function filesContaining(dir: string, needle: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile()) { try { if (readFileSync(p, 'utf8').includes(needle)) out.push(p); } catch { /* unreadable */ } }
+    }
+  };
+  walk(dir);
+  return out;
+}
+
 /** True while a process with this pid exists (and is not a zombie). */
 export function alive(pid: number): boolean {
   try {
