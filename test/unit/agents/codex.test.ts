@@ -23,6 +23,16 @@ test('codex: items stream as partials (reasoning and commands as thinking lines)
   assert.deepEqual(stdinOf(r.log), ['-n fix the tests']);
 });
 
+test('codex: "Reconnecting... waiting for network" is a thinking line too, not an error', async () => {
+  const r = await runWrapper({ wrapper: 'codex', turn: turn('[network] hi') });
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(r.events, [
+    { type: 'partial', text: 'Reconnecting to the model: waiting for network…\n', role: 'thinking', session_id: TID },
+    { type: 'partial', text: 'Back online.', session_id: TID },
+    { type: 'result', text: 'Back online.', session_id: TID, usage: { input_tokens: 5, output_tokens: 2, total_tokens: 7, cache_read_input_tokens: 0 } },
+  ]);
+});
+
 test('codex: OPENAI_API_KEY reaches codex as CODEX_API_KEY (what codex exec reads); CODEX_API_KEY wins; CODEX_BASE_URL is a -c override', async () => {
   const mapped = await runWrapper({ wrapper: 'codex', turn: turn('hi'), env: { OPENAI_API_KEY: 'sk-openai', CODEX_BASE_URL: 'http://gateway.internal:4000/v1' } });
   assert.equal(mapped.code, 0, mapped.stderr);
