@@ -16,13 +16,17 @@ export function stderrTail(max = 4000) {
   };
 }
 
+const closed = new WeakSet();
+
 /**
  * Signal the CLI's whole process group. Some CLIs are launchers that ignore SIGTERM and re-spawn
  * the real CLI as their child (gemini does): signalling only the launcher would leave the real CLI
  * running and the wrapper waiting on its pipes.
  */
 export function signalCliGroup(child, sig) {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  // Until 'close' (every pipe closed) the group may still have members even when its leader, the
+  // CLI, has exited: a tool it started that holds the pipes open is reached only through the group.
+  if (child.pid === undefined || closed.has(child)) return;
   try {
     if (process.platform !== 'win32') process.kill(-child.pid, sig);
     else child.kill(sig);
@@ -47,6 +51,7 @@ export function spawnCli(bin, args, { stdin = 'pipe', cwd, env = process.env, gr
   child.on('error', (e) => {
     if (e && (e.code === 'ENOENT' || e.code === 'EACCES') && child.pid === undefined) onNotFound?.(e);
   });
+  child.on('close', () => closed.add(child));
   for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP']) {
     process.on(sig, () => {
       if (signalled) return;

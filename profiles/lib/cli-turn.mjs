@@ -34,6 +34,11 @@ export function runCliTurn(emit, { name, binVar, installHint, args, env = proces
   child.stderr.on('data', (c) => tail.push(c));
   if (onStderrLine) onTextLines(child.stderr, onStderrLine);
 
+  // 'exit' before 'close': something the CLI started still holds its output open; a stop signal
+  // still reaches it through the CLI's process group.
+  child.on('exit', (code, signal) => {
+    if (!done) process.stderr.write(`[wrapper] ${name} ${howItEnded(code, signal)}; waiting for what it started to close its output\n`);
+  });
   child.on('close', (code, signal) => {
     if (done) return;
     done = true;

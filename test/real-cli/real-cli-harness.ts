@@ -9,6 +9,7 @@ import { run } from '../../src/runner/index.js';
 import type { Profile } from '../../src/profile/types.js';
 import type { RunHandlers, RunResult, TurnInput } from '../../src/runner/types.js';
 import { ProxyTrap, type ModelApiServer } from '../fakes/model-apis/index.js';
+export { alive } from '../unit/agents/wrapper-harness.js';
 // @ts-expect-error plain .mjs setup script without types
 import { cacheDir, statusFile } from './install-clis.mjs';
 
@@ -149,15 +150,6 @@ export function filesContaining(dir: string, needle: string): string[] {
   };
   walk(dir);
   return out;
-}
-
-/** True while a process with this pid exists (and is not a zombie). */
-export function alive(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
 }
 
 /** The forwarded output text (what the chat shows as the answer) plus the final reply. */

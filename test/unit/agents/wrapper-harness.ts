@@ -28,6 +28,8 @@ export interface WrapperOptions {
   /** Temp dir used as HOME and cwd; made when absent. */
   dir?: string;
   onEvent?(ev: WireEvent, ctl: { child: ChildProcess; send(obj: unknown): void }): void;
+  /** Each stderr chunk of the wrapper as it arrives. */
+  onStderr?(chunk: string, ctl: { child: ChildProcess }): void;
 }
 
 export function makeTempDir(prefix = 'tb-agents-'): string {
@@ -74,7 +76,7 @@ export function runWrapper(opts: WrapperOptions): Promise<WrapperRun> {
     }
   });
   child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (c: string) => { stderr += c; });
+  child.stderr.on('data', (c: string) => { stderr += c; opts.onStderr?.(c, { child }); });
   child.stdin.write(JSON.stringify(opts.turn) + '\n');
   if (opts.turn.permission !== true) child.stdin.end();
   return new Promise((resolvePromise) => {
@@ -85,6 +87,15 @@ export function runWrapper(opts: WrapperOptions): Promise<WrapperRun> {
       resolvePromise({ events, code, signal, stderr, log });
     });
   });
+}
+
+/** True while a process with this pid exists and is not a zombie (an exited child not yet reaped). */
+export function alive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
 }
 
 /** The argv the fake CLI logged (first fact of that CLI). */
