@@ -3,6 +3,9 @@ import type { DeliveryStats } from '../delivery/types.js';
 /** Turn duration histogram buckets, in seconds. */
 export const DURATION_BUCKETS = [0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800] as const;
 
+/** Permission decision latency buckets, in seconds (a rule answers at once; people take seconds to minutes). */
+export const DECISION_BUCKETS = [0.01, 1, 5, 15, 30, 60, 120, 300, 600, 1800] as const;
+
 /** Counters and gauges the bridge keeps; render() gives Prometheus text format (served at /metrics). */
 export interface Metrics {
   /** A turn ended; durationMs absent when it never ran (stopped or interrupted while queued). */
@@ -14,6 +17,8 @@ export interface Metrics {
   deliveryStats(platform: string, stats: DeliveryStats): void;
   /** Time a turn waited for its slot. */
   queueWait(ms: number): void;
+  /** A permission request was answered (allow / deny) by a person, a rule, a timeout or an expiry. */
+  permissionDecision(decision: string, source: string, latencyMs: number): void;
   turnsByOutcome(): Record<string, number>;
   render(): string;
 }
@@ -32,6 +37,10 @@ export function createMetrics(): Metrics {
   let queueDepth = 0;
   let activeAgents = 0;
   const perPlatform = new Map<string, { posts: number; edits: number; rateLimitWaits: number; replies: number }>();
+  const decisions = new Map<string, number>();
+  const decisionBuckets: number[] = DECISION_BUCKETS.map(() => 0);
+  let decisionCount = 0;
+  let decisionSum = 0;
   const inc = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
 
   function counter(lines: string[], name: string, help: string, label: string, values: Map<string, number>): void {
@@ -71,6 +80,15 @@ export function createMetrics(): Metrics {
       waitCount++;
       waitSum += ms / 1000;
     },
+    permissionDecision(decision, source, latencyMs) {
+      inc(decisions, `decision="${esc(decision)}",source="${esc(source)}"`);
+      const sec = Math.max(0, latencyMs) / 1000;
+      decisionCount++;
+      decisionSum += sec;
+      DECISION_BUCKETS.forEach((le, i) => {
+        if (sec <= le) decisionBuckets[i]!++;
+      });
+    },
     turnsByOutcome() {
       return Object.fromEntries(turns);
     },
@@ -86,6 +104,12 @@ export function createMetrics(): Metrics {
       lines.push(`turnbridge_queue_wait_seconds_sum ${num(waitSum)}`, `turnbridge_queue_wait_seconds_count ${waitCount}`);
       lines.push('# HELP turnbridge_queue_depth Turns waiting to start.', '# TYPE turnbridge_queue_depth gauge', `turnbridge_queue_depth ${queueDepth}`);
       lines.push('# HELP turnbridge_active_agents Agent processes running now.', '# TYPE turnbridge_active_agents gauge', `turnbridge_active_agents ${activeAgents}`);
+      lines.push('# HELP turnbridge_permission_decisions_total Permission requests answered, by decision and by how.', '# TYPE turnbridge_permission_decisions_total counter');
+      for (const [labels, v] of [...decisions].sort(([a], [b]) => a.localeCompare(b))) lines.push(`turnbridge_permission_decisions_total{${labels}} ${v}`);
+      lines.push('# HELP turnbridge_permission_decision_seconds Time from a permission request to its decision.', '# TYPE turnbridge_permission_decision_seconds histogram');
+      DECISION_BUCKETS.forEach((le, i) => lines.push(`turnbridge_permission_decision_seconds_bucket{le="${le}"} ${decisionBuckets[i]}`));
+      lines.push(`turnbridge_permission_decision_seconds_bucket{le="+Inf"} ${decisionCount}`);
+      lines.push(`turnbridge_permission_decision_seconds_sum ${num(decisionSum)}`, `turnbridge_permission_decision_seconds_count ${decisionCount}`);
       const platforms = [...perPlatform].sort(([a], [b]) => a.localeCompare(b));
       const series = [
         ['turnbridge_message_posts_total', 'Messages posted by live replies, by platform.', 'posts'],
