@@ -72,7 +72,7 @@ function outcomeLine(view: PermissionPromptView): { mrkdwn: string; plain: strin
   const at = view.decidedAt ? ` at ${slackTime(view.decidedAt)}` : '';
   switch (view.state) {
     case 'allowed': {
-      const what = view.how === 'thread' ? 'Allowed for this thread' : view.how === 'edited' ? 'Allowed with edited input' : 'Allowed once';
+      const what = view.how === 'thread' ? 'Allowed for this thread' : view.how === 'edited' ? 'Allowed with edited input' : view.how === 'once' ? 'Allowed once' : 'Allowed';
       const rule = view.how === 'thread' && view.rule ? ` · rule \`${escapeMrkdwn(view.rule)}\`` : '';
       return { mrkdwn: `:white_check_mark: ${what} by ${by}${at}${rule}`, plain: `${what.replace(' once', '')} by ${byPlain}` };
     }
