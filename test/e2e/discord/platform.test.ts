@@ -121,7 +121,7 @@ describe('discord platform (fake Discord, recording bridge)', () => {
     assert.match(msg.content, /Tool: `Bash`/);
     assert.equal(msg.content.split('```').length, 3, 'the input cannot close the code block early');
     const buttons = msg.components[0]!.components;
-    assert.deepEqual(buttons.map((b) => [b.label, b.style, b.custom_id]), [['Allow', 3, 'tb:allow:p1'], ['Deny', 4, 'tb:deny:p1']]);
+    assert.deepEqual(buttons.map((b) => [b.label, b.style, b.custom_id]), [['Allow once', 3, 'tb:allow:p1'], ['Deny', 4, 'tb:deny:p1'], ['Deny with reason', 4, 'tb:deny_reason:p1']]);
     const it = fake.click(msg.id, 'tb:allow:p1', alice);
     const ev = await bridge.until(() => bridge.actions.find((a) => a.id === 'p1'));
     assert.equal(ev.action, 'allow');
