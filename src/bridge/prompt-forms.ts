@@ -29,7 +29,7 @@ export function editable(request: PermissionRequest): boolean {
 }
 
 export function reasonForm(promptId: string, toolName: string): PromptForm {
-  return { kind: 'reason', promptId, toolName, title: 'Deny with a reason', label: `Why not? (sent to the agent, ${toolName})` };
+  return { kind: 'reason', promptId, toolName, title: 'Deny with a reason', label: 'Reason (sent to the agent)' };
 }
 
 export function editForm(promptId: string, request: PermissionRequest): PromptForm {
