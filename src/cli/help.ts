@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs';
 
-export type CommandName = 'run' | 'chat' | 'start';
+export type CommandName = 'run' | 'chat' | 'start' | 'audit';
 
 const USAGE: Record<CommandName | 'main', string> = {
-  main: 'usage: turnbridge <run|chat|start> [options]   (turnbridge --help, turnbridge <command> --help)',
+  main: 'usage: turnbridge <run|chat|start|audit> [options]   (turnbridge --help, turnbridge <command> --help)',
   run: 'usage: turnbridge run <profile> --message TEXT [--session ID] [--session-name NAME] [--attach URL]... [--no-stream] [--json]',
   chat: 'usage: turnbridge chat <profile> [--session ID] [--session-name NAME] [--no-stream]',
   start: 'usage: turnbridge start [bridge options]',
+  audit: 'usage: turnbridge audit [--since 24h] [--json] [--config FILE]',
 };
 
 const HELP: Record<CommandName | 'main', string> = {
@@ -18,6 +19,7 @@ Commands:
   run <profile>     Run one turn of an agent and print its reply
   chat <profile>    Talk to an agent in the terminal, turn after turn
   start             Start the bridge (Slack, Discord, local)
+  audit             Print recent permission decisions (who allowed or denied what)
 
 Options:
   -h, --help        Show help (also after a command)
@@ -66,6 +68,20 @@ In the conversation:
   Ctrl-C      Cancel the running turn (at the prompt: press twice to leave)
 Permission requests are asked as "Allow? [y/N]"; anything but y/yes denies.
 `,
+  audit: `Print the recent permission decisions the bridge keeps in its store, oldest first.
+
+${USAGE.audit}
+
+Options:
+      --since WHEN     How far back: 90s, 30m, 2h, 7d, or a date (2026-12-01T09:00Z). Default 24h
+      --json           One JSON object per decision (at, platform, conversation, user, tool,
+                       inputDigest, editedDigest?, decision, source, rule?, ruleSetBy?, latencyMs)
+  -c, --config FILE    The bridge config file (default: TURNBRIDGE_CONFIG or ./turnbridge.yaml)
+  -h, --help           Show this help
+
+Reads the same store as the bridge (data_dir, or Redis when REDIS_URL is set) and changes
+nothing. The store keeps the last 1,000 decisions; the bridge log has one line for every one.
+`,
   start: `Start the bridge: connect the configured platforms and serve turns until stopped.
 
 ${USAGE.start}
@@ -74,6 +90,7 @@ The configuration comes from the environment and the bridge config file; see the
 docs/operations.md. Stop with Ctrl-C or SIGTERM.
 `,
 };
+
 
 export function usageLine(command: CommandName | 'main'): string {
   return USAGE[command];

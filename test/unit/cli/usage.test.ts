@@ -17,8 +17,8 @@ test('--version prints the package version', async () => {
 test('--help for the program and for each command', async () => {
   const top = await runCli(['--help']);
   assert.equal(top.code, 0);
-  assert.match(top.stdout, /^usage: turnbridge <run\|chat\|start>/m);
-  for (const cmd of ['run', 'chat', 'start']) assert.match(top.stdout, new RegExp(`^  ${cmd} `, 'm'));
+  assert.match(top.stdout, /^usage: turnbridge <run\|chat\|start\|audit>/m);
+  for (const cmd of ['run', 'chat', 'start', 'audit']) assert.match(top.stdout, new RegExp(`^  ${cmd} `, 'm'));
 
   const run = await runCli(['run', '--help']);
   assert.equal(run.code, 0);
@@ -30,6 +30,10 @@ test('--help for the program and for each command', async () => {
   assert.match(chat.stdout, /^usage: turnbridge chat <profile>/m);
   assert.match(chat.stdout, /\/new/);
 
+  const audit = await runCli(['audit', '--help']);
+  assert.equal(audit.code, 0);
+  assert.match(audit.stdout, /^usage: turnbridge audit \[--since 24h\]/m);
+
   const start = await runCli(['start', '--help']);
   assert.equal(start.code, 0);
   assert.match(start.stdout, /^usage: turnbridge start/m);
@@ -37,8 +41,8 @@ test('--help for the program and for each command', async () => {
 
 test('bad arguments: exit 2, an error and the usage line on stderr, nothing on stdout', async () => {
   const cases: Array<[string[], RegExp, RegExp]> = [
-    [[], /missing command/, /^usage: turnbridge <run\|chat\|start>/m],
-    [['fly'], /unknown command "fly"/, /^usage: turnbridge <run\|chat\|start>/m],
+    [[], /missing command/, /^usage: turnbridge <run\|chat\|start\|audit>/m],
+    [['fly'], /unknown command "fly"/, /^usage: turnbridge <run\|chat\|start\|audit>/m],
     [['run'], /missing <profile>/, /^usage: turnbridge run /m],
     [['run', ECHO], /missing --message/, /^usage: turnbridge run /m],
     [['run', ECHO, '--message', ''], /empty turn/, /^usage: turnbridge run /m],
