@@ -2,7 +2,8 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import Keyv from 'keyv';
-import { createPermissionBroker } from '../../../src/bridge/index.js';
+import { createBridge, createPermissionBroker } from '../../../src/bridge/index.js';
+import { BANNER_NO_PERMISSION } from '../../../src/bridge/accept-message.js';
 import { createAuditTrail } from '../../../src/bridge/audit.js';
 import { createKv } from '../../../src/bridge/kv.js';
 import { createMetrics } from '../../../src/bridge/metrics.js';
@@ -13,7 +14,7 @@ import type { ActionEvent, PromptForm } from '../../../src/bridge/types.js';
 import type { PermissionRequest } from '../../../src/protocol/types.js';
 import { silentLogger } from '../../../src/log.js';
 import { createRecordingSurface } from '../../fakes/recording-surface.js';
-import { ANA, BOB, BOSS, conv, waitFor } from './helpers.js';
+import { ANA, BOB, BOSS, conv, fakeRunner, makeConfig, makeMsg, makeProfile, memoryStore, waitFor } from './helpers.js';
 
 const bash = (command: string): PermissionRequest => ({ requestId: 'r', toolName: 'Bash', description: 'Run tests', input: { command } });
 
@@ -206,5 +207,62 @@ describe('permission broker: the five choices', () => {
     assert.deepEqual(e.forms, []);
     assert.match(e.told[0]!, /too long to edit/);
     r.broker.expireAll();
+  });
+});
+
+describe('bridge: what is kept in the store', () => {
+  it('the "runs tools without asking" banner shows once per conversation, across a restart, and again after `new`', async () => {
+    const kv = createKv(new Keyv(), silentLogger);
+    const store = memoryStore();
+    const start = () => {
+      const surface = createRecordingSurface();
+      const runner = fakeRunner();
+      const bridge = createBridge({ config: makeConfig(), logger: silentLogger, store, kv, runTurn: runner.runTurn, loadProfile: async () => makeProfile({ permission: false }) });
+      bridge.attach(surface);
+      return { surface, runner, bridge };
+    };
+    const turn = async (b: ReturnType<typeof start>, n: number, text = 'hi') => {
+      await b.bridge.handleMessage(makeMsg({ text }));
+      (await b.runner.started(n)).finish({ reply: 'ok' });
+      await waitFor(() => Object.values(b.bridge.stats().turnsByOutcome).reduce((x, y) => x + y, 0) >= n, `${n} turns`);
+    };
+    const banners = (s: ReturnType<typeof createRecordingSurface>) => s.messagesIn(conv()).filter((m) => m.content.text.includes(BANNER_NO_PERMISSION)).length;
+    const a = start();
+    await turn(a, 1);
+    await turn(a, 2);
+    assert.equal(banners(a.surface), 1);
+    await a.bridge.shutdown(1000);
+    const b = start();
+    await turn(b, 1);
+    assert.equal(banners(b.surface), 0, 'remembered in the store, not in memory');
+    await b.bridge.handleMessage(makeMsg({ text: 'new' }));
+    await waitFor(() => b.surface.messagesIn(conv()).some((m) => m.content.text.startsWith('Started a fresh session')), 'the reset');
+    await turn(b, 2);
+    assert.equal(banners(b.surface), 1, 'a fresh session is announced again');
+    await b.bridge.shutdown(1000);
+  });
+
+  it("a route's approval_timeout_secs and approvers apply to its prompts", async () => {
+    const surface = createRecordingSurface();
+    const runner = fakeRunner();
+    let clock = 1_000_000;
+    const config = makeConfig({ approvers: ['U_GLOBAL'], routes: [{ channel: 'C1', profile: '/p.yaml', approvers: ['U_LEAD'], approverGroups: ['ROLE_OPS'], approvalTimeoutSecs: 45 }] });
+    const bridge = createBridge({ config, logger: silentLogger, store: memoryStore(), runTurn: runner.runTurn, now: () => clock, loadProfile: async () => makeProfile({ permission: true, timeoutSecs: 600 }) });
+    bridge.attach(surface);
+    await bridge.handleMessage(makeMsg({ text: 'go' }));
+    const call = await runner.started(1);
+    const decision = call.handlers.onPermissionRequest!(bash('make deploy'), { signal: new AbortController().signal });
+    await waitFor(() => surface.prompts().length === 1, 'the prompt');
+    const view = surface.prompts()[0]!.view;
+    assert.equal(view.expiresAt! - clock, 45_000);
+    assert.deepEqual(view.deciders, { author: ANA, users: ['U_GLOBAL', 'U_LEAD'], groups: ['ROLE_OPS'] });
+    clock += 1000;
+    await bridge.handleAction({ platform: 'test', action: 'allow', id: view.promptId, user: { id: 'U_X', name: 'x', roles: ['ROLE_OPS'] }, notifyPrivately: async () => {} });
+    assert.deepEqual(await decision, { behavior: 'allow' });
+    call.finish({ reply: 'done' });
+    await bridge.shutdown(1000);
+    const [entry] = await bridge.audit.since(0);
+    assert.deepEqual([entry!.decision, entry!.source, entry!.user?.id, entry!.latencyMs], ['allow', 'once', 'U_X', 1000]);
+    assert.match(bridge.metrics.render(), /turnbridge_permission_decisions_total\{decision="allow",source="once"\} 1/);
   });
 });
