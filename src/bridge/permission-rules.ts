@@ -28,7 +28,7 @@ export interface StoredRule {
 
 const CONTROL = /[;&|`$<>\n\r]/;
 /** A second word that reads as a subcommand (`npm test`, `git status`), not a flag or a path. */
-const SUBCOMMAND = /^[A-Za-z][A-Za-z0-9_-]*$/;
+const SUBCOMMAND = /^[A-Za-z][A-Za-z0-9_-]{0,30}$/;
 
 const squash = (s: string): string => s.trim().replace(/\s+/g, ' ');
 

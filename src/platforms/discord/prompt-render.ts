@@ -13,7 +13,7 @@
 import type { PermissionPromptView } from '../../delivery/surface.js';
 import type { PromptAction, PromptForm } from '../../bridge/types.js';
 import type { CustomIds } from './ids.js';
-import { DISCORD_MAX_CONTENT, STYLE, codeBlock, oneLine, subtext, type DiscordActionRow, type DiscordButton, type DiscordMessageBody } from './render.js';
+import { DISCORD_MAX_CONTENT, MAX_INPUT_CHARS, STYLE, codeBlock, oneLine, subtext, type DiscordActionRow, type DiscordButton, type DiscordMessageBody } from './render.js';
 
 const MAX_DECIDERS_SHOWN = 5;
 /** Discord's text input holds at most 4,000 characters; labels 45, modal titles 45. */
@@ -82,7 +82,8 @@ export function renderPrompt(view: PermissionPromptView, ids: CustomIds): Discor
     if (view.editable) row.push(btn(ids, 'edit', 'Edit and allow', STYLE.secondary, id));
     row.push(btn(ids, 'deny', 'Deny', STYLE.danger, id), btn(ids, 'deny_reason', 'Deny with reason', STYLE.danger, id));
     components.push({ type: 1, components: row });
-    if (view.truncated) components.push({ type: 1, components: [btn(ids, 'show_input', 'Show full input', STYLE.secondary, id)] });
+    // folded by the core, or by this message's shorter code block
+    if (view.truncated || view.inputPreview.length > MAX_INPUT_CHARS) components.push({ type: 1, components: [btn(ids, 'show_input', 'Show full input', STYLE.secondary, id)] });
   }
   return { content, components, allowed_mentions: { parse: [] } };
 }

@@ -8,7 +8,8 @@ import type { CustomIds } from './ids.js';
 /** Discord's hard limit for `content`. */
 export const DISCORD_MAX_CONTENT = 2000;
 const MAX_STATUS_CHARS = 120;
-const MAX_INPUT_CHARS = 1200;
+/** Longest tool input shown in a prompt's code block (the rest: "Show full input"). */
+export const MAX_INPUT_CHARS = 1200;
 
 export const DISCORD_CAPABILITIES: SurfaceCapabilities = {
   // 2000 minus room for the thinking and status subtext lines (see renderMessage).

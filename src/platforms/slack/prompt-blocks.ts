@@ -109,7 +109,8 @@ export function renderPrompt(view: PermissionPromptView): RenderedMessage {
     if (view.rule) elements.push(button('allow_thread', 'Allow for this thread', id));
     if (view.editable) elements.push(button('edit', 'Edit and allow', id));
     elements.push(button('deny', 'Deny', id, 'danger'), button('deny_reason', 'Deny with reason', id));
-    if (view.truncated) elements.push(button('show_input', 'Show full input', id));
+    // folded by the core, or by the section's 3,000-character limit after escaping
+    if (view.truncated || escapeMrkdwn(view.inputPreview).length > SECTION_TEXT_LIMIT - 8) elements.push(button('show_input', 'Show full input', id));
     blocks.push({ type: 'actions', block_id: 'tb_prompt', elements });
     fallback += ' (waiting for a decision)';
   }

@@ -93,6 +93,22 @@ describe('discord approvals (real discord.js + bridge + agent)', () => {
     assert.match(prompt.content, /Allowed with edited input\*\* by @Alice[\s\S]*npm run e2e -- --headless/);
   });
 
+  it('an input longer than the prompt shows is folded; "Show full input" answers ephemerally with all of it', async () => {
+    const { fake } = rig;
+    const { alice, bob } = fake.world.users;
+    const long = `echo ${'y'.repeat(1500)} END`;
+    const sent = await thread(`ask ${long}`);
+    const prompt = await promptIn(sent.id, sent);
+    assert.match(prompt.content, /more characters\)/);
+    const show = fake.click(prompt.id, button(prompt, 'Show full input'), bob);
+    await fake.waitFor(() => show.followUps.length > 0, 10_000, 'the full input');
+    assert.equal(show.ack?.type, 4, 'answered with an ephemeral message as the first response');
+    assert.ok(show.followUps.every((f) => f.flags === 64));
+    assert.equal(show.followUps.map((f) => f.content.replace(/^```\n|\n```$/g, '')).join(''), long);
+    fake.click(prompt.id, button(prompt, 'Allow once'), alice);
+    await rig.finalReply(sent.id, sent, 20_000, (t) => t.includes('allowed'));
+  });
+
   it('rules survive a restart of the bridge and end with `new`', async () => {
     const { fake } = rig;
     const { alice } = fake.world.users;

@@ -119,6 +119,23 @@ describe('slack approvals (real Bolt + bridge + agent)', () => {
     assert.match(contextLines(decided).join(' '), /Allowed with edited input by <@U0ANA>/);
   });
 
+  it('a long input is folded; "Show full input" opens a modal with all of it, for anyone', async () => {
+    const { fake } = rig;
+    const long = `echo ${'x'.repeat(2990)} END`;
+    const { ts } = await fake.userMessage({ channel: 'C0GEN', user: 'U0ANA', text: mention(`ask ${long}`) });
+    const prompt = await fake.waitFor(() => rig.prompts('C0GEN', ts)[0], 'the prompt');
+    assert.match(JSON.stringify(prompt.blocks), /truncated for display/);
+    const opened = fake.views.length;
+    await click('U0BEN', 'ben', 'tb_show_input', prompt);
+    const modal = await fake.waitFor(() => fake.views[opened], 'the full-input modal');
+    assert.equal(modal.view.title.text, 'Full tool input');
+    assert.equal(modal.view.submit, undefined, 'nothing to submit');
+    const shown = modal.view.blocks.filter((b: any) => b.type === 'section').map((b: any) => String(b.text.text).replace(/^```\n|\n```$/g, '')).join('');
+    assert.equal(shown, long);
+    await click('U0ANA', 'ana', 'tb_allow', prompt);
+    await rig.finalReply('C0GEN', ts, ts);
+  });
+
   it('rules survive a restart of the bridge and end with `new`', async () => {
     const { fake } = rig;
     const { ts } = await fake.userMessage({ channel: 'C0GEN', user: 'U0ANA', text: mention('ask git status') });
