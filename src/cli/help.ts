@@ -32,13 +32,15 @@ Examples:
 ${USAGE.run}
 
 Options:
-  -m, --message TEXT       The user message (required unless --attach is given)
+  -m, --message TEXT       The user message (required unless --attach is given); "-" reads it
+                           from stdin. A value may start with a dash (--message -x); -- ends options
   -s, --session ID         Continue this agent session (the id a previous turn printed)
       --session-name NAME  Human-readable session name (default "default")
   -a, --attach URL         Add an attachment; kind "image" for image extensions, else "file". Repeatable
       --no-stream          Ignore partial events for this run (profile streaming: false)
       --json               Print exactly one JSON object at the end instead of streaming:
-                           {"reply","session_id","error","exit_code","partials":[{"text","role"?}],"usage"?}
+                           {"reply","session_id","error","exit_code","partials":[{"text","role"?}],
+                            "notices":[string],"usage"?}  (notices always present)
   -h, --help               Show this help
 
 Output without --json: output partials go to stdout as they arrive, followed by the rest of
