@@ -57,7 +57,7 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
   const config = loadConfig({ env, file: opts.configFile });
   parseLocalConfig(config.platforms.local, config.file); // config mistakes surface before anything binds
   const logger = opts.logger ?? createLogger({ level: config.logLevel });
-  const metrics = createMetrics();
+  const metrics = createMetrics({ processMetrics: true });
   const store = createSessionStore(config, logger);
   const bridge = createBridge({ config, logger, store, metrics, runTurn: opts.runTurn });
   const http = createHttpServer({ host: config.host, port: config.port, logger, metrics: () => metrics.render() });
