@@ -13,6 +13,9 @@ import { isTurnbridgeError, TurnbridgeError } from './errors.js';
 import { createHttpServer, type HttpServer } from './http/index.js';
 import { createLogger, type Logger } from './log.js';
 import { createLocalPlatform, parseLocalConfig } from './platforms/local/index.js';
+import { choosePlatforms } from './config/index.js';
+
+export { choosePlatforms };
 
 
 export interface StartOptions {
@@ -36,18 +39,6 @@ export interface RunningTurnbridge {
   readonly platforms: readonly Platform[];
   /** Stop the bridge, then the platforms, then HTTP, bounded by config.shutdownGraceSecs. Safe to call twice. */
   shutdown(): Promise<void>;
-}
-
-function truthy(v: string | undefined): boolean {
-  return v !== undefined && /^(1|true|yes|on)$/i.test(v.trim());
-}
-
-/** Which platforms this environment asks for. */
-export function choosePlatforms(env: NodeJS.ProcessEnv, config: BridgeConfig): { slack: boolean; discord: boolean; local: boolean } {
-  const slack = Boolean(env.SLACK_BOT_TOKEN?.trim());
-  const discord = Boolean(env.DISCORD_TOKEN?.trim());
-  const localAsked = truthy(env.TURNBRIDGE_LOCAL) || config.platforms.local?.enabled === true;
-  return { slack, discord, local: localAsked || (!slack && !discord) };
 }
 
 /** Start everything; resolves once the HTTP server listens and every platform's start() returned. */
