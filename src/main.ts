@@ -14,6 +14,7 @@ import { createHttpServer, type HttpServer } from './http/index.js';
 import { createLogger, type Logger } from './log.js';
 import { createLocalPlatform, parseLocalConfig } from './platforms/local/index.js';
 import { choosePlatforms } from './config/index.js';
+import { startStartupChecks, type StartupCheckRun } from './doctor/index.js';
 
 export { choosePlatforms };
 
@@ -37,6 +38,8 @@ export interface RunningTurnbridge {
   readonly http: HttpServer;
   readonly bridge: Bridge;
   readonly platforms: readonly Platform[];
+  /** The doctor's checks run at start-up (also in /readyz under `checks`). */
+  readonly checks: StartupCheckRun;
   /** Stop the bridge, then the platforms, then HTTP, bounded by config.shutdownGraceSecs. Safe to call twice. */
   shutdown(): Promise<void>;
 }
@@ -76,6 +79,8 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
     await http.close(0);
     throw err;
   }
+  const checks = startStartupChecks(config, env, logger);
+  http.addReadyDetail('checks', () => checks.current());
   const names = platforms.map((p) => p.name);
   const notReady = platforms.filter((p) => p.status().state !== 'ready').map((p) => ({ name: p.name, ...p.status() }));
   logger.info({ platforms: names, notReady, url: http.url, profile: config.defaultProfile }, 'platforms live');
@@ -114,7 +119,7 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
     else logger.info('stopped');
   }
 
-  return { url: http.url, config, http, bridge, platforms, shutdown };
+  return { url: http.url, config, http, bridge, platforms, checks, shutdown };
 }
 
 async function listen(http: HttpServer, config: BridgeConfig): Promise<void> {

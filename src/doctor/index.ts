@@ -2,3 +2,4 @@
 export { runDoctor, type DoctorOptions } from './run-doctor.js';
 export { formatReport, formatLine, reportJson } from './format.js';
 export type { CheckResult, CheckStatus, DoctorReport } from './types.js';
+export { startStartupChecks, type StartupCheckRun, type StartupChecks } from './startup-checks.js';
