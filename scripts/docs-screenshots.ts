@@ -5,6 +5,7 @@
  *   doctor-discord.png  the doctor on a Discord app whose Message Content intent is off
  *   slack-reply.png     a demo turn through the real Bolt app and bridge: the fake's final
  *                       message and its Allow/Deny prompt, drawn with the local page's renderer
+ *   local-page.png      the local chat page (npm start without tokens) after a demo turn
  * Run: npm run docs:screenshots   (TURNBRIDGE_CHROMIUM overrides /usr/bin/chromium)
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,6 +17,8 @@ import { escapeHtml, renderMarkdown } from '../src/platforms/local/page/markdown
 import { MANIFEST_SCOPES, BOT_USER, buttons, contextLines, visibleText } from '../test/fakes/slack/index.js';
 import { makeDoctorRig } from '../test/e2e/doctor/doctor-rig.js';
 import { DEMO_PROFILE, makeTurnRig } from '../test/e2e/slack/turn-rig.js';
+import { startTurnbridge } from '../src/main.js';
+import { silentLogger } from '../src/log.js';
 
 const OUT = join(process.cwd(), 'docs/images');
 const CHROMIUM = process.env.TURNBRIDGE_CHROMIUM ?? '/usr/bin/chromium';
@@ -107,6 +110,23 @@ try {
     await page.goto(`file://${file}`);
     await page.screenshot({ path: join(OUT, `${name}.png`), fullPage: true });
     console.log(`docs/images/${name}.png`);
+  }
+  // The local page, driven as a person would: type, Allow, wait for the finished reply.
+  const running = await startTurnbridge({
+    env: { PATH: process.env.PATH ?? '', PORT: '0', TURNBRIDGE_DATA_DIR: join(tmp, 'data'), TURNBRIDGE_PROFILE: DEMO_PROFILE, TURNBRIDGE_CONFIG: '', LOG_LEVEL: 'silent' },
+    logger: silentLogger, print: () => {},
+  });
+  try {
+    await page.setViewportSize({ width: 900, height: 560 });
+    await page.goto(running.url);
+    await page.getByTestId('message-input').fill('hello, what can you do?');
+    await page.getByTestId('message-input').press('Enter');
+    await page.getByTestId('allow-button').first().click({ timeout: 20_000 });
+    await page.getByTestId('bot-text').filter({ hasText: 'Permission granted' }).waitFor({ timeout: 20_000 });
+    await page.screenshot({ path: join(OUT, 'local-page.png') });
+    console.log('docs/images/local-page.png');
+  } finally {
+    await running.shutdown();
   }
 } finally {
   await browser.close();
