@@ -4,7 +4,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MANIFEST_SCOPES } from '../../fakes/slack/index.js';
 import { CHANNEL, makeDoctorRig, runDoctorCommand, type DoctorRig } from './doctor-rig.js';
@@ -38,7 +38,7 @@ describe('turnbridge doctor', () => {
       /✓ profiles\/claude-code\/profile\.yaml loads/, /✓ profiles\/claude-code\/profile\.yaml: claude 2\.0\.14 \(Claude Code\)/,
       /✓ profiles\/claude-code\/profile\.yaml: ANTHROPIC_API_KEY is set/, /agent cwd .+ is writable/,
       /✓ embedded store: .+ will be created on start/,
-      /✓ access is closed: 2 allowed/, /✓ admins: slack:U0ALICE/, /✓ agents run sandboxed with bubblewrap/,
+      /✓ access is closed: 2 allowed/, /✓ admins: slack:U0ALICE/, /✓ agents run sandboxed with bubblewrap$/m,
       /✓ \d+ of \d+ checks passed\n$/,
     ]) assert.match(run.stdout, expected);
     assert.ok(!run.stdout.includes(rig.env.SLACK_BOT_TOKEN!) && !run.stdout.includes(rig.env.DISCORD_TOKEN!), 'no token is printed');
@@ -94,6 +94,20 @@ describe('turnbridge doctor', () => {
     try {
       await exactlyOne({}, /^✗ in server .+ without Send Messages in Threads, Create Public Threads, Read Message History, Add Reactions, Attach Files$/, /^fix: re-invite with https:\/\/discord\.com\/oauth2\/authorize/, r);
     } finally { await r.close(); }
+  });
+
+  it('security warnings do not fail: nobody listed, unsandboxed; a sandbox that cannot run does', async () => {
+    const nobody = await runDoctorCommand({ ...rig.env, TURNBRIDGE_ALLOW_USERS: '', TURNBRIDGE_SANDBOX: 'off' });
+    assert.equal(nobody.code, 0, nobody.stdout);
+    assert.deepEqual(nobody.failures, []);
+    assert.deepEqual(nobody.warnings.map((w) => w.split('\n')[0]), [
+      '! access is closed and nobody is listed: only people granted with `turnbridge allow` and admins get answers',
+      '! agents run unsandboxed as root: they can read what that user can',
+    ].map((w) => (process.getuid?.() === 0 ? w : w.replace('as root', "as the bridge's user"))));
+    const bin = join(rig.dir, 'bin-without-bwrap');
+    mkdirSync(bin);
+    symlinkSync(process.execPath, join(bin, 'node'));
+    await exactlyOne({ PATH: bin }, /^✗ sandbox bwrap is set but bwrap is not installed$/, /^fix: apt-get install bubblewrap/);
   });
 
   it('--json: one object with ok and every check; warnings do not fail the exit status', async () => {
