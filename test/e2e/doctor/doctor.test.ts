@@ -8,6 +8,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MANIFEST_SCOPES } from '../../fakes/slack/index.js';
 import { CHANNEL, makeDoctorRig, runDoctorCommand, type DoctorRig } from './doctor-rig.js';
+import { runCli } from '../../unit/cli/cli-process.js';
 
 describe('turnbridge doctor', () => {
   let rig: DoctorRig;
@@ -121,6 +122,24 @@ describe('turnbridge doctor', () => {
     assert.match(warned[0]!.text, /agents run unsandboxed/);
     assert.match(warned[0]!.fix ?? '', /TURNBRIDGE_SANDBOX=bwrap/);
     for (const c of out.checks) assert.equal(c.fix === undefined, c.status === 'pass', JSON.stringify(c));
+  });
+});
+
+describe('turnbridge doctor as a process', () => {
+  it('reads .env in the working directory as start does; --json; exit status 1 on a ✗', async () => {
+    const rig = await makeDoctorRig();
+    try {
+      const { PATH, HOME, ...settings } = rig.env;
+      const dotenv = Object.entries({ ...settings, TURNBRIDGE_ACCESS: 'open' }).map(([k, v]) => `${k}=${v}`).join('\n');
+      writeFileSync(join(rig.dir, '.env'), `${dotenv}\n`);
+      const clean: Record<string, string> = { PATH: PATH!, HOME: HOME! };
+      const r = await runCli(['doctor', '--json'], { cwd: rig.dir, env: clean });
+      assert.equal(r.code, 1, r.stderr);
+      const out = JSON.parse(r.stdout) as { ok: boolean; checks: Array<{ status: string; text: string }> };
+      assert.equal(out.ok, false);
+      assert.deepEqual(out.checks.filter((c) => c.status === 'fail').map((c) => c.text), ['access is open: anyone who can message the bot starts an agent that can run commands']);
+      assert.ok(out.checks.some((c) => c.text.startsWith('bot token valid: turnbridge in Fake Team')), 'the Slack token came from .env');
+    } finally { await rig.close(); }
   });
 });
 
