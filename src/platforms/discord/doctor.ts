@@ -12,6 +12,16 @@ import { inviteUrl, missingPermissions } from './permissions.js';
 
 const S = 'Discord';
 
+/** Discord channel ids that routes name for Discord (a route without a platform counts when the id is a snowflake). */
+export function discordChannelsOf(cfg: DiscordConfig): string[] {
+  const ids = new Set<string>();
+  for (const r of cfg.routes) {
+    if (r.platform !== undefined && r.platform !== 'discord') continue;
+    for (const id of [r.channel, ...(r.allowChannels ?? [])]) if (id && /^\d{17,20}$/.test(id)) ids.add(id);
+  }
+  return [...ids];
+}
+
 export async function discordDoctorChecks(cfg: DiscordConfig): Promise<CheckResult[]> {
   const out: CheckResult[] = [];
   const rest = new REST({ version: '10', retries: 0, timeout: 10_000, ...(cfg.apiUrl ? { api: cfg.apiUrl } : {}) }).setToken(cfg.token);
@@ -65,6 +75,16 @@ export async function discordDoctorChecks(cfg: DiscordConfig): Promise<CheckResu
     else {
       out.push(fail(S, `in server ${g.name} (${g.id}) without ${missing.join(', ')}`,
         `re-invite with ${invite} or give the bot's role those permissions (Server Settings > Roles)`));
+    }
+  }
+  for (const id of discordChannelsOf(cfg)) {
+    try {
+      const ch = (await rest.get(Routes.channel(id))) as { name?: string };
+      out.push(pass(S, `bot can see channel ${ch.name ? `#${ch.name} ` : ''}(${id}) named in routes`));
+    } catch (e) {
+      const status = (e as { status?: number }).status;
+      out.push(fail(S, `bot cannot see channel ${id} named in routes (${status ?? (e as Error)?.message})`,
+        'check the channel id (Developer Mode > right-click the channel > Copy Channel ID) and give the bot View Channel there'));
     }
   }
   return out;

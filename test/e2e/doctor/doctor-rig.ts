@@ -17,6 +17,12 @@ export const CLAUDE_PROFILE = join(ROOT, 'profiles/claude-code/profile.yaml');
 export const FAKE_CLAUDE = join(ROOT, 'test/fixtures/doctor/bin/claude');
 export const CHANNEL = 'C0DOCTOR1';
 
+/** turnbridge.yaml with one Slack and one Discord channel route, both to the claude-code profile. */
+export function routesYaml(slackChannel: string, discordChannel: string): string {
+  return `routes:\n  - platform: slack\n    channel: ${slackChannel}\n    profile: ${CLAUDE_PROFILE}\n`
+    + `  - platform: discord\n    channel: "${discordChannel}"\n    profile: ${CLAUDE_PROFILE}\n`;
+}
+
 export interface DoctorRig {
   slack: FakeSlack;
   discord: FakeDiscord;
@@ -30,7 +36,7 @@ export async function makeDoctorRig(opts: { slack?: FakeSlackOptions; discord?: 
   const discord = await new FakeDiscord(opts.discord).start();
   const dir = await mkdtemp(join(tmpdir(), 'tb-doctor-'));
   const configFile = join(dir, 'turnbridge.yaml');
-  await writeFile(configFile, `routes:\n  - platform: slack\n    channel: ${CHANNEL}\n    profile: ${CLAUDE_PROFILE}\n`);
+  await writeFile(configFile, routesYaml(CHANNEL, discord.world.general.id));
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: dir,

@@ -7,8 +7,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MANIFEST_SCOPES } from '../../fakes/slack/index.js';
-import { CHANNEL, makeDoctorRig, runDoctorCommand, type DoctorRig } from './doctor-rig.js';
+import { CHANNEL, makeDoctorRig, routesYaml, runDoctorCommand, type DoctorRig } from './doctor-rig.js';
 import { runCli } from '../../unit/cli/cli-process.js';
+import { startRedis } from '../../fakes/redis-server.js';
 
 describe('turnbridge doctor', () => {
   let rig: DoctorRig;
@@ -35,7 +36,7 @@ describe('turnbridge doctor', () => {
       /✓ app token opens Socket Mode \(apps\.connections\.open\)/, new RegExp(`✓ bot is a member of ${CHANNEL}`),
       /^Discord$/m, /✓ bot token valid: /, /✓ Message Content intent granted/,
       /✓ invite URL \(exactly the permissions needed\): https:\/\/discord\.com\/oauth2\/authorize\?client_id=\d+&scope=bot&permissions=309237746752/,
-      /✓ in server .+ with the permissions it needs/,
+      /✓ in server .+ with the permissions it needs/, /✓ bot can see channel #general \(\d+\) named in routes/,
       /✓ profiles\/claude-code\/profile\.yaml loads/, /✓ profiles\/claude-code\/profile\.yaml: claude 2\.0\.14 \(Claude Code\)/,
       /✓ profiles\/claude-code\/profile\.yaml: ANTHROPIC_API_KEY is set/, /agent cwd .+ is writable/,
       /✓ embedded store: .+ will be created on start/,
@@ -88,7 +89,8 @@ describe('turnbridge doctor', () => {
     const bad = await runDoctorCommand({ ...rig.env, SLACK_BOT_TOKEN: 'xoxb-wrong' });
     assert.equal(bad.code, 1);
     assert.deepEqual(bad.failures.map((f) => f.split('\n')[0]), ['✗ Slack rejected SLACK_BOT_TOKEN (invalid_auth)'], bad.stdout);
-    await exactlyOne({ TURNBRIDGE_CONFIG: writeConfig(rig, 'C0ELSEWHERE') }, /^✗ bot is not in channel C0ELSEWHERE \(channel_not_found\)$/, /^fix: in that channel type \/invite @turnbridge/);
+    await exactlyOne({ TURNBRIDGE_CONFIG: writeConfig(rig, 'C0ELSEWHERE', rig.discord.world.general.id) }, /^✗ bot is not in channel C0ELSEWHERE \(channel_not_found\)$/, /^fix: in that channel type \/invite @turnbridge/);
+    await exactlyOne({ TURNBRIDGE_CONFIG: writeConfig(rig, CHANNEL, '123456789012345678') }, /^✗ bot cannot see channel 123456789012345678 named in routes \(404\)$/, /^fix: check the channel id .*View Channel/);
     await exactlyOne({ ANTHROPIC_API_KEY: '' }, /^✗ profiles\/claude-code\/profile\.yaml: claude is not logged in and no ANTHROPIC_API_KEY \/ CLAUDE_CODE_OAUTH_TOKEN is set$/, /^fix: run `claude` once and sign in/);
     await exactlyOne({ REDIS_URL: 'redis://127.0.0.1:1' }, /^✗ Redis at redis:\/\/127\.0\.0\.1:1 is not reachable/, /^fix: start Redis or fix REDIS_URL/);
     const r = await makeDoctorRig({ discord: { guildPermissions: String((1n << 10n) | (1n << 11n)) } });
@@ -109,6 +111,15 @@ describe('turnbridge doctor', () => {
     mkdirSync(bin);
     symlinkSync(process.execPath, join(bin, 'node'));
     await exactlyOne({ PATH: bin }, /^✗ sandbox bwrap is set but bwrap is not installed$/, /^fix: apt-get install bubblewrap/);
+  });
+
+  it('Redis: a reachable redis-server answers the probe', async () => {
+    const redis = await startRedis();
+    try {
+      const run = await runDoctorCommand({ ...rig.env, REDIS_URL: redis.url });
+      assert.equal(run.code, 0, run.stdout);
+      assert.match(run.stdout, new RegExp(`✓ Redis at ${redis.url.replace(/[/.]/g, '\\$&')}/? answers \\(write, read, delete\\)`));
+    } finally { redis.stop(); }
   });
 
   it('--json: one object with ok and every check; warnings do not fail the exit status', async () => {
@@ -143,8 +154,8 @@ describe('turnbridge doctor as a process', () => {
   });
 });
 
-function writeConfig(rig: DoctorRig, channel: string): string {
-  const file = join(rig.dir, `turnbridge-${channel}.yaml`);
-  writeFileSync(file, `routes:\n  - platform: slack\n    channel: ${channel}\n    profile: ${rig.env.TURNBRIDGE_PROFILE}\n`);
+function writeConfig(rig: DoctorRig, slackChannel: string, discordChannel: string): string {
+  const file = join(rig.dir, `turnbridge-${slackChannel}-${discordChannel}.yaml`);
+  writeFileSync(file, routesYaml(slackChannel, discordChannel));
   return file;
 }
