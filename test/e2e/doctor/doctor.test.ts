@@ -113,6 +113,13 @@ describe('turnbridge doctor', () => {
     await exactlyOne({ PATH: bin }, /^✗ sandbox bwrap is set but bwrap is not installed$/, /^fix: apt-get install bubblewrap/);
   });
 
+  it('HTTP mode: no app token, a signing secret: the URL Slack must reach', async () => {
+    const run = await runDoctorCommand({ ...rig.env, SLACK_APP_TOKEN: '', SLACK_SIGNING_SECRET: 'secret', PORT: '3999' });
+    assert.equal(run.code, 0, run.stdout);
+    assert.match(run.stdout, /✓ HTTP mode: SLACK_SIGNING_SECRET set; Slack must reach POST https:\/\/<your public host>\/slack\/events, served here at http:\/\/127\.0\.0\.1:3999\/slack\/events/);
+    assert.ok(!run.stdout.includes('apps.connections.open'));
+  });
+
   it('Redis: a reachable redis-server answers the probe', async () => {
     const redis = await startRedis();
     try {
