@@ -4,6 +4,9 @@ import type { DeliveryStats } from '../delivery/types.js';
 /** Turn duration histogram buckets, in seconds. */
 export const DURATION_BUCKETS = [0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800] as const;
 
+/** Permission decision latency buckets, in seconds (a rule answers at once; people take seconds to minutes). */
+export const DECISION_BUCKETS = [0.01, 1, 5, 15, 30, 60, 120, 300, 600, 1800] as const;
+
 /** Counters and gauges the bridge keeps; render() gives Prometheus text format (served at /metrics). */
 export interface Metrics {
   /** A turn ended; durationMs absent when it never ran (stopped or interrupted while queued). */
@@ -15,6 +18,8 @@ export interface Metrics {
   deliveryStats(platform: string, stats: DeliveryStats): void;
   /** Time a turn waited for its slot. */
   queueWait(ms: number): void;
+  /** A permission request was answered (allow / deny) by a person, a rule, a timeout or an expiry. */
+  permissionDecision(decision: string, source: string, latencyMs: number): void;
   turnsByOutcome(): Record<string, number>;
   /** Prometheus text format (version 0.0.4) of every metric in the registry. */
   render(): Promise<string>;
@@ -59,6 +64,13 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
   const edits = perPlatform('turnbridge_message_edits_total', 'Message edits sent by live replies, by platform.');
   const rateLimitWaits = perPlatform('turnbridge_rate_limit_waits_total', 'Platform rate-limit answers (429) honoured, by platform.');
   const replies = perPlatform('turnbridge_replies_total', 'Live replies finished, by platform.');
+  // Names and buckets as issue #13 (approvals) defines them, so its calls land here unchanged.
+  const decisions = new Counter({
+    name: 'turnbridge_permission_decisions_total', help: 'Permission requests answered, by decision and by how.', labelNames: ['decision', 'source'], registers,
+  });
+  const decisionTime = new Histogram({
+    name: 'turnbridge_permission_decision_seconds', help: 'Time from a permission request to its decision.', buckets: [...DECISION_BUCKETS], registers,
+  });
 
   return {
     registry,
@@ -85,6 +97,10 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     },
     queueWait(ms) {
       wait.observe(ms / 1000);
+    },
+    permissionDecision(decision, source, latencyMs) {
+      decisions.inc({ decision, source });
+      decisionTime.observe(Math.max(0, latencyMs) / 1000);
     },
     turnsByOutcome() {
       return Object.fromEntries(outcomes);

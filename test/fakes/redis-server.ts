@@ -1,12 +1,12 @@
 /**
  * A real redis-server on a free loopback port (Debian's redis-server; .ci/run installs it when
- * missing), no persistence. Stop it with stop().
+ * missing), for the tests of the Redis state backend.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 
-export interface LocalRedis {
-  url: string;
+export interface RedisServer {
+  readonly url: string;
   stop(): void;
 }
 
@@ -20,19 +20,19 @@ function freePort(): Promise<number> {
   });
 }
 
-export async function startRedis(): Promise<LocalRedis> {
+export async function startRedisServer(): Promise<RedisServer> {
   if (spawnSync('redis-server', ['--version']).error) {
     throw new Error('redis-server is not installed: apt-get install -y redis-server (.ci/run does this)');
   }
   const port = await freePort();
-  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const server: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     let out = '';
-    server.stdout.on('data', (d: Buffer) => {
+    server.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       if (out.includes('Ready to accept connections')) resolve();
     });
     server.on('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${out.slice(-500)}`)));
   });
-  return { url: `redis://127.0.0.1:${port}`, stop: () => { server.kill('SIGKILL'); } };
+  return { url: `redis://127.0.0.1:${port}`, stop: () => void server.kill('SIGKILL') };
 }

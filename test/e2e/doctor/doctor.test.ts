@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { MANIFEST_SCOPES } from '../../fakes/slack/index.js';
 import { CHANNEL, makeDoctorRig, routesYaml, runDoctorCommand, type DoctorRig } from './doctor-rig.js';
 import { runCli } from '../../unit/cli/cli-process.js';
-import { startRedis } from '../../fakes/redis-server.js';
+import { startRedisServer } from '../../fakes/redis-server.js';
 
 describe('turnbridge doctor', () => {
   let rig: DoctorRig;
@@ -121,7 +121,7 @@ describe('turnbridge doctor', () => {
   });
 
   it('Redis: a reachable redis-server answers the probe', async () => {
-    const redis = await startRedis();
+    const redis = await startRedisServer();
     try {
       const run = await runDoctorCommand({ ...rig.env, REDIS_URL: redis.url });
       assert.equal(run.code, 0, run.stdout);

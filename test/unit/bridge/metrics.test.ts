@@ -27,6 +27,8 @@ describe('metrics', () => {
     m.deliveryStats('slack', { posts: 1, edits: 5, rateLimitWaits: 1, parts: 1 });
     m.deliveryStats('slack', { posts: 2, edits: 3, rateLimitWaits: 0, parts: 2 });
     m.deliveryStats('discord', { posts: 1, edits: 1, rateLimitWaits: 0, parts: 1 });
+    m.permissionDecision('allow', 'person', 4000);
+    m.permissionDecision('deny', 'timeout', 600_000);
     const all = parsePrometheusTextFormat(await m.render());
 
     const turns = family(all, 'turnbridge_turns_total');
@@ -59,6 +61,13 @@ describe('metrics', () => {
     assert.equal(valueOf(family(all, 'turnbridge_message_posts_total'), { platform: 'slack' }), 3);
     assert.equal(valueOf(family(all, 'turnbridge_rate_limit_waits_total'), { platform: 'slack' }), 1);
     assert.equal(valueOf(family(all, 'turnbridge_replies_total'), { platform: 'slack' }), 2);
+    const decisions = family(all, 'turnbridge_permission_decisions_total');
+    assert.equal(valueOf(decisions, { decision: 'allow', source: 'person' }), 1);
+    assert.equal(valueOf(decisions, { decision: 'deny', source: 'timeout' }), 1);
+    const decisionTime = family(all, 'turnbridge_permission_decision_seconds').metrics[0]!;
+    assert.equal(Number(decisionTime.buckets!['5']), 1);
+    assert.equal(Number(decisionTime.buckets!['600']), 2);
+    assert.equal(Number(decisionTime.sum), 604);
     assert.deepEqual(m.turnsByOutcome(), { success: 2, error: 1, stopped: 1 });
     assert.equal(all.filter((f) => f.name.startsWith('process_') || f.name.startsWith('nodejs_')).length, 0, 'no process metrics unless asked');
   });
