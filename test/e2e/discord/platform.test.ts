@@ -27,8 +27,9 @@ describe('discord platform (fake Discord, recording bridge)', () => {
     const gb = rig.fake.calls.filter((c) => c.route === 'GET /gateway/bot');
     assert.equal(gb.length, 1);
     assert.equal(gb[0]!.auth, true);
-    // Guilds | GuildMessages | DirectMessages, no MessageContent unless configured
-    assert.equal(rig.fake.gateway.intents, 1 | (1 << 9) | (1 << 12));
+    // Guilds | GuildMessages | DirectMessages, and MessageContent because read_unmentioned is
+    // auto and the fake application has it granted (message-content.test.ts covers the rest)
+    assert.equal(rig.fake.gateway.intents, 1 | (1 << 9) | (1 << 12) | (1 << 15));
   });
 
   it('a DM becomes an InboundMessage whose conversation is the DM channel', async () => {

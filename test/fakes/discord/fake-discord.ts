@@ -19,6 +19,13 @@ export interface FakeDiscordOptions {
   token?: string;
   heartbeatIntervalMs?: number;
   allowMessageContent?: boolean;
+  /**
+   * GET /applications/@me `flags`. Default: GATEWAY_MESSAGE_CONTENT_LIMITED (1<<19, the portal
+   * toggle) when allowMessageContent is not false, else 0: the two agree as on real Discord.
+   */
+  applicationFlags?: number;
+  /** The bot's permissions in the guild (GET /users/@me/guilds), a decimal bit string. Default: all. */
+  guildPermissions?: string;
   /** Buckets by route key; default: 5 per 5 s per channel for message create and for message edit. */
   limits?: Record<string, BucketLimit>;
   /** Interaction ack deadline (Discord: 3 s). */
@@ -60,6 +67,8 @@ export class FakeDiscord extends EventEmitter {
   readonly gateway: FakeGateway;
   /** Permissions the bot lacks, per channel id ('send' | 'thread'). */
   readonly denied = new Map<string, Set<string>>();
+  readonly applicationFlags: number;
+  guildPermissions: string;
   private readonly server: Server;
   private readonly ackDeadlineMs: number;
   private port = 0;
@@ -69,6 +78,8 @@ export class FakeDiscord extends EventEmitter {
     this.setMaxListeners(100);
     this.token = opts.token ?? 'fake-bot-token';
     this.ackDeadlineMs = opts.ackDeadlineMs ?? 3000;
+    this.applicationFlags = opts.applicationFlags ?? (opts.allowMessageContent === false ? 0 : 1 << 19);
+    this.guildPermissions = opts.guildPermissions ?? ALL_PERMISSIONS;
     this.rateLimits = new RateLimits(opts.limits ?? {
       'POST /channels/:id/messages': { limit: 5, windowMs: 5000 },
       'PATCH /channels/:id/messages/:id': { limit: 5, windowMs: 5000 },

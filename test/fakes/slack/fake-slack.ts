@@ -25,7 +25,14 @@ export interface FakeSlackOptions {
   usergroups?: Record<string, string[]>;
   /** Bind to this port (default 0 = any free port). */
   port?: number;
+  /** The bot token's scopes, sent as x-oauth-scopes on bot-token calls (default: those in slack-app-manifest.yaml). */
+  scopes?: string[];
+  /** Channels that exist, and whether the bot is a member (conversations.history answers not_in_channel otherwise). */
+  channels?: Record<string, { member: boolean }>;
 }
+
+/** The bot scopes of slack-app-manifest.yaml. */
+export const MANIFEST_SCOPES = ['app_mentions:read', 'chat:write', 'channels:history', 'groups:history', 'im:history', 'files:read', 'reactions:write', 'users:read'];
 
 export interface CallRecord {
   method: string;
@@ -91,6 +98,7 @@ export class FakeSlack extends EventEmitter {
       messages: new Map(), ephemerals: [], statuses: [], deleted: [],
       triggers: new Map(), views: [], usergroups: new Map(Object.entries(opts.usergroups ?? {})),
       users: new Map(Object.entries(opts.users ?? {}).map(([id, name]) => [id, { name }])),
+      channels: new Map(Object.entries(opts.channels ?? {})),
       nextTs: () => this.nextTs(),
       connectionsUrl: () => this.hub.issueUrl(`ws://127.0.0.1:${this.port}`),
     };
@@ -191,9 +199,10 @@ export class FakeSlack extends EventEmitter {
     const header = req.headers.authorization ?? '';
     const token = header.startsWith('Bearer ') ? header.slice(7) : String(params.token ?? '');
     delete params.token;
+    const scopes = token === this.state.botToken ? { 'x-oauth-scopes': (this.opts.scopes ?? MANIFEST_SCOPES).join(',') } : {};
     const send = (status: number, answer: ApiAnswer, headers: Record<string, string> = {}): void => {
       this.record(method, params, this.authOf(token), status, answer);
-      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...scopes, ...headers });
       res.end(JSON.stringify(answer));
     };
     const f = this.faults.get(method);

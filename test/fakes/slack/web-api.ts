@@ -39,6 +39,8 @@ export interface WebApiState {
   ephemerals: Ephemeral[];
   statuses: Array<{ channel_id: string; thread_ts: string; status: string }>;
   users: Map<string, { name: string; display_name?: string }>;
+  /** Channels with membership, for conversations.history (fake doctor checks). */
+  channels: Map<string, { member: boolean }>;
   /** Messages deleted with chat.delete (channel:ts), in order. */
   deleted: string[];
   /** trigger_ids handed out with clicks: when, and whether views.open spent it. */
@@ -182,6 +184,13 @@ export function handleMethod(s: WebApiState, method: string, p: Record<string, a
       const members = s.usergroups.get(String(p.usergroup ?? ''));
       if (!members) return { ok: false, error: 'no_such_subteam' };
       return { ok: true, users: members };
+    }
+    case 'conversations.history': {
+      const ch = s.channels.get(String(p.channel ?? ''));
+      if (!ch) return { ok: false, error: 'channel_not_found' };
+      if (!ch.member) return { ok: false, error: 'not_in_channel' };
+      const messages = [...s.messages.values()].filter((m) => m.channel === p.channel).slice(-Number(p.limit ?? 100));
+      return { ok: true, messages: messages.map((m) => ({ type: 'message', ts: m.ts, text: m.text, user: m.user })), has_more: false };
     }
     case 'assistant.threads.setStatus':
       if (!p.channel_id || !p.thread_ts) return { ok: false, error: 'invalid_arguments' };

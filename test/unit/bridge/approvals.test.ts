@@ -124,7 +124,7 @@ describe('permission broker: the five choices', () => {
     ]);
     assert.equal(log[0]!.latencyMs, 2500);
     assert.match(log[0]!.inputDigest, /^[0-9a-f]{16}$/);
-    const text = r.metrics.render();
+    const text = await r.metrics.render();
     assert.match(text, /turnbridge_permission_decisions_total\{decision="allow",source="thread"\} 1/);
     assert.match(text, /turnbridge_permission_decisions_total\{decision="allow",source="rule"\} 1/);
     assert.match(text, /turnbridge_permission_decisions_total\{decision="deny",source="expired"\} 2/);
@@ -263,6 +263,6 @@ describe('bridge: what is kept in the store', () => {
     await bridge.shutdown(1000);
     const [entry] = await bridge.audit.since(0);
     assert.deepEqual([entry!.decision, entry!.source, entry!.user?.id, entry!.latencyMs], ['allow', 'once', 'U_X', 1000]);
-    assert.match(bridge.metrics.render(), /turnbridge_permission_decisions_total\{decision="allow",source="once"\} 1/);
+    assert.match(await bridge.metrics.render(), /turnbridge_permission_decisions_total\{decision="allow",source="once"\} 1/);
   });
 });
