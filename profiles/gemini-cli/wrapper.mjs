@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 // AgentProc wire 0.4 wrapper for Gemini CLI (`gemini --output-format stream-json`). No dependencies.
 // See README.md beside this file for the flags, the env knobs and what was verified where.
-import { fileURLToPath } from 'node:url';
 import { serveTurn } from '../lib/agentproc-wire.mjs';
 import { onJsonLines } from '../lib/cli-process.mjs';
 import { runCliTurn, howItEnded } from '../lib/cli-turn.mjs';
 import { envValue, envFlag } from '../lib/env-knobs.mjs';
 import { splitAttachments, messageWithFiles } from '../lib/turn-attachments.mjs';
 import { createGeminiTranslator } from './gemini-events.mjs';
+import { systemDefaultsFor } from './system-defaults.mjs';
 
 const INSTALL_HINT = 'install with npm i -g @google/gemini-cli';
 const ARGV_REJECTED = /Unknown argument|Unknown arguments|Invalid values|Not enough arguments|unknown option/i;
@@ -16,14 +16,6 @@ const BAD_AUTH = /Invalid auth method selected/i;
 const SKIPPED_DEFAULTS = /Skipping system defaults file[^\n]*/;
 // gemini prints "Attempt 1 failed with status 503. Retrying with backoff..." on stderr only.
 const RETRYING = /Attempt (\d+) failed(?: with status (\d+))?[^\n]*Retrying/;
-/**
- * gemini's lowest-precedence settings layer (GEMINI_CLI_SYSTEM_DEFAULTS_PATH): 3 attempts per
- * request instead of 10 (a 503 kept a turn silent ~290 s), and the auth method when the wrapper
- * picks one. The user's ~/.gemini/settings.json still wins. gemini skips this file when a folder
- * above it is writable by others.
- */
-const SYSTEM_DEFAULTS = fileURLToPath(new URL('./system-defaults.json', import.meta.url));
-
 /**
  * argv after the binary. The prompt goes on stdin (headless mode when stdin is not a TTY), so
  * a message starting with "-" is never a flag.
@@ -53,7 +45,12 @@ function geminiEnv(env) {
   const childEnv = { ...env };
   // Recent versions refuse headless runs in folders not trusted interactively (exit 55), even with --yolo.
   if (envFlag(env, 'GEMINI_TRUST_WORKSPACE', true) && childEnv.GEMINI_CLI_TRUST_WORKSPACE === undefined) childEnv.GEMINI_CLI_TRUST_WORKSPACE = 'true';
-  if (!envValue(env, 'GEMINI_CLI_SYSTEM_DEFAULTS_PATH')) childEnv.GEMINI_CLI_SYSTEM_DEFAULTS_PATH = SYSTEM_DEFAULTS;
+  // gemini's lowest-precedence settings layer (the user's ~/.gemini/settings.json still wins):
+  // 3 attempts per request instead of 10 (a 503 kept a turn silent ~290 s), and the auth type.
+  if (!envValue(env, 'GEMINI_CLI_SYSTEM_DEFAULTS_PATH')) {
+    const defaults = systemDefaultsFor(env);
+    if (defaults) childEnv.GEMINI_CLI_SYSTEM_DEFAULTS_PATH = defaults;
+  }
   const gateway = envValue(env, 'GOOGLE_GEMINI_BASE_URL') && envValue(env, 'GEMINI_API_KEY') ? 'gemini-api-key' : '';
   childEnv.TURNBRIDGE_GEMINI_AUTH_TYPE = envValue(env, 'GEMINI_AUTH_TYPE') || gateway;
   return childEnv;
@@ -77,7 +74,7 @@ function runTurn(turn, emit) {
       }
       if (BAD_AUTH.test(stderr) || code === 41) {
         const why = skippedDefaults ? ` (${skippedDefaults})` : '';
-        return `gemini found no usable auth method: set GEMINI_API_KEY (with GOOGLE_GEMINI_BASE_URL the wrapper selects gemini-api-key), or GEMINI_AUTH_TYPE, or security.auth.selectedType in ~/.gemini/settings.json${why}`;
+        return `gemini found no usable auth method: set GEMINI_API_KEY, or security.auth.selectedType in ~/.gemini/settings.json ("gemini-api-key" with GOOGLE_GEMINI_BASE_URL; as root the wrapper selects it, or GEMINI_AUTH_TYPE)${why}`;
       }
       if (UNTRUSTED.test(stderr) || code === 55) {
         return 'gemini refused to run in an untrusted folder: keep GEMINI_TRUST_WORKSPACE on (default) or trust the folder in interactive gemini';

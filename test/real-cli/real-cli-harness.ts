@@ -68,10 +68,14 @@ export class RealCliWorld<Api extends ModelApiServer> {
     }
     if (this.name === 'gemini') {
       mkdirSync(join(this.home, '.gemini'), { recursive: true });
+      // As root the wrapper's system-defaults.json selects the auth type and 3 attempts; as another
+      // user gemini skips that file, so the test does what the profile README tells such users.
+      const asUser = process.getuid?.() !== 0 ? { security: { auth: { selectedType: 'gemini-api-key' } } } : {};
       writeFileSync(join(this.home, '.gemini', 'settings.json'), JSON.stringify({
-        general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+        general: { enableAutoUpdate: false, enableAutoUpdateNotification: false, ...(process.getuid?.() !== 0 ? { maxAttempts: 3 } : {}) },
         privacy: { usageStatisticsEnabled: false },
         telemetry: { enabled: false },
+        ...asUser,
       }));
     }
     return this;

@@ -22,6 +22,8 @@ export interface WrapperRun {
 
 export interface WrapperOptions {
   wrapper: 'claude-code' | 'codex' | 'gemini-cli';
+  /** A copy of profiles/ to run the wrapper from (default: this repository's). */
+  profilesDir?: string;
   fake?: 'claude' | 'codex' | 'gemini' | null;
   turn: Record<string, unknown>;
   env?: Record<string, string>;
@@ -56,7 +58,7 @@ export function runWrapper(opts: WrapperOptions): Promise<WrapperRun> {
   const fake = opts.fake === undefined ? { 'claude-code': 'claude', codex: 'codex', 'gemini-cli': 'gemini' }[opts.wrapper] : opts.fake;
   const path = fake ? `${join(FAKE_CLI, fake)}:${process.env.PATH ?? ''}` : '/nonexistent-bin';
   const env = { PATH: path, HOME: dir, FAKE_CLI_LOG: join(dir, 'fake-cli.jsonl'), ...opts.env };
-  const child = spawn(process.execPath, [join(ROOT, 'profiles', opts.wrapper, 'wrapper.mjs')], { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(opts.profilesDir ?? join(ROOT, 'profiles'), opts.wrapper, 'wrapper.mjs')], { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'] });
   const events: WireEvent[] = [];
   let stderr = '';
   let buf = '';
