@@ -1,7 +1,7 @@
 /** Bridge commands: the whole message (after the bot mention), trimmed, any case. */
-export type BridgeCommand = 'reset' | 'stop';
+export type BridgeCommand = { kind: 'reset' } | { kind: 'stop' } | { kind: 'allow'; identity: string };
 
-const COMMANDS: Record<string, BridgeCommand> = {
+const WORDS: Record<string, 'reset' | 'stop'> = {
   new: 'reset',
   reset: 'reset',
   '/new': 'reset',
@@ -12,5 +12,11 @@ const COMMANDS: Record<string, BridgeCommand> = {
 
 export function parseCommand(text: string, attachmentCount = 0): BridgeCommand | undefined {
   if (attachmentCount > 0) return undefined;
-  return COMMANDS[text.trim().toLowerCase()];
+  const t = text.trim();
+  const word = WORDS[t.toLowerCase()];
+  if (word) return { kind: word };
+  // `allow slack:U0123` (admins only; checked by the caller).
+  const m = /^\/?allow\s+(\S+)$/i.exec(t);
+  if (m && /^(slack|discord|local):/i.test(m[1]!)) return { kind: 'allow', identity: m[1]! };
+  return undefined;
 }

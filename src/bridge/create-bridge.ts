@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { chownSync, existsSync, mkdirSync } from 'node:fs';
 import { createDelivery as defaultCreateDelivery } from '../delivery/index.js';
 import type { Delivery } from '../delivery/types.js';
 import type { Surface } from '../delivery/surface.js';
@@ -6,6 +7,7 @@ import type { Logger } from '../log.js';
 import { loadProfile as defaultLoadProfile } from '../profile/index.js';
 import { run as defaultRun } from '../runner/index.js';
 import { acceptMessage } from './accept-message.js';
+import { createAccessGrants, type AccessGrants } from './access-grants.js';
 import type { Bridge, BridgeConfig, BridgeStats } from './api.js';
 import type { BridgeContext, RunTurn } from './context.js';
 import { createDeduper } from './dedupe.js';
@@ -23,6 +25,8 @@ export interface CreateBridgeOptions {
   logger: Logger;
   /** Default: createSessionStore(config, logger). */
   store?: SessionStore;
+  /** Default: createAccessGrants(config, logger) (same backend as the sessions). */
+  grants?: AccessGrants;
   /** Default: runner run(). */
   runTurn?: RunTurn;
   /** Default: profile loadProfile(). */
@@ -41,6 +45,20 @@ export interface CreateBridgeOptions {
 export interface CoreBridge extends Bridge {
   readonly metrics: Metrics;
   readonly store: SessionStore;
+  readonly grants: AccessGrants;
+}
+
+/** The agent workspace exists before the first turn (and belongs to run_as when set). */
+function prepareWorkspace(config: BridgeConfig, logger: Logger): void {
+  const ws = config.agent.workspace;
+  if (existsSync(ws)) return;
+  try {
+    mkdirSync(ws, { recursive: true, mode: 0o700 });
+    if (config.agent.runAs) chownSync(ws, config.agent.runAs.uid, config.agent.runAs.gid);
+    logger.info({ workspace: ws }, 'agent workspace created');
+  } catch (err) {
+    logger.error({ err, workspace: ws }, 'could not create the agent workspace (TURNBRIDGE_WORKSPACE / agent.workspace)');
+  }
 }
 
 export function createBridge(opts: CreateBridgeOptions): CoreBridge {
@@ -52,6 +70,8 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
   const metrics = opts.metrics ?? createMetrics();
   const dedupe = createDeduper({ ...opts.dedupe, now });
   const store = opts.store ? guardSessionStore(opts.store, logger) : createSessionStore(config, logger);
+  const grants = opts.grants ?? createAccessGrants(config, logger);
+  prepareWorkspace(config, logger);
   const profileLoader: ProfileLoader = opts.loadProfile ?? ((path) => defaultLoadProfile(path, { logger }));
 
   const surfaces = new Map<string, { surface: Surface; delivery: Delivery & { close?(): Promise<void> } }>();
@@ -59,9 +79,29 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     config,
     logger,
     store,
+    grants,
+    wayInShown: new Map(),
     runTurn: opts.runTurn ?? defaultRun,
-    broker: createPermissionBroker({ approvers: config.approvers, logger, idFactory: () => `perm-${idFactory()}` }),
-    queue: createTurnQueue<Turn>({ maxConcurrent: config.maxConcurrent, queueDepth: config.queueDepth }),
+    broker: createPermissionBroker({
+      policy: { get approvers() { return config.approvers; }, get admins() { return config.access.admins; } },
+      logger,
+      idFactory: () => `perm-${idFactory()}`,
+    }),
+    queue: createTurnQueue<Turn>({
+      maxConcurrent: config.maxConcurrent,
+      queueDepth: config.queueDepth,
+      runningPerUser: config.limits.runningPerUser,
+      waitingPerUser: config.limits.waitingPerUser,
+      maxWaiting: config.limits.waiting,
+      maxParked: config.limits.promptWaits,
+    }),
+    launchPolicy: {
+      defaultCwd: config.agent.workspace,
+      protectedPaths: config.agent.protectedPaths,
+      bridgeDir: config.agent.protectedPaths[0],
+      sandbox: config.agent.sandbox,
+      ...(config.agent.runAs ? { runAs: config.agent.runAs } : {}),
+    },
     metrics,
     now,
     idFactory,
@@ -100,6 +140,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     await ctx.broker.idle();
     for (const { delivery } of surfaces.values()) await delivery.close?.().catch((err: unknown) => logger.warn({ err }, 'delivery close failed'));
     await store.close();
+    await grants.close();
     logger.info('bridge stopped');
   }
 
@@ -107,6 +148,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     logger,
     metrics,
     store,
+    grants,
     attach(surface) {
       const delivery = makeDelivery(surface, { logger: logger.child({ platform: surface.platform }), now });
       ctx.surfaces.set(surface.platform, { surface, delivery });
@@ -123,7 +165,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     async handleAction(ev) {
       const notify = (text: string) =>
         ev.notifyPrivately(text).catch((err: unknown) => logger.warn({ err, platform: ev.platform }, 'could not notify the clicker'));
-      if (ev.action === 'stop') await handleStopAction(ctx, ev.id, ev.user, notify);
+      if (ev.action === 'stop') await handleStopAction(ctx, ev.id, ev.user, ev.platform, notify);
       else await ctx.broker.handleAction({ ...ev, notifyPrivately: notify });
     },
     async hasConversation(platform, conversation) {

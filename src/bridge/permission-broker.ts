@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Conversation, MessageRef, PermissionPromptView, PromptState, Surface, UserRef } from '../delivery/surface.js';
 import type { Logger } from '../log.js';
 import type { PermissionDecision, PermissionRequest } from '../protocol/types.js';
-import { mayDecide, mention } from './approvers.js';
+import { mayDecide, mention, refusalText, type DecisionPolicy } from './approvers.js';
+import { samePerson } from './identity.js';
 import { formatInputPreview } from './input-preview.js';
 import type { ActionEvent } from './types.js';
 
@@ -10,8 +11,12 @@ export interface PromptRequest {
   turnId: string;
   surface: Surface;
   conversation: Conversation;
+  /** The platform of the turn (clicks are matched on platform and id). */
+  platform: string;
   /** The person who started the turn. */
   author: UserRef;
+  /** The route is approvers_only: the author may not click Allow. */
+  approversOnly?: boolean;
   request: PermissionRequest;
   /** Aborted by the runner when the turn ends first. */
   signal: AbortSignal;
@@ -39,7 +44,8 @@ export interface PermissionBroker {
 }
 
 export interface PermissionBrokerOptions {
-  approvers: readonly string[];
+  /** Read on each click (the arrays may change while the bridge runs). */
+  policy: Pick<DecisionPolicy, 'approvers' | 'admins'>;
   logger: Logger;
   idFactory?: () => string;
   /** How many settled prompt ids are remembered for "already decided" answers (default 1000). */
@@ -50,7 +56,9 @@ interface OpenPrompt {
   id: string;
   turnId: string;
   surface: Surface;
+  platform: string;
   author: UserRef;
+  approversOnly: boolean;
   view: PermissionPromptView;
   ref?: Promise<MessageRef | undefined>;
   timer?: NodeJS.Timeout;
@@ -109,7 +117,7 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
       };
       if (req.signal.aborted) return Promise.resolve({ behavior: 'deny', message: 'The turn ended before the request was shown.' });
       return new Promise<PermissionDecision>((resolve) => {
-        const p: OpenPrompt = { id, turnId: req.turnId, surface: req.surface, author: req.author, view, resolve, log, chain: Promise.resolve() };
+        const p: OpenPrompt = { id, turnId: req.turnId, surface: req.surface, platform: req.platform, author: req.author, approversOnly: req.approversOnly === true, view, resolve, log, chain: Promise.resolve() };
         open.set(id, p);
         log.info({ tool: view.toolName, timeoutMs: Math.round(req.timeoutMs) }, 'permission requested');
         log.debug({ input: req.request.input }, 'permission input');
@@ -150,9 +158,12 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
         return;
       }
       if (ev.action !== 'allow' && ev.action !== 'deny') return;
-      if (!mayDecide(ev.user, p.author, opts.approvers)) {
-        p.log.info({ user: ev.user.id }, 'permission click refused: not the author or an approver');
-        await ev.notifyPrivately(`Only ${mention(p.author)} or an approver can answer this request.`);
+      const policy: DecisionPolicy = { ...opts.policy, approversOnly: p.approversOnly };
+      const clicker = { platform: ev.platform, user: ev.user };
+      const author = { platform: p.platform, user: p.author };
+      if (!mayDecide(clicker, author, ev.action, policy)) {
+        p.log.info({ platform: ev.platform, user: ev.user.id, action: ev.action }, 'permission click refused: not the author or an approver');
+        await ev.notifyPrivately(refusalText(p.author, ev.action, policy, samePerson(clicker, author)));
         return;
       }
       if (ev.action === 'allow') settle(p, 'allowed', { behavior: 'allow' }, { decidedBy: ev.user });

@@ -11,16 +11,22 @@ export type TurnState = 'queued' | 'running' | 'finishing' | 'done';
 export interface Turn extends QueueEntry {
   readonly id: string;
   readonly key: string;
+  /** `platform:id` of the author (per-person limits). */
+  readonly owner: string;
   readonly msg: InboundMessage;
   readonly surface: Surface;
   readonly delivery: Delivery;
   readonly profilePath: string;
   readonly profile: Profile;
+  /** The route is approvers_only (only approvers may click Allow). */
+  readonly approversOnly: boolean;
   readonly stopActionId: string;
   readonly log: Logger;
   readonly enqueuedAt: number;
   readonly abort: AbortController;
   state: TurnState;
+  /** The message's files, fetched after the turn was accepted (see InboundMessage.download). */
+  files?: Promise<void>;
   reply?: LiveReply;
   startedAt?: number;
   /** Set when someone pressed Stop (or sent `stop`). */
@@ -47,6 +53,7 @@ export interface NewTurn {
   delivery: Delivery;
   profilePath: string;
   profile: Profile;
+  approversOnly?: boolean;
   stopActionId: string;
   log: Logger;
   enqueuedAt: number;
@@ -60,11 +67,13 @@ export function createTurn(init: NewTurn): Turn {
   const turn: Turn = {
     id: init.id,
     key: init.key,
+    owner: `${init.msg.platform}:${init.msg.user.id}`,
     msg: init.msg,
     surface: init.surface,
     delivery: init.delivery,
     profilePath: init.profilePath,
     profile: init.profile,
+    approversOnly: init.approversOnly === true,
     stopActionId: init.stopActionId,
     log: init.log,
     enqueuedAt: init.enqueuedAt,

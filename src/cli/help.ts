@@ -1,12 +1,14 @@
 import { readFileSync } from 'node:fs';
+import { ALLOW_HELP } from './allow-help.js';
 
-export type CommandName = 'run' | 'chat' | 'start';
+export type CommandName = 'run' | 'chat' | 'start' | 'allow';
 
 const USAGE: Record<CommandName | 'main', string> = {
-  main: 'usage: turnbridge <run|chat|start> [options]   (turnbridge --help, turnbridge <command> --help)',
+  main: 'usage: turnbridge <run|chat|start|allow> [options]   (turnbridge --help, turnbridge <command> --help)',
   run: 'usage: turnbridge run <profile> --message TEXT [--session ID] [--session-name NAME] [--attach URL]... [--no-stream] [--json]',
   chat: 'usage: turnbridge chat <profile> [--session ID] [--session-name NAME] [--no-stream]',
   start: 'usage: turnbridge start [bridge options]',
+  allow: 'usage: turnbridge allow <platform:id>... [--remove] [--config FILE]',
 };
 
 const HELP: Record<CommandName | 'main', string> = {
@@ -18,6 +20,7 @@ Commands:
   run <profile>     Run one turn of an agent and print its reply
   chat <profile>    Talk to an agent in the terminal, turn after turn
   start             Start the bridge (Slack, Discord, local)
+  allow <id>...     Let people use the bridge: turnbridge allow slack:U0123
 
 Options:
   -h, --help        Show help (also after a command)
@@ -73,6 +76,7 @@ ${USAGE.start}
 The configuration comes from the environment and the bridge config file; see the README and
 docs/operations.md. Stop with Ctrl-C or SIGTERM.
 `,
+  allow: '',
 };
 
 export function usageLine(command: CommandName | 'main'): string {
@@ -80,7 +84,7 @@ export function usageLine(command: CommandName | 'main'): string {
 }
 
 export function helpText(command: CommandName | 'main'): string {
-  return HELP[command];
+  return command === 'allow' ? ALLOW_HELP : HELP[command];
 }
 
 export function versionText(): string {

@@ -167,4 +167,10 @@ export interface SurfaceExtras {
   remove?(ref: MessageRef): Promise<void>;
   /** The budgets `remove` consumes. */
   removeBudgets?(conversation: Conversation): RateBudget[];
+  /**
+   * Make agent text notify no one (Slack `<!here>`, `<!channel>`, `<!subteam^…>`, `<@U…>`): the
+   * core applies it to every piece of agent text unless the profile sets allow_mentions. Must
+   * map text piecewise (only a trailing `<` may need the next piece; the core holds it back).
+   */
+  neutralizeMentions?(text: string): string;
 }

@@ -11,27 +11,16 @@
 import type { App, webApi } from '@slack/bolt';
 import type { ActionEvent, BridgeInbound, InboundMessage } from '../../bridge/types.js';
 import type { Logger } from '../../log.js';
-import { downloadAttachments, type RemoteFile } from '../attachments.js';
+import { downloadAttachments } from '../attachments.js';
 import { ACTION_ALLOW, ACTION_DENY, ACTION_STOP } from './blocks.js';
 import type { SlackConfig } from './config.js';
+import { slackRemoteFiles, type SlackFile } from './files.js';
 import { encodeMessageId, threadKey } from './ids.js';
 import { mentionsUser, normalizeInboundText } from './inbound-text.js';
 import { RecentMap, RecentSet } from './recent-set.js';
 
 /** Message subtypes that are a person writing to us; everything else (edits, joins, ...) is ignored. */
 const ACCEPTED_SUBTYPES = new Set(['file_share', 'thread_broadcast']);
-
-interface SlackFile {
-  id?: string;
-  name?: string;
-  title?: string;
-  mimetype?: string;
-  size?: number;
-  url_private?: string;
-  url_private_download?: string;
-  mode?: string;
-  file_access?: string;
-}
 
 /** The fields of message / app_mention events this module reads. */
 interface MessageLikeEvent {
@@ -54,6 +43,8 @@ export interface SlackListenerDeps {
   client: webApi.WebClient;
   bridge: () => BridgeInbound | undefined;
   now?: () => number;
+  /** The user groups (S…) a person's membership is looked up for: the ones the access lists name. */
+  userGroups?: readonly string[];
 }
 
 /** Kept by the platform across Bolt app rebuilds (reconnect attempts). */
@@ -62,10 +53,12 @@ export interface SlackListenerState {
   seenEvents: RecentSet;
   seenMessages: RecentSet;
   userNames: RecentMap<string | null>;
+  /** Members of each user group, with when they were fetched. */
+  groupMembers: Map<string, { at: number; users: Set<string> }>;
 }
 
 export function createListenerState(maxActiveThreads: number): SlackListenerState {
-  return { activeThreads: new RecentSet(maxActiveThreads), seenEvents: new RecentSet(10_000), seenMessages: new RecentSet(10_000), userNames: new RecentMap(2_000) };
+  return { activeThreads: new RecentSet(maxActiveThreads), seenEvents: new RecentSet(10_000), seenMessages: new RecentSet(10_000), userNames: new RecentMap(2_000), groupMembers: new Map() };
 }
 
 export function registerSlackListeners(app: App, deps: SlackListenerDeps, state: SlackListenerState): void {
@@ -87,6 +80,26 @@ export function registerSlackListeners(app: App, deps: SlackListenerDeps, state:
       userNames.set(id, null);
       return undefined;
     }
+  }
+
+  /** The configured user groups this person is in (usergroups.users.list, cached 5 minutes; needs usergroups:read). */
+  async function groupsOf(user: string): Promise<string[]> {
+    const out: string[] = [];
+    for (const group of deps.userGroups ?? []) {
+      let entry = state.groupMembers.get(group);
+      if (!entry || now() - entry.at > 5 * 60_000) {
+        try {
+          const res = await client.usergroups.users.list({ usergroup: group });
+          entry = { at: now(), users: new Set(res.users ?? []) };
+        } catch (e) {
+          logger.warn({ group, err: (e as Error)?.message }, 'slack usergroups.users.list failed (is the usergroups:read scope granted?); the group grants nothing until it answers');
+          entry = { at: now(), users: new Set() };
+        }
+        state.groupMembers.set(group, entry);
+      }
+      if (entry.users.has(user)) out.push(group);
+    }
+    return out;
   }
 
   async function onMessage(event: MessageLikeEvent, body: { event_id?: string; team_id?: string }, ctx: { teamId?: string; botUserId?: string; botId?: string }, viaMention: boolean): Promise<void> {
@@ -127,22 +140,33 @@ export function registerSlackListeners(app: App, deps: SlackListenerDeps, state:
 
     const receivedAt = now();
     const conversation = { space: team, channel: event.channel, thread };
-    const [clean, name, files] = await Promise.all([
+    const [clean, name, groups] = await Promise.all([
       normalizeInboundText(text, { botUserId, resolveUser }),
       resolveUser(event.user),
-      downloadFiles(event.files ?? []),
+      groupsOf(event.user),
     ]);
+    // Nothing is downloaded here: the bridge fetches the files after its access and queue checks.
+    const { remote, notices } = slackRemoteFiles(event.files ?? [], config.botToken, config.apiUrl);
     const msg: InboundMessage = {
       platform: 'slack',
       conversation,
-      user: { id: event.user, ...(name ? { name } : {}) },
+      user: { id: event.user, ...(name ? { name } : {}), ...(groups.length ? { roles: groups } : {}) },
       text: clean,
-      attachments: files.attachments,
+      attachments: [],
       eventId: body.event_id ?? `${event.channel}:${event.ts}`,
       receivedAt,
       source: { id: encodeMessageId(event.channel, event.ts), conversation },
-      ...(files.attachments.length && !config.keepAttachments ? { cleanup: files.cleanup } : {}),
-      ...(files.notices.length ? { notices: files.notices } : {}),
+      direct: isDm,
+      ...(notices.length ? { notices } : {}),
+      ...(remote.length ? {
+        download: {
+          count: remote.length,
+          fetch: async () => {
+            const r = await downloadAttachments(remote, { dir: config.attachmentsDir, maxBytes: config.maxAttachmentBytes, maxCount: config.maxAttachments, logger });
+            return config.keepAttachments ? { ...r, cleanup: async () => {} } : r;
+          },
+        },
+      } : {}),
     };
     logger.debug({ channel: event.channel, thread, user: event.user, text: clean }, 'slack message in');
     try {
@@ -151,24 +175,6 @@ export function registerSlackListeners(app: App, deps: SlackListenerDeps, state:
       logger.error({ err: e, channel: event.channel }, 'bridge refused a Slack message');
       await msg.cleanup?.().catch(() => {});
     }
-  }
-
-  async function downloadFiles(files: SlackFile[]): ReturnType<typeof downloadAttachments> {
-    const remote: RemoteFile[] = [];
-    const notices: string[] = [];
-    for (const f of files) {
-      const url = f.url_private_download ?? f.url_private;
-      const filename = f.name ?? f.title ?? f.id ?? 'file';
-      if (!url || f.mode === 'tombstone' || f.mode === 'hidden_by_limit' || f.file_access === 'check_file_info') {
-        notices.push(`Skipped ${filename}: Slack did not share the file with the bot (it may be from another workspace or hidden).`);
-        continue;
-      }
-      remote.push({ url, filename, mimeType: f.mimetype, size: f.size, headers: { Authorization: `Bearer ${config.botToken}` } });
-    }
-    const r = await downloadAttachments(remote, {
-      dir: config.attachmentsDir, maxBytes: config.maxAttachmentBytes, maxCount: config.maxAttachments, logger,
-    });
-    return { ...r, notices: [...notices, ...r.notices] };
   }
 
   app.event('app_mention', async ({ event, body, context }) => {

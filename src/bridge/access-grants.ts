@@ -1,0 +1,69 @@
+/**
+ * Access grants made with `turnbridge allow slack:U0123` (or an admin's `allow` command in chat):
+ * identities added to the configured access list, kept in the bridge's store so they survive a
+ * restart and take effect without one. Another process (the CLI) writes them, so the embedded
+ * store keeps one file per grant and reads it on each check; with REDIS_URL they live in Redis
+ * beside the sessions (namespace turnbridge:access).
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Keyv from 'keyv';
+import { KeyvFile } from 'keyv-file';
+import KeyvRedis from '@keyv/redis';
+import type { Logger } from '../log.js';
+import type { BridgeConfig } from './api.js';
+
+export interface AccessGrant {
+  /** Who granted it (`cli`, or the admin's `platform:id`). */
+  by: string;
+  /** ms since the epoch. */
+  at: number;
+}
+
+/** Grants by `platform:id`. Never throws: a store failure is logged and reads as "not granted". */
+export interface AccessGrants {
+  /** Whether any of these identities was granted. */
+  hasAny(identities: readonly string[]): Promise<boolean>;
+  /** Resolves true when the store accepted the grant. */
+  add(identity: string, by: string): Promise<boolean>;
+  /** Resolves true when a grant was there and is gone. */
+  remove(identity: string): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+function buildKeyv(config: Pick<BridgeConfig, 'redisUrl' | 'dataDir'>): Keyv {
+  if (config.redisUrl) {
+    const store = new KeyvRedis(config.redisUrl, { throwOnConnectError: false, connectionTimeout: 3000 });
+    return new Keyv({ store, namespace: 'turnbridge:access', useKeyPrefix: false });
+  }
+  const dir = join(config.dataDir, 'access');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return new Keyv({ store: new KeyvFile({ filename: dir, separatedFile: true, writeDelay: 0 }), namespace: 'access' });
+}
+
+export function createAccessGrants(config: Pick<BridgeConfig, 'redisUrl' | 'dataDir'>, logger: Logger, opts: { keyv?: Keyv; now?: () => number } = {}): AccessGrants {
+  const log = logger.child({ component: 'access-grants' });
+  const keyv = opts.keyv ?? buildKeyv(config);
+  const now = opts.now ?? Date.now;
+  keyv.on('error', (err: unknown) => log.error({ err }, 'access grant store error'));
+  const guarded = async <T>(op: string, fn: () => Promise<T>, fallback: T): Promise<T> => {
+    try {
+      return await fn();
+    } catch (err) {
+      log.error({ err, op }, 'access grant store failed; treating the person as not granted');
+      return fallback;
+    }
+  };
+  return {
+    hasAny: (ids) => guarded('get', async () => {
+      for (const id of ids) {
+        const g = await keyv.get<AccessGrant>(id);
+        if (g && typeof g === 'object') return true;
+      }
+      return false;
+    }, false),
+    add: (id, by) => guarded('set', () => keyv.set(id, { by, at: now() } satisfies AccessGrant), false),
+    remove: (id) => guarded('delete', () => keyv.delete(id), false),
+    close: () => guarded('close', () => keyv.disconnect(), undefined),
+  };
+}
