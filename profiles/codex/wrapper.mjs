@@ -28,8 +28,9 @@ function buildCodexArgs(turn, env, images) {
   const profile = envValue(env, 'CODEX_PROFILE');
   if (profile) args.push('--profile', profile);
   for (const img of images) args.push('--image', img.path);
-  if (turn.sessionId) args.push('resume', turn.sessionId);
-  args.push('-');
+  // After `--` the id and the prompt `-` are positionals, never options.
+  if (turn.sessionId) args.push('resume', '--', turn.sessionId, '-');
+  else args.push('-');
   return args;
 }
 
