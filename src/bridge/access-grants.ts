@@ -43,9 +43,16 @@ function buildKeyv(config: Pick<BridgeConfig, 'redisUrl' | 'dataDir'>): Keyv {
 
 export function createAccessGrants(config: Pick<BridgeConfig, 'redisUrl' | 'dataDir'>, logger: Logger, opts: { keyv?: Keyv; now?: () => number } = {}): AccessGrants {
   const log = logger.child({ component: 'access-grants' });
-  const keyv = opts.keyv ?? buildKeyv(config);
   const now = opts.now ?? Date.now;
-  keyv.on('error', (err: unknown) => log.error({ err }, 'access grant store error'));
+  // Opened on first use: a bridge whose data dir cannot be made still starts (and logs why grants fail).
+  let opened: Keyv | undefined = opts.keyv;
+  const store = (): Keyv => {
+    if (!opened) {
+      opened = buildKeyv(config);
+      opened.on('error', (err: unknown) => log.error({ err }, 'access grant store error'));
+    }
+    return opened;
+  };
   const guarded = async <T>(op: string, fn: () => Promise<T>, fallback: T): Promise<T> => {
     try {
       return await fn();
@@ -57,13 +64,13 @@ export function createAccessGrants(config: Pick<BridgeConfig, 'redisUrl' | 'data
   return {
     hasAny: (ids) => guarded('get', async () => {
       for (const id of ids) {
-        const g = await keyv.get<AccessGrant>(id);
+        const g = await store().get<AccessGrant>(id);
         if (g && typeof g === 'object') return true;
       }
       return false;
     }, false),
-    add: (id, by) => guarded('set', () => keyv.set(id, { by, at: now() } satisfies AccessGrant), false),
-    remove: (id) => guarded('delete', () => keyv.delete(id), false),
-    close: () => guarded('close', () => keyv.disconnect(), undefined),
+    add: (id, by) => guarded('set', () => store().set(id, { by, at: now() } satisfies AccessGrant), false),
+    remove: (id) => guarded('delete', () => store().delete(id), false),
+    close: () => guarded('close', async () => { if (opened) await opened.disconnect(); }, undefined),
   };
 }

@@ -8,16 +8,18 @@ import { ANA, BOB, BOSS, click, conv, waitFor } from './helpers.js';
 
 const REQ: PermissionRequest = { requestId: 'r1', toolName: 'Bash', description: 'Write a file', input: { command: 'echo ok > f.txt' } };
 
-function setup(approvers: string[] = ['U_BOSS']) {
+function setup(approvers: string[] = ['test:U_BOSS'], admins: string[] = []) {
   let n = 0;
   const surface = createRecordingSurface();
-  const broker = createPermissionBroker({ approvers, logger: silentLogger, idFactory: () => `p${++n}` });
-  const ask = (opts: { timeoutMs?: number; signal?: AbortSignal; request?: PermissionRequest; turnId?: string } = {}) =>
+  const broker = createPermissionBroker({ policy: { approvers, admins }, logger: silentLogger, idFactory: () => `p${++n}` });
+  const ask = (opts: { timeoutMs?: number; signal?: AbortSignal; request?: PermissionRequest; turnId?: string; approversOnly?: boolean } = {}) =>
     broker.request({
       turnId: opts.turnId ?? 't1',
       surface,
       conversation: conv(),
+      platform: 'test',
       author: ANA,
+      approversOnly: opts.approversOnly,
       request: opts.request ?? REQ,
       signal: opts.signal ?? new AbortController().signal,
       timeoutMs: opts.timeoutMs ?? 60_000,
@@ -51,7 +53,7 @@ describe('permission broker', () => {
     let release!: () => void;
     const replyLanded = new Promise<void>((resolve) => (release = resolve));
     const decision = broker.request({
-      turnId: 't1', surface, conversation: conv(), author: ANA, request: REQ, signal: new AbortController().signal, timeoutMs: 60_000, log: silentLogger,
+      turnId: 't1', surface, conversation: conv(), platform: 'test', author: ANA, request: REQ, signal: new AbortController().signal, timeoutMs: 60_000, log: silentLogger,
       beforePost: async () => {
         events.push('beforePost');
         await replyLanded;
@@ -78,7 +80,7 @@ describe('permission broker', () => {
   });
 
   it('approvers match by role id too', async () => {
-    const { broker, ask, posted } = setup(['ROLE_OPS']);
+    const { broker, ask, posted } = setup(['test:ROLE_OPS']);
     const decision = ask();
     await posted();
     await broker.handleAction(click('allow', 'p1', { id: 'U_X', roles: ['ROLE_OPS'] }));
@@ -92,7 +94,7 @@ describe('permission broker', () => {
     await posted();
     const c = click('allow', 'p1', BOB);
     await broker.handleAction(c);
-    assert.deepEqual(c.told, ['Only @ana or an approver can answer this request.']);
+    assert.deepEqual(c.told, ['Only @ana or an approver can answer this request (approvers: TURNBRIDGE_APPROVERS / approvers, or TURNBRIDGE_ADMINS).']);
     await new Promise((r) => setImmediate(r));
     assert.equal(settled, false);
     assert.equal(prompt().view.state, 'pending');

@@ -8,10 +8,11 @@ interface E extends QueueEntry {
   started: boolean;
 }
 
-function entry(name: string, key: string, log: string[]): E {
+function entry(name: string, key: string, log: string[], owner = `owner-${name}`): E {
   const e: E = {
     name,
     key,
+    owner,
     positions: [],
     started: false,
     start() {

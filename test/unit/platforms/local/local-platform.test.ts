@@ -6,10 +6,11 @@ import { createLocalPlatform, parseLocalConfig, type LocalPlatform } from '../..
 import { silentLogger } from '../../../../src/log.js';
 import type { ActionEvent, BridgeInbound, InboundMessage } from '../../../../src/bridge/types.js';
 import type { BridgeConfig } from '../../../../src/bridge/api.js';
+import { openSecurity } from '../../../fixtures/config-defaults.js';
 
 function config(local?: Record<string, unknown>): BridgeConfig {
   return {
-    defaultProfile: '/nonexistent/profile.yaml', routes: [], approvers: [], queueDepth: 5, maxConcurrent: 4,
+    ...openSecurity(), defaultProfile: '/nonexistent/profile.yaml', routes: [], approvers: [], queueDepth: 5, maxConcurrent: 4,
     permissionTimeoutSecs: 600, dataDir: '/tmp/unused', host: '127.0.0.1', port: 0, shutdownGraceSecs: 1,
     logLevel: 'silent', platforms: local ? { local } : {},
   };
