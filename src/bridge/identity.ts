@@ -13,8 +13,8 @@ export interface Actor {
 }
 
 const FORMS: Array<{ re: RegExp; what: string }> = [
-  { re: /^slack:[UW][A-Z0-9]{2,}$/, what: 'slack user' },
-  { re: /^slack:S[A-Z0-9]{2,}$/, what: 'slack user group' },
+  { re: /^slack:[UW][A-Z0-9]+$/, what: 'slack user' },
+  { re: /^slack:S[A-Z0-9]+$/, what: 'slack user group' },
   { re: /^discord:\d{5,25}$/, what: 'discord user' },
   { re: /^discord:role:\d{5,25}$/, what: 'discord role' },
   { re: /^local:[A-Za-z0-9_.@-]{1,64}$/, what: 'local user' },
@@ -40,7 +40,7 @@ export function parseIdentity(raw: string): string | undefined {
  */
 export function parseLegacyId(raw: string): string | undefined {
   const s = raw.trim();
-  if (/^[UWS][A-Z0-9]{2,}$/.test(s)) return `slack:${s}`;
+  if (/^[UWS][A-Z0-9]+$/.test(s)) return `slack:${s}`;
   if (/^\d{5,25}$/.test(s)) return `discord:${s}`;
   return parseIdentity(s);
 }

@@ -17,7 +17,7 @@ test('--version prints the package version', async () => {
 test('--help for the program and for each command', async () => {
   const top = await runCli(['--help']);
   assert.equal(top.code, 0);
-  assert.match(top.stdout, /^usage: turnbridge <run\|chat\|start>/m);
+  assert.match(top.stdout, /^usage: turnbridge <run\|chat\|start\|allow>/m);
   for (const cmd of ['run', 'chat', 'start']) assert.match(top.stdout, new RegExp(`^  ${cmd} `, 'm'));
 
   const run = await runCli(['run', '--help']);
@@ -37,8 +37,8 @@ test('--help for the program and for each command', async () => {
 
 test('bad arguments: exit 2, an error and the usage line on stderr, nothing on stdout', async () => {
   const cases: Array<[string[], RegExp, RegExp]> = [
-    [[], /missing command/, /^usage: turnbridge <run\|chat\|start>/m],
-    [['fly'], /unknown command "fly"/, /^usage: turnbridge <run\|chat\|start>/m],
+    [[], /missing command/, /^usage: turnbridge <run\|chat\|start\|allow>/m],
+    [['fly'], /unknown command "fly"/, /^usage: turnbridge <run\|chat\|start\|allow>/m],
     [['run'], /missing <profile>/, /^usage: turnbridge run /m],
     [['run', ECHO], /missing --message/, /^usage: turnbridge run /m],
     [['run', ECHO, '--message', ''], /empty turn/, /^usage: turnbridge run /m],
