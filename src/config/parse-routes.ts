@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { RouteConfig } from '../bridge/api.js';
 import { type Source, checkId, checkKnownKeys, checkString, checkStringList, fail, isRecord } from './field-checks.js';
 
-const ROUTE_KEYS = ['platform', 'space', 'channel', 'profile', 'allow_users', 'allow_channels', 'options'] as const;
+const ROUTE_KEYS = ['platform', 'space', 'channel', 'profile', 'allow_users', 'allow_channels', 'options', 'approvers_only'] as const;
 
 /** `routes:` — a list of {platform?, space?, channel?, profile, allow_users?, allow_channels?, options?}. */
 export function parseRoutes(src: Source, raw: unknown, baseDir: string): RouteConfig[] {
@@ -20,6 +20,10 @@ export function parseRoutes(src: Source, raw: unknown, baseDir: string): RouteCo
     }
     if (r.allow_users !== undefined) route.allowUsers = checkStringList(src, `${at}.allow_users`, r.allow_users);
     if (r.allow_channels !== undefined) route.allowChannels = checkStringList(src, `${at}.allow_channels`, r.allow_channels);
+    if (r.approvers_only !== undefined) {
+      if (typeof r.approvers_only !== 'boolean') fail(src, `${at}.approvers_only`, r.approvers_only, 'true or false');
+      route.approversOnly = r.approvers_only;
+    }
     if (r.options !== undefined) {
       if (!isRecord(r.options)) fail(src, `${at}.options`, r.options, 'a mapping of platform-specific switches, e.g. {reply: inline}');
       route.options = r.options;
