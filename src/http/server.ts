@@ -42,6 +42,8 @@ export interface HttpServerOptions {
   requestTimeoutMs?: number;
   /** Time to receive the request headers (default 20 s). */
   headersTimeoutMs?: number;
+  /** How often node checks those timeouts (default 30 s; tests use less). */
+  timeoutCheckIntervalMs?: number;
 }
 
 export interface HttpServer extends HttpMount {
@@ -70,7 +72,7 @@ export function createHttpServer(opts: HttpServerOptions): HttpServer {
   let boundUrl = '';
   let boundPort = 0;
 
-  const server: Server = createServer((req, res) => {
+  const server: Server = createServer({ connectionsCheckingInterval: opts.timeoutCheckIntervalMs ?? 30_000 }, (req, res) => {
     handle(req, res).catch((err: unknown) => {
       log.error({ err, path: req.url }, 'http handler failed');
       if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
