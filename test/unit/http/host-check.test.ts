@@ -24,8 +24,8 @@ describe('Host check', () => {
   let http: HttpServer;
   before(async () => {
     http = createHttpServer({ host: '0.0.0.0', port: 0, logger: silentLogger, metrics: () => 'm 1\n', allowedHosts: ['bridge.example.com', '*.corp.example'] });
-    http.mount('/page', (_req, res) => res.end('page'));
-    http.mount('/signed', (_req, res) => res.end('signed'), { signed: true });
+    http.mount('/page', (_req, res) => { res.end('page'); });
+    http.mount('/signed', (_req, res) => { res.end('signed'); }, { signed: true });
     await http.listen();
   });
   after(() => http.close(0));
