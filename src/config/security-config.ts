@@ -19,6 +19,13 @@ export function defaultWorkspace(): string {
   return join(homedir(), '.turnbridge', 'workspace');
 }
 
+/** `~/x` -> the home directory's x; other paths resolved against `base`. */
+function dirPath(base: string, p: string): string {
+  if (p === '~') return homedir();
+  if (p.startsWith('~/')) return join(homedir(), p.slice(2));
+  return resolve(base, p);
+}
+
 export function defaultAccess(): AccessConfig {
   return { mode: 'closed', allowUsers: [], admins: [], dms: true };
 }
@@ -116,7 +123,7 @@ export function securityFromFile(src: Source, raw: Record<string, unknown>, base
   const g = section('agent', AGENT_KEYS);
   if (g) {
     const agent: SecurityValues['agent'] = {};
-    if (g.workspace !== undefined) agent.workspace = resolve(base, checkString(src, 'agent.workspace', g.workspace));
+    if (g.workspace !== undefined) agent.workspace = dirPath(base, checkString(src, 'agent.workspace', g.workspace));
     if (g.sandbox !== undefined) agent.sandbox = checkSandbox(src, 'agent.sandbox', g.sandbox);
     if (g.run_as !== undefined) agent.runAs = checkRunAs(src, 'agent.run_as', g.run_as);
     out.agent = agent;
@@ -172,7 +179,7 @@ export function securityFromEnv(env: NodeJS.ProcessEnv, cwd: string): SecurityVa
 
   const agent: SecurityValues['agent'] = {};
   const ws = val('TURNBRIDGE_WORKSPACE');
-  if (ws) agent.workspace = resolve(cwd, ws);
+  if (ws) agent.workspace = dirPath(cwd, ws);
   const sandbox = val('TURNBRIDGE_SANDBOX');
   if (sandbox) agent.sandbox = checkSandbox(src, 'TURNBRIDGE_SANDBOX', sandbox);
   const runAs = val('TURNBRIDGE_RUN_AS');
