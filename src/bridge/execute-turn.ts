@@ -181,6 +181,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
     while (ctx.ended.size > REMEMBER_ENDED) ctx.ended.delete(ctx.ended.keys().next().value!);
     ctx.broker.expireTurn(turn.id);
     ctx.updateGauges();
+    await turn.files; // a download still running (turn stopped while waiting) lands before cleanup
     if (msg.cleanup) await msg.cleanup().catch((err: unknown) => log.warn({ err }, 'attachment cleanup failed'));
   }
 }
