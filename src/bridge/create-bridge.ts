@@ -7,6 +7,8 @@ import type { Logger } from '../log.js';
 import { loadProfile as defaultLoadProfile } from '../profile/index.js';
 import { run as defaultRun } from '../runner/index.js';
 import { acceptMessage } from './accept-message.js';
+import { checkAccess } from './access.js';
+import { routeMessage } from './routing.js';
 import { createAccessGrants, type AccessGrants } from './access-grants.js';
 import type { Bridge, BridgeConfig, BridgeStats } from './api.js';
 import type { BridgeContext, RunTurn } from './context.js';
@@ -167,6 +169,10 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
         ev.notifyPrivately(text).catch((err: unknown) => logger.warn({ err, platform: ev.platform }, 'could not notify the clicker'));
       if (ev.action === 'stop') await handleStopAction(ctx, ev.id, ev.user, ev.platform, notify);
       else await ctx.broker.handleAction({ ...ev, notifyPrivately: notify });
+    },
+    async admits(msg) {
+      const full = { ...msg, text: '', attachments: [], eventId: '', receivedAt: 0 };
+      return (await checkAccess(config.access, grants, full, routeMessage(config, full).route)).ok;
     },
     async hasConversation(platform, conversation) {
       return (await store.get(conversation, platform)) !== undefined;

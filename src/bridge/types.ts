@@ -57,6 +57,12 @@ export interface BridgeInbound {
    * before a restart still continues without a new mention). Optional for test doubles.
    */
   hasConversation?(platform: string, conversation: Conversation): Promise<boolean>;
+  /**
+   * Whether this person may use the bridge here (the access check, without side effects), so a
+   * platform can skip work for a stranger before handing the message over (Discord starts no
+   * thread for them). Optional for test doubles.
+   */
+  admits?(msg: Pick<InboundMessage, 'platform' | 'conversation' | 'user' | 'direct'>): Promise<boolean>;
 }
 
 export type PlatformStatus =

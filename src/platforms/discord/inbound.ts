@@ -60,7 +60,9 @@ export function createMessageHandler(opts: InboundOptions, bridge: BridgeInbound
       return { conversation, notices: [] };
     }
     if (!mentioned) return { skip: 'not mentioned' };
-    if (replyModeFor(cfg, guildId, msg.channelId) === 'inline') {
+    // A stranger gets the bridge's refusal inline: no thread is started for them.
+    const admitted = bridge.admits ? await bridge.admits({ platform: 'discord', conversation: { space: guildId, channel: msg.channelId, thread: '' }, user: authorRef(msg) }) : true;
+    if (!admitted || replyModeFor(cfg, guildId, msg.channelId) === 'inline') {
       return { conversation: { space: guildId, channel: msg.channelId, thread: `${INLINE_THREAD_PREFIX}${msg.author.id}` }, notices: [] };
     }
     try {

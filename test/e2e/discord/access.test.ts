@@ -44,6 +44,16 @@ describe('discord access (real discord.js + bridge, access closed)', () => {
     assert.equal(reply!.content, 'echo: hello again');
   });
 
+  it('a stranger who mentions the bot in a server gets the refusal inline: no thread is started for them', async () => {
+    const { fake } = rig;
+    const { bob } = fake.world.users;
+    const threadsBefore = fake.calls.filter((c) => c.route === 'POST /channels/:id/messages/:id/threads').length;
+    fake.say(fake.world.general.id, bob, 'make me a thread', { mention: true });
+    const refusal = await fake.waitFor(() => fake.botMessages(fake.world.general.id).find((m) => m.content.includes(`discord:${bob.id}`)), 15_000, 'the inline refusal');
+    assert.match(refusal.content, /access list/);
+    assert.equal(fake.calls.filter((c) => c.route === 'POST /channels/:id/messages/:id/threads').length, threadsBefore);
+  });
+
   it('a role on the list works in the server; in a DM there is no role, so the DM cannot get past the server\'s route', async () => {
     const { fake } = rig;
     const { carol, erin } = fake.world.users;
