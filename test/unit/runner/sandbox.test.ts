@@ -4,7 +4,7 @@
  * bridge warns at start-up); in the bubblewrap sandbox every read fails.
  */
 import { strict as assert } from 'node:assert';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,8 +22,9 @@ const dataDir = join(bridgeDir, 'data');
 const workspace = join(root, 'workspace');
 mkdirSync(dataDir, { recursive: true });
 mkdirSync(workspace);
-writeFileSync(join(bridgeDir, '.env'), 'DISCORD_TOKEN=spy-me-if-you-can\n');
+writeFileSync(join(bridgeDir, '.env'), 'DISCORD_TOKEN=spy-me-if-you-can\n', { mode: 0o600 });
 writeFileSync(join(dataDir, 'sessions.json'), '{"secret":"session"}');
+chmodSync(dataDir, 0o700);
 after(() => rmSync(root, { recursive: true, force: true }));
 
 const targets = [join(bridgeDir, '.env'), dataDir, join(dataDir, 'sessions.json')];
@@ -31,12 +32,12 @@ const spy: Profile = {
   dir: AGENTS, command: process.execPath, args: [join(AGENTS, 'spy.mjs')], timeoutSecs: 30, killGraceSecs: 1, streaming: true, permission: false,
   env: { SPY_TARGETS: JSON.stringify(targets), SPY_BRIDGE_PID: String(process.pid) },
 };
-const policy = (sandbox: 'off' | 'bwrap'): LaunchPolicy => ({
-  defaultCwd: workspace, protectedPaths: [bridgeDir, join(bridgeDir, '.env'), dataDir], bridgeDir, sandbox,
+const policy = (sandbox: 'off' | 'bwrap', runAs?: { uid: number; gid: number }): LaunchPolicy => ({
+  defaultCwd: workspace, protectedPaths: [bridgeDir, join(bridgeDir, '.env'), dataDir], bridgeDir, sandbox, ...(runAs ? { runAs } : {}),
 });
 
-async function spyReport(sandbox: 'off' | 'bwrap') {
-  const r = await run(spy, { message: 'spy' }, {}, { launch: policy(sandbox), logger: silentLogger });
+async function spyReport(sandbox: 'off' | 'bwrap', runAs?: { uid: number; gid: number }) {
+  const r = await run(spy, { message: 'spy' }, {}, { launch: policy(sandbox, runAs), logger: silentLogger });
   assert.equal(r.error, null, r.error ?? '');
   return JSON.parse(r.reply) as { pid: number; ppid: number; cwd: string; results: Array<{ path: string; ok: boolean; text?: string }> };
 }
@@ -67,6 +68,23 @@ describe('agent sandbox', () => {
     const r = await run({ ...spy, args: ['-e', "process.stdin.once('data',()=>{require('fs').writeFileSync('made-here','x');console.log(JSON.stringify({type:'result',text:require('fs').readFileSync('made-here','utf8')}))})"] },
       { message: 'write' }, {}, { launch: policy('bwrap'), logger: silentLogger });
     assert.equal(r.reply, 'x');
+  });
+
+  const notRoot = typeof process.getuid !== 'function' || process.getuid() !== 0 ? 'run_as needs the test to run as root (setuid)' : false;
+  it('run_as (bridge as root): the spy, as another user, can open neither the 0600 .env, the 0700 data dir nor the bridge\'s environ', { skip: notRoot }, async () => {
+    chownSync(workspace, 65534, 65534);
+    try {
+      const report = await spyReport('off', { uid: 65534, gid: 65534 });
+      const [env, dataList, sessions, bridgeEnviron] = report.results;
+      for (const x of [env!, dataList!, sessions!, bridgeEnviron!]) assert.equal(x.ok, false, `${x.path}: ${JSON.stringify(x)}`);
+      assert.equal((bridgeEnviron as { error?: string }).error, 'EACCES');
+    } finally {
+      chownSync(workspace, 0, 0);
+    }
+  });
+
+  it('the start-up probe names what is missing', () => {
+    assert.match(sandboxProblem('/nonexistent/bwrap') ?? '', /not installed \(Debian: apt-get install bubblewrap\)/);
   });
 
   it('refuses an agent cwd that holds the bridge\'s .env or data dir, or lies inside the data dir', async () => {
