@@ -55,7 +55,11 @@ async function handleCommand(ctx: BridgeContext, cmd: BridgeCommand, msg: Inboun
       return;
     }
     if (!id) {
-      await say(ctx, delivery, msg, 'Write it as `allow slack:U0123`, `allow slack:S0123` (user group), `allow discord:8035…` or `allow discord:role:123…`.', 'warning');
+      await say(ctx, delivery, msg, 'Write it as `allow slack:U0123`, `allow discord:8035…` or `allow discord:role:123…`.', 'warning');
+      return;
+    }
+    if (id.startsWith('slack:S')) {
+      await say(ctx, delivery, msg, `${id} is a Slack user group: add it to TURNBRIDGE_ALLOW_USERS (access.allow_users), where the bridge looks up its members.`, 'warning');
       return;
     }
     const ok = await ctx.grants.add(id, identityOf(actorOf(msg)));
