@@ -2,7 +2,7 @@ import type { Delivery } from '../delivery/types.js';
 import type { Surface } from '../delivery/surface.js';
 import { isTurnbridgeError } from '../errors.js';
 import type { Profile } from '../profile/index.js';
-import { actorOf, checkAccess, isAdmin } from './access.js';
+import { actorOf, checkAccess, isAdmin, wayInText } from './access.js';
 import { parseCommand, type BridgeCommand } from './commands.js';
 import type { BridgeContext } from './context.js';
 import { conversationKey } from './conversation-key.js';
@@ -91,6 +91,7 @@ async function refuse(ctx: BridgeContext, delivery: Delivery, msg: InboundMessag
   if (last !== undefined && ctx.now() - last < WAY_IN_EVERY_MS) return;
   ctx.wayInShown.set(`${who}:${reason}`, ctx.now());
   if (ctx.wayInShown.size > MAX_BANNER_MEMORY) ctx.wayInShown.delete(ctx.wayInShown.keys().next().value!);
+  if (reason === 'not-allowed') text = wayInText(actorOf(msg), await ctx.grants.pairingCode(who));
   await say(ctx, delivery, msg, text, 'warning');
 }
 

@@ -5,6 +5,7 @@
  * store keeps one file per grant and reads it on each check; with REDIS_URL they live in Redis
  * beside the sessions (namespace turnbridge:access).
  */
+import { randomInt } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Keyv from 'keyv';
@@ -28,8 +29,20 @@ export interface AccessGrants {
   add(identity: string, by: string): Promise<boolean>;
   /** Resolves true when a grant was there and is gone. */
   remove(identity: string): Promise<boolean>;
+  /**
+   * A pairing code for this person (OpenClaw-style DM pairing): shown in the way-in reply, valid
+   * for an hour; `turnbridge allow <code>` grants the person it stands for. Undefined on a store failure.
+   */
+  pairingCode(identity: string): Promise<string | undefined>;
+  /** The identity a pairing code stands for (and the code is used up), or undefined. */
+  redeem(code: string): Promise<string | undefined>;
   close(): Promise<void>;
 }
+
+/** Code alphabet without look-alikes (no 0/O, 1/I/L). */
+const CODE_CHARS = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
+export const PAIRING_CODE = /^[A-HJKMNP-Z2-9]{6}$/;
+const PAIRING_TTL_MS = 60 * 60_000;
 
 function buildKeyv(config: Pick<BridgeConfig, 'redisUrl' | 'dataDir'>): Keyv {
   if (config.redisUrl) {
@@ -71,6 +84,17 @@ export function createAccessGrants(config: Pick<BridgeConfig, 'redisUrl' | 'data
     }, false),
     add: (id, by) => guarded('set', () => store().set(id, { by, at: now() } satisfies AccessGrant), false),
     remove: (id) => guarded('delete', () => store().delete(id), false),
+    pairingCode: (id) => guarded('pair', async () => {
+      const code = Array.from({ length: 6 }, () => CODE_CHARS[randomInt(CODE_CHARS.length)]).join('');
+      return (await store().set(`pair:${code}`, { identity: id }, PAIRING_TTL_MS)) ? code : undefined;
+    }, undefined),
+    redeem: (code) => guarded('redeem', async () => {
+      const key = `pair:${code.toUpperCase()}`;
+      const entry = await store().get<{ identity?: string }>(key);
+      if (!entry || typeof entry.identity !== 'string') return undefined;
+      await store().delete(key);
+      return entry.identity;
+    }, undefined),
     close: () => guarded('close', async () => { if (opened) await opened.disconnect(); }, undefined),
   };
 }

@@ -28,9 +28,10 @@ function onRouteList(actor: Actor, list: readonly string[]): boolean {
 }
 
 /** The reply a person outside the list gets: what an admin does to let them in. */
-export function wayInText(actor: Actor): string {
+export function wayInText(actor: Actor, code?: string): string {
   const id = identityOf(actor);
-  return `You are not on this bridge's access list yet, so nothing was run. To let you in, an admin of this bridge runs \`turnbridge allow ${id}\` `
+  const pair = code ? ` or \`turnbridge allow ${code}\` (this pairing code works for an hour)` : '';
+  return `You are not on this bridge's access list yet, so nothing was run. To let you in, an admin of this bridge runs \`turnbridge allow ${id}\`${pair} `
     + `(or adds ${id} to TURNBRIDGE_ALLOW_USERS / access.allow_users).`;
 }
 

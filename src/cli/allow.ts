@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createAccessGrants } from '../bridge/access-grants.js';
+import { PAIRING_CODE, createAccessGrants } from '../bridge/access-grants.js';
 import { IDENTITY_FORMS, parseIdentity } from '../bridge/identity.js';
 import { loadConfig } from '../config/index.js';
 import { withSecretFiles } from '../config/secret-files.js';
@@ -33,7 +33,12 @@ export async function allowCommand(argv: string[], io: CliIo): Promise<number> {
   }
   if (parsed.positionals.length === 0) throw new TurnbridgeError('TB_USAGE', 'name at least one identity, e.g. slack:U0123');
   const ids: string[] = [];
+  const codes: string[] = [];
   for (const raw of parsed.positionals) {
+    if (PAIRING_CODE.test(raw.toUpperCase()) && !parsed.values.remove) {
+      codes.push(raw.toUpperCase());
+      continue;
+    }
     const id = parseIdentity(raw);
     if (!id) throw new TurnbridgeError('TB_USAGE', `${JSON.stringify(raw)} is not an identity: write one of ${IDENTITY_FORMS}`);
     if (id.startsWith('slack:S')) {
@@ -46,6 +51,14 @@ export async function allowCommand(argv: string[], io: CliIo): Promise<number> {
   const grants = createAccessGrants(config, silentLogger);
   let failed = 0;
   try {
+    for (const code of codes) {
+      const id = await grants.redeem(code);
+      if (id) ids.push(id);
+      else {
+        failed++;
+        io.stderr.write(`${code}: no such pairing code (they last an hour and work once; the person's reply from the bot shows a fresh one)\n`);
+      }
+    }
     for (const id of ids) {
       if (parsed.values.remove) {
         const gone = await grants.remove(id);

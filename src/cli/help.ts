@@ -8,7 +8,7 @@ const USAGE: Record<CommandName | 'main', string> = {
   run: 'usage: turnbridge run <profile> --message TEXT [--session ID] [--session-name NAME] [--attach URL]... [--no-stream] [--json]',
   chat: 'usage: turnbridge chat <profile> [--session ID] [--session-name NAME] [--no-stream]',
   start: 'usage: turnbridge start [bridge options]',
-  allow: 'usage: turnbridge allow <platform:id>... [--remove] [--config FILE]',
+  allow: 'usage: turnbridge allow <platform:id | pairing code>... [--remove] [--config FILE]',
 };
 
 const HELP: Record<CommandName | 'main', string> = {

@@ -1,7 +1,7 @@
 /**
  * Secure by default, end to end: a person on the fake Slack -> the real Bolt app -> the real
  * bridge core with access closed. A stranger gets the way-in reply and no agent runs (and no
- * file is fetched); `turnbridge allow` lets them in without a restart; the token never reaches a
+ * file is fetched); `turnbridge allow <pairing code>` lets them in without a restart; the token never reaches a
  * host that is not Slack's; a click forged from the local page (same id, other platform) is
  * refused; agent text pings no one.
  */
@@ -68,9 +68,15 @@ describe('slack access (real Bolt + bridge, access closed)', () => {
     assert.equal(fake.callsTo('GET file').length, downloads, 'the stranger made the bridge fetch nothing');
     assert.equal(rig.bridge.stats().turnsByOutcome.success ?? 0, 0, 'no agent ran');
 
+    // The admin runs the pairing code the stranger was shown (OpenClaw-style pairing), one step.
+    const code = /turnbridge allow ([A-Z0-9]{6})`/.exec(visibleText(refusal) || refusal.text)?.[1];
+    assert.ok(code, 'the way-in reply carries a pairing code');
     const cli = captureIo({ TURNBRIDGE_DATA_DIR: rig.config.dataDir, PATH: process.env.PATH });
-    assert.equal(await allowCommand(['slack:U0BEN'], cli.io), 0, cli.err());
+    assert.equal(await allowCommand([code!], cli.io), 0, cli.err());
     assert.match(cli.out(), /slack:U0BEN can use the bridge now/);
+    const again = captureIo({ TURNBRIDGE_DATA_DIR: rig.config.dataDir, PATH: process.env.PATH });
+    assert.equal(await allowCommand([code!], again.io), 1, 'a code works once');
+    assert.match(again.err(), /no such pairing code/);
 
     const next = await fake.userMessage({ channel: 'D0BEN', user: 'U0BEN', text: 'hello now' });
     const [reply] = await rig.finalReply('D0BEN', '', next.ts);
