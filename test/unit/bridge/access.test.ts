@@ -55,6 +55,16 @@ describe('access (closed unless opened)', () => {
     await Promise.all([bridgeSide.close(), cliSide.close()]);
   });
 
+  it('a pairing code stands for one person and works once, also from another process', async () => {
+    const bridgeSide = createAccessGrants({ dataDir: join(dir, 'pair') }, silentLogger);
+    const cliSide = createAccessGrants({ dataDir: join(dir, 'pair') }, silentLogger);
+    const code = await bridgeSide.pairingCode('slack:U0PAIR');
+    assert.match(code ?? '', /^[A-HJKMNP-Z2-9]{6}$/);
+    assert.equal(await cliSide.redeem(code!.toLowerCase()), 'slack:U0PAIR');
+    assert.equal(await cliSide.redeem(code!), undefined, 'used up');
+    await Promise.all([bridgeSide.close(), cliSide.close()]);
+  });
+
   it('admins pass; open access serves everyone; the local page is guarded by HTTP, not this list', async () => {
     assert.deepEqual(await checkAccess(closed({ admins: ['slack:U0BOSS'] }), noGrants, slack('U0BOSS'), undefined), { ok: true, admin: true });
     assert.equal((await checkAccess(closed({ mode: 'open' }), noGrants, slack('U0ANY'), undefined)).ok, true);
