@@ -15,6 +15,10 @@ import { createLogger, type Logger } from './log.js';
 import { createLocalPlatform, parseLocalConfig } from './platforms/local/index.js';
 import { withSecretFiles } from './config/secret-files.js';
 import { sandboxProblem } from './runner/index.js';
+import { choosePlatforms } from './config/index.js';
+import { startStartupChecks, type StartupCheckRun } from './doctor/index.js';
+
+export { choosePlatforms };
 
 
 export interface StartOptions {
@@ -36,15 +40,12 @@ export interface RunningTurnbridge {
   readonly http: HttpServer;
   readonly bridge: Bridge;
   readonly platforms: readonly Platform[];
+  /** The doctor's checks run at start-up (also in /readyz under `checks`). */
+  readonly checks: StartupCheckRun;
   /** Stop the bridge, then the platforms, then HTTP, bounded by config.shutdownGraceSecs. Safe to call twice. */
   shutdown(): Promise<void>;
 }
 
-function truthy(v: string | undefined): boolean {
-  return v !== undefined && /^(1|true|yes|on)$/i.test(v.trim());
-}
-
-/** Which platforms this environment asks for. */
 /**
  * Security settings that cannot work here fail the start; weak ones are said plainly
  * (docs/security.md). Returns the lines to print.
@@ -83,13 +84,6 @@ export function checkSecurity(config: BridgeConfig, chat: boolean, logger: Logge
   return lines;
 }
 
-export function choosePlatforms(env: NodeJS.ProcessEnv, config: BridgeConfig): { slack: boolean; discord: boolean; local: boolean } {
-  const slack = Boolean(env.SLACK_BOT_TOKEN?.trim());
-  const discord = Boolean(env.DISCORD_TOKEN?.trim());
-  const localAsked = truthy(env.TURNBRIDGE_LOCAL) || config.platforms.local?.enabled === true;
-  return { slack, discord, local: localAsked || (!slack && !discord) };
-}
-
 /** Start everything; resolves once the HTTP server listens and every platform's start() returned. */
 export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningTurnbridge> {
   const env = withSecretFiles(opts.env ?? process.env);
@@ -97,7 +91,7 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
   const config = loadConfig({ env, file: opts.configFile });
   parseLocalConfig(config.platforms.local, config.file); // config mistakes surface before anything binds
   const logger = opts.logger ?? createLogger({ level: config.logLevel });
-  const metrics = createMetrics();
+  const metrics = createMetrics({ processMetrics: true });
   const store = createSessionStore(config, logger);
   const bridge = createBridge({ config, logger, store, metrics, runTurn: opts.runTurn });
   const http = createHttpServer({ host: config.host, port: config.port, logger, metrics: () => metrics.render(), allowedHosts: config.allowedHosts });
@@ -127,6 +121,8 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
     await http.close(0);
     throw err;
   }
+  const checks = startStartupChecks(config, env, logger);
+  http.addReadyDetail('checks', () => checks.current());
   const names = platforms.map((p) => p.name);
   const notReady = platforms.filter((p) => p.status().state !== 'ready').map((p) => ({ name: p.name, ...p.status() }));
   logger.info({ platforms: names, notReady, url: http.url, profile: config.defaultProfile }, 'platforms live');
@@ -168,7 +164,7 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
     else logger.info('stopped');
   }
 
-  return { url: http.url, config, http, bridge, platforms, shutdown };
+  return { url: http.url, config, http, bridge, platforms, checks, shutdown };
 }
 
 async function listen(http: HttpServer, config: BridgeConfig): Promise<void> {

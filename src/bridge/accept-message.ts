@@ -3,7 +3,9 @@ import type { Surface } from '../delivery/surface.js';
 import { isTurnbridgeError } from '../errors.js';
 import type { Profile } from '../profile/index.js';
 import { actorOf, checkAccess, isAdmin, wayInText } from './access.js';
-import { parseCommand, type BridgeCommand } from './commands.js';
+import type { RouteConfig } from './api.js';
+import { describeRule } from './permission-rules.js';
+import { parseAllowCommand, parseCommand, type BridgeCommand } from './commands.js';
 import type { BridgeContext } from './context.js';
 import { conversationKey } from './conversation-key.js';
 import { executeTurn } from './execute-turn.js';
@@ -15,9 +17,11 @@ import type { OfferResult } from './turn-queue.js';
 import type { InboundMessage } from './types.js';
 
 export const BANNER_NO_PERMISSION = 'Note: this agent runs tools without asking for permission.';
-const MAX_BANNER_MEMORY = 10_000;
+/** The store key part of the banner's "shown once" memory. */
+const AUTO_APPROVE_NOTICE = 'auto-approve';
 /** One way-in reply per person per 10 minutes: a stranger's 300 messages get one answer. */
 const WAY_IN_EVERY_MS = 10 * 60_000;
+const MAX_WAY_IN_MEMORY = 10_000;
 
 async function tidy(ctx: BridgeContext, msg: InboundMessage): Promise<void> {
   if (msg.cleanup) await msg.cleanup().catch((err: unknown) => ctx.logger.warn({ err }, 'attachment cleanup failed'));
@@ -31,9 +35,20 @@ async function say(ctx: BridgeContext, delivery: Delivery, msg: InboundMessage, 
   }
 }
 
+/** `rules`: the thread's "Allow for this thread" rules, who set them and when. */
+async function listRules(ctx: BridgeContext, msg: InboundMessage, key: string, delivery: Delivery): Promise<void> {
+  const rules = await ctx.rules.list(key);
+  if (rules.length === 0) {
+    await say(ctx, delivery, msg, 'No permission rules in this thread. "Allow for this thread" on a prompt adds one.', 'info');
+    return;
+  }
+  const lines = rules.map((r) => `• \`${describeRule(r.rule)}\` set by @${r.setBy.name ?? r.setBy.id} at ${new Date(r.setAt).toISOString().replace('T', ' ').slice(0, 16)} UTC`);
+  await say(ctx, delivery, msg, `Permission rules in this thread (matching requests are allowed without asking):\n${lines.join('\n')}\nType \`rules clear\` to remove them.`, 'info');
+}
+
 async function handleCommand(ctx: BridgeContext, cmd: BridgeCommand, msg: InboundMessage, key: string, delivery: Delivery, admin: boolean): Promise<void> {
-  const log = ctx.logger.child({ platform: msg.platform, conversation: key, user: msg.user.id, command: cmd.kind });
-  if (cmd.kind === 'reset') {
+  const log = ctx.logger.child({ platform: msg.platform, conversation: key, user: msg.user.id, command: cmd });
+  if (cmd === 'reset') {
     const record = await ctx.store.get(msg.conversation, msg.platform);
     const me = identityOf(actorOf(msg));
     if (record?.author && record.author !== me && !admin) {
@@ -43,28 +58,21 @@ async function handleCommand(ctx: BridgeContext, cmd: BridgeCommand, msg: Inboun
     }
     ctx.generations.set(key, (ctx.generations.get(key) ?? 0) + 1);
     // delete() is false both for "nothing stored" and for a store failure (logged by the store).
-    const existed = await ctx.store.delete(msg.conversation, msg.platform);
-    log.info({ existed }, 'session reset');
-    await say(ctx, delivery, msg, 'Started a fresh session: the next message begins a new conversation with the agent.', 'success');
+    const [existed, rules] = await Promise.all([
+      ctx.store.delete(msg.conversation, msg.platform),
+      ctx.rules.clear(key),
+      ctx.notices.forget(key, AUTO_APPROVE_NOTICE),
+    ]);
+    log.info({ existed, rulesCleared: rules }, 'session reset');
+    const also = rules > 0 ? ` The thread's ${rules} permission rule${rules === 1 ? ' is' : 's are'} gone too.` : '';
+    await say(ctx, delivery, msg, `Started a fresh session: the next message begins a new conversation with the agent.${also}`, 'success');
     return;
   }
-  if (cmd.kind === 'allow') {
-    const id = parseIdentity(cmd.identity);
-    if (!admin) {
-      await say(ctx, delivery, msg, 'Only admins (TURNBRIDGE_ADMINS / access.admins) can let people in.', 'warning');
-      return;
-    }
-    if (!id) {
-      await say(ctx, delivery, msg, 'Write it as `allow slack:U0123`, `allow discord:8035…` or `allow discord:role:123…`.', 'warning');
-      return;
-    }
-    if (id.startsWith('slack:S')) {
-      await say(ctx, delivery, msg, `${id} is a Slack user group: add it to TURNBRIDGE_ALLOW_USERS (access.allow_users), where the bridge looks up its members.`, 'warning');
-      return;
-    }
-    const ok = await ctx.grants.add(id, identityOf(actorOf(msg)));
-    log.info({ granted: id, ok }, 'access granted in chat');
-    await say(ctx, delivery, msg, ok ? `${id} can use the bridge now.` : `Could not save the grant for ${id} (store failure; the bridge log has the details).`, ok ? 'success' : 'error');
+  if (cmd === 'rules') return listRules(ctx, msg, key, delivery);
+  if (cmd === 'rules-clear') {
+    const n = await ctx.rules.clear(key);
+    log.info({ rulesCleared: n }, 'permission rules cleared');
+    await say(ctx, delivery, msg, n > 0 ? `Removed ${n} permission rule${n === 1 ? '' : 's'}: the agent asks again.` : 'No permission rules in this thread.', 'success');
     return;
   }
   const turn = findStoppable(ctx, key);
@@ -77,12 +85,27 @@ async function handleCommand(ctx: BridgeContext, cmd: BridgeCommand, msg: Inboun
   log.info({ ok: answer.ok, turnId: turn.id }, 'stop command');
 }
 
-function profileErrorText(err: unknown): string {
-  const code = isTurnbridgeError(err) ? ` (${err.code})` : '';
-  return `The agent profile for this conversation could not be loaded${code}. The bridge operator can find the details in the bridge log.`;
+/** `allow slack:U0123` in chat: admins let people in. */
+async function allowInChat(ctx: BridgeContext, written: string, msg: InboundMessage, delivery: Delivery, admin: boolean): Promise<void> {
+  const id = parseIdentity(written);
+  if (!admin) {
+    await say(ctx, delivery, msg, 'Only admins (TURNBRIDGE_ADMINS / access.admins) can let people in.', 'warning');
+    return;
+  }
+  if (!id) {
+    await say(ctx, delivery, msg, 'Write it as `allow slack:U0123`, `allow discord:8035…` or `allow discord:role:123…`.', 'warning');
+    return;
+  }
+  if (id.startsWith('slack:S')) {
+    await say(ctx, delivery, msg, `${id} is a Slack user group: add it to TURNBRIDGE_ALLOW_USERS (access.allow_users), where the bridge looks up its members.`, 'warning');
+    return;
+  }
+  const ok = await ctx.grants.add(id, identityOf(actorOf(msg)));
+  ctx.logger.info({ platform: msg.platform, user: msg.user.id, granted: id, ok }, 'access granted in chat');
+  await say(ctx, delivery, msg, ok ? `${id} can use the bridge now.` : `Could not save the grant for ${id} (store failure; the bridge log has the details).`, ok ? 'success' : 'error');
 }
 
-/** Refused by the access rules: the way-in reply at most once per person per window. */
+/** Refused by the access rules: the way-in reply (with a pairing code) at most once per person per window. */
 async function refuse(ctx: BridgeContext, delivery: Delivery, msg: InboundMessage, reason: string, text: string): Promise<void> {
   const who = identityOf(actorOf(msg));
   ctx.logger.info({ platform: msg.platform, user: msg.user.id, reason, conversation: conversationKey(msg.platform, msg.conversation) }, 'message refused by access rules');
@@ -90,9 +113,27 @@ async function refuse(ctx: BridgeContext, delivery: Delivery, msg: InboundMessag
   const last = ctx.wayInShown.get(`${who}:${reason}`);
   if (last !== undefined && ctx.now() - last < WAY_IN_EVERY_MS) return;
   ctx.wayInShown.set(`${who}:${reason}`, ctx.now());
-  if (ctx.wayInShown.size > MAX_BANNER_MEMORY) ctx.wayInShown.delete(ctx.wayInShown.keys().next().value!);
+  if (ctx.wayInShown.size > MAX_WAY_IN_MEMORY) ctx.wayInShown.delete(ctx.wayInShown.keys().next().value!);
   if (reason === 'not-allowed') text = wayInText(actorOf(msg), await ctx.grants.pairingCode(who));
   await say(ctx, delivery, msg, text, 'warning');
+}
+
+function busyText(ctx: BridgeContext, result: Exclude<OfferResult, 'accepted'>): string {
+  const { queueDepth, limits } = ctx.config;
+  if (result === 'user-busy') {
+    return `Busy: you already have ${limits.waitingPerUser} message${limits.waitingPerUser === 1 ? '' : 's'} waiting. Please send this again when one of them has started (TURNBRIDGE_MAX_WAITING_PER_USER / limits.waiting_per_user).`;
+  }
+  if (result === 'full') {
+    return `Busy: ${limits.waiting} messages are already waiting across the bridge. Please try again in a few minutes (TURNBRIDGE_MAX_WAITING / limits.waiting).`;
+  }
+  return queueDepth > 0
+    ? `Busy: ${queueDepth} message${queueDepth === 1 ? ' is' : 's are'} already waiting in this conversation. Please send this again when the current reply finishes (TURNBRIDGE_QUEUE_DEPTH / queue_depth).`
+    : 'Busy: the agent is still answering the previous message here. Please send this again when it finishes (TURNBRIDGE_QUEUE_DEPTH / queue_depth).';
+}
+
+function profileErrorText(err: unknown): string {
+  const code = isTurnbridgeError(err) ? ` (${err.code})` : '';
+  return `The agent profile for this conversation could not be loaded${code}. The bridge operator can find the details in the bridge log.`;
 }
 
 /**
@@ -123,9 +164,13 @@ export async function acceptMessage(ctx: BridgeContext, msg: InboundMessage): Pr
     await tidy(ctx, msg);
     return;
   }
-  const cmd = parseCommand(msg.text, msg.attachments.length + (msg.download?.count ?? 0));
-  if (cmd) {
-    await handleCommand(ctx, cmd, msg, key, delivery, isAdmin(ctx.config.access, actorOf(msg)));
+  const files = msg.attachments.length + (msg.download?.count ?? 0);
+  const cmd = parseCommand(msg.text, files);
+  const allow = cmd ? undefined : parseAllowCommand(msg.text, files);
+  if (cmd || allow) {
+    const admin = isAdmin(ctx.config.access, actorOf(msg));
+    if (cmd) await handleCommand(ctx, cmd, msg, key, delivery, admin);
+    else await allowInChat(ctx, allow!, msg, delivery, admin);
     await tidy(ctx, msg);
     return;
   }
@@ -140,26 +185,13 @@ export async function acceptMessage(ctx: BridgeContext, msg: InboundMessage): Pr
     await tidy(ctx, msg);
     return;
   }
-  await enqueue(ctx, msg, { surface, delivery, key, profile, profilePath: routed.profilePath, approversOnly: routed.route?.approversOnly === true });
-}
-
-function busyText(ctx: BridgeContext, result: Exclude<OfferResult, 'accepted'>): string {
-  const { queueDepth, limits } = ctx.config;
-  if (result === 'user-busy') {
-    return `Busy: you already have ${limits.waitingPerUser} message${limits.waitingPerUser === 1 ? '' : 's'} waiting. Please send this again when one of them has started (TURNBRIDGE_MAX_WAITING_PER_USER / limits.waiting_per_user).`;
-  }
-  if (result === 'full') {
-    return `Busy: ${limits.waiting} messages are already waiting across the bridge. Please try again in a few minutes (TURNBRIDGE_MAX_WAITING / limits.waiting).`;
-  }
-  return queueDepth > 0
-    ? `Busy: ${queueDepth} message${queueDepth === 1 ? ' is' : 's are'} already waiting in this conversation. Please send this again when the current reply finishes (TURNBRIDGE_QUEUE_DEPTH / queue_depth).`
-    : 'Busy: the agent is still answering the previous message here. Please send this again when it finishes (TURNBRIDGE_QUEUE_DEPTH / queue_depth).';
+  await enqueue(ctx, msg, { surface, delivery, key, profile, profilePath: routed.profilePath, route: routed.route });
 }
 
 async function enqueue(
   ctx: BridgeContext,
   msg: InboundMessage,
-  t: { surface: Surface; delivery: Delivery; key: string; profile: Profile; profilePath: string; approversOnly: boolean },
+  t: { surface: Surface; delivery: Delivery; key: string; profile: Profile; profilePath: string; route?: RouteConfig },
 ): Promise<void> {
   const id = ctx.idFactory();
   const log = ctx.logger.child({ turn: id, platform: msg.platform, conversation: t.key, profile: t.profilePath, user: msg.user.id });
@@ -171,7 +203,7 @@ async function enqueue(
     delivery: t.delivery,
     profilePath: t.profilePath,
     profile: t.profile,
-    approversOnly: t.approversOnly,
+    route: t.route,
     stopActionId: `stop-${ctx.idFactory()}`,
     log,
     enqueuedAt: ctx.now(),
@@ -190,16 +222,13 @@ async function enqueue(
     return;
   }
   ctx.turns.set(turn.stopActionId, turn);
+  // Remembered in the store, so a restart does not announce it again in the same conversation.
+  // Asked only once the turn is accepted: a first message refused as busy keeps the banner for later.
+  const banner = !t.profile.permission && (await ctx.notices.firstTime(t.key, AUTO_APPROVE_NOTICE)) ? BANNER_NO_PERMISSION : undefined;
   log.debug({ text: msg.text, attachments: msg.attachments.length + (msg.download?.count ?? 0) }, 'message accepted');
   ctx.queue.pump();
   const position = turn.state === 'queued' ? ctx.queue.positionOf(turn) : undefined;
   turn.showedQueued = position !== undefined;
-  let banner: string | undefined;
-  if (!t.profile.permission && !ctx.bannerShown.has(t.key)) {
-    banner = BANNER_NO_PERMISSION;
-    ctx.bannerShown.add(t.key);
-    if (ctx.bannerShown.size > MAX_BANNER_MEMORY) ctx.bannerShown.delete(ctx.bannerShown.values().next().value!);
-  }
   turn.reply = t.delivery.open(msg.conversation, {
     recipient: msg.user,
     stopActionId: t.surface.capabilities.buttons ? turn.stopActionId : undefined,

@@ -5,8 +5,10 @@ import type { Profile } from '../profile/index.js';
 import type { LaunchPolicy, run } from '../runner/index.js';
 import type { AccessGrants } from './access-grants.js';
 import type { BridgeConfig } from './api.js';
+import type { AuditTrail } from './audit.js';
 import type { Metrics } from './metrics.js';
 import type { PermissionBroker } from './permission-broker.js';
+import type { ConversationNotices, RuleStore } from './rule-store.js';
 import type { SessionStore } from './session-store.js';
 import type { Turn } from './turn.js';
 import type { TurnQueue } from './turn-queue.js';
@@ -36,10 +38,13 @@ export interface BridgeContext {
   ended: Map<string, true>;
   /** Conversation keys whose reset happened: generation counter, so a turn started before `new` does not save its session. */
   generations: Map<string, number>;
-  /** Conversations that already showed the "runs tools without asking" banner. */
-  bannerShown: Set<string>;
   /** How agents start: workspace, protected paths, sandbox, run_as (from config.agent). */
   launchPolicy: LaunchPolicy;
+  /** Thread permission rules, in the store. */
+  rules: RuleStore;
+  /** Once-per-conversation notices (the "runs tools without asking" banner), in the store. */
+  notices: ConversationNotices;
+  audit: AuditTrail;
   closing: boolean;
   updateGauges(): void;
 }

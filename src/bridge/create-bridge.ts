@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { chownSync, existsSync, mkdirSync } from 'node:fs';
+import Keyv from 'keyv';
 import { createDelivery as defaultCreateDelivery } from '../delivery/index.js';
 import type { Delivery } from '../delivery/types.js';
 import type { Surface } from '../delivery/surface.js';
@@ -12,12 +13,15 @@ import { routeMessage } from './routing.js';
 import { createAccessGrants, type AccessGrants } from './access-grants.js';
 import type { Bridge, BridgeConfig, BridgeStats } from './api.js';
 import type { BridgeContext, RunTurn } from './context.js';
+import { createAuditTrail, type AuditTrail } from './audit.js';
 import { createDeduper } from './dedupe.js';
+import { createKv, type KvStore } from './kv.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { INTERRUPTED_MESSAGE } from './outcome.js';
 import { createPermissionBroker } from './permission-broker.js';
 import { createProfileCache, type ProfileLoader } from './profile-cache.js';
-import { createSessionStore, guardSessionStore, type SessionStore } from './session-store.js';
+import { createConversationNotices, createRuleStore } from './rule-store.js';
+import { buildKeyv, createSessionStore, guardSessionStore, type SessionStore } from './session-store.js';
 import { handleStopAction } from './stop-control.js';
 import type { Turn } from './turn.js';
 import { createTurnQueue } from './turn-queue.js';
@@ -29,6 +33,11 @@ export interface CreateBridgeOptions {
   store?: SessionStore;
   /** Default: createAccessGrants(config, logger) (same backend as the sessions). */
   grants?: AccessGrants;
+  /**
+   * Rules, notices and the audit trail. Default: the session store's keyv (the embedded file or
+   * Redis); with an injected `store` and no `kv`, an in-memory keyv.
+   */
+  kv?: KvStore;
   /** Default: runner run(). */
   runTurn?: RunTurn;
   /** Default: profile loadProfile(). */
@@ -48,6 +57,7 @@ export interface CoreBridge extends Bridge {
   readonly metrics: Metrics;
   readonly store: SessionStore;
   readonly grants: AccessGrants;
+  readonly audit: AuditTrail;
 }
 
 /** The agent workspace exists before the first turn (and belongs to run_as when set). */
@@ -71,7 +81,11 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
   const makeDelivery = opts.createDelivery ?? defaultCreateDelivery;
   const metrics = opts.metrics ?? createMetrics();
   const dedupe = createDeduper({ ...opts.dedupe, now });
-  const store = opts.store ? guardSessionStore(opts.store, logger) : createSessionStore(config, logger);
+  const keyv = opts.store ? undefined : buildKeyv(config, logger.child({ component: 'session-store' }), 100);
+  const store = opts.store ? guardSessionStore(opts.store, logger) : createSessionStore(config, logger, { keyv });
+  const kv = opts.kv ?? createKv(keyv ?? new Keyv(), logger);
+  const rules = createRuleStore(kv);
+  const audit = createAuditTrail({ kv, logger, metrics });
   const grants = opts.grants ?? createAccessGrants(config, logger);
   prepareWorkspace(config, logger);
   const profileLoader: ProfileLoader = opts.loadProfile ?? ((path) => defaultLoadProfile(path, { logger }));
@@ -84,11 +98,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     grants,
     wayInShown: new Map(),
     runTurn: opts.runTurn ?? defaultRun,
-    broker: createPermissionBroker({
-      policy: { get approvers() { return config.approvers; }, get admins() { return config.access.admins; } },
-      logger,
-      idFactory: () => `perm-${idFactory()}`,
-    }),
+    broker: createPermissionBroker({ approvers: config.approvers, admins: config.access.admins, logger, idFactory: () => `perm-${idFactory()}`, rules, audit, now }),
     queue: createTurnQueue<Turn>({
       maxConcurrent: config.maxConcurrent,
       queueDepth: config.queueDepth,
@@ -112,7 +122,9 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     turns: new Map(),
     ended: new Map(),
     generations: new Map(),
-    bannerShown: new Set(),
+    rules,
+    notices: createConversationNotices(kv),
+    audit,
     closing: false,
     updateGauges() {
       metrics.setQueueDepth(ctx.queue.waiting);
@@ -140,6 +152,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
       await Promise.allSettled(left.map((t) => t.finishReply({ kind: 'interrupted', message: INTERRUPTED_MESSAGE })));
     }
     await ctx.broker.idle();
+    await audit.idle();
     for (const { delivery } of surfaces.values()) await delivery.close?.().catch((err: unknown) => logger.warn({ err }, 'delivery close failed'));
     await store.close();
     await grants.close();
@@ -151,6 +164,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     metrics,
     store,
     grants,
+    audit,
     attach(surface) {
       const delivery = makeDelivery(surface, { logger: logger.child({ platform: surface.platform }), now });
       ctx.surfaces.set(surface.platform, { surface, delivery });
@@ -173,6 +187,11 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     async admits(msg) {
       const full = { ...msg, text: '', attachments: [], eventId: '', receivedAt: 0 };
       return (await checkAccess(config.access, grants, full, routeMessage(config, full).route)).ok;
+    },
+    async handleFormSubmit(ev) {
+      const notify = (text: string) =>
+        ev.notifyPrivately(text).catch((err: unknown) => logger.warn({ err, platform: ev.platform }, 'could not notify the submitter'));
+      return ctx.broker.handleFormSubmit({ ...ev, notifyPrivately: notify });
     },
     async hasConversation(platform, conversation) {
       return (await store.get(conversation, platform)) !== undefined;

@@ -1,5 +1,5 @@
 import type { UserRef } from '../delivery/surface.js';
-import { mayDecide, mention, refusalText } from './approvers.js';
+import { mayStop, mention, refusalText } from './approvers.js';
 import type { BridgeContext } from './context.js';
 import type { Turn } from './turn.js';
 
@@ -10,8 +10,8 @@ export function stopTurn(ctx: BridgeContext, turn: Turn | undefined, user: UserR
   if (!turn || turn.state === 'finishing' || turn.state === 'done') {
     return { ok: false, reason: 'finished', text: 'This turn has already finished.' };
   }
-  const policy = { approvers: ctx.config.approvers, admins: ctx.config.access.admins };
-  if (!mayDecide({ platform, user }, { platform: turn.msg.platform, user: turn.msg.user }, 'stop', policy)) {
+  const policy = { users: [...ctx.config.approvers, ...(turn.route?.approvers ?? [])], groups: turn.route?.approverGroups ?? [], admins: ctx.config.access.admins };
+  if (!mayStop({ platform, user }, { platform: turn.msg.platform, user: turn.msg.user }, policy)) {
     turn.log.info({ platform, user: user.id }, 'stop refused: not the author or an approver');
     return { ok: false, reason: 'not-allowed', text: refusalText(turn.msg.user, 'stop', policy, false) };
   }

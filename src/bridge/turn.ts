@@ -2,6 +2,7 @@ import type { Delivery, DeliveryStats, LiveReply, ReplyOutcome } from '../delive
 import type { Surface, UserRef } from '../delivery/surface.js';
 import type { Logger } from '../log.js';
 import type { Profile } from '../profile/index.js';
+import type { RouteConfig } from './api.js';
 import type { QueueEntry } from './turn-queue.js';
 import type { InboundMessage } from './types.js';
 
@@ -18,8 +19,8 @@ export interface Turn extends QueueEntry {
   readonly delivery: Delivery;
   readonly profilePath: string;
   readonly profile: Profile;
-  /** The route is approvers_only (only approvers may click Allow). */
-  readonly approversOnly: boolean;
+  /** The route that picked the profile (approvers, approval timeout); absent = the default profile. */
+  readonly route?: RouteConfig;
   readonly stopActionId: string;
   readonly log: Logger;
   readonly enqueuedAt: number;
@@ -53,7 +54,7 @@ export interface NewTurn {
   delivery: Delivery;
   profilePath: string;
   profile: Profile;
-  approversOnly?: boolean;
+  route?: RouteConfig;
   stopActionId: string;
   log: Logger;
   enqueuedAt: number;
@@ -73,7 +74,7 @@ export function createTurn(init: NewTurn): Turn {
     delivery: init.delivery,
     profilePath: init.profilePath,
     profile: init.profile,
-    approversOnly: init.approversOnly === true,
+    ...(init.route ? { route: init.route } : {}),
     stopActionId: init.stopActionId,
     log: init.log,
     enqueuedAt: init.enqueuedAt,

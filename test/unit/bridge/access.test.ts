@@ -108,17 +108,17 @@ describe('identities and decisions', () => {
     assert.equal(parseLegacyId('local-user'), undefined);
   });
 
-  it('a click is matched on (platform, id); approvers_only keeps Allow for approvers, Deny and Stop stay the author\'s', () => {
-    const policy = { approvers: ['slack:U0BOSS'], admins: ['discord:99999'] };
+  it('a click is matched on (platform, id); approvers_only keeps Allow for approvers, Deny and Stop stay the author\'s', async () => {
+    const policy = { users: ['slack:U0BOSS'], groups: [], admins: ['discord:99999'] };
     const author = { platform: 'slack', user: { id: 'U0ANA' } };
-    assert.equal(mayDecide({ platform: 'slack', user: { id: 'U0ANA' } }, author, 'allow', policy), true);
-    assert.equal(mayDecide({ platform: 'local', user: { id: 'U0ANA' } }, author, 'allow', policy), false, 'same id, other platform');
-    assert.equal(mayDecide({ platform: 'local', user: { id: 'U0BOSS' } }, author, 'allow', policy), false, 'an approver\'s id on the local page');
-    assert.equal(mayDecide({ platform: 'slack', user: { id: 'U0BOSS' } }, author, 'allow', policy), true);
-    assert.equal(mayDecide({ platform: 'discord', user: { id: '99999' } }, author, 'stop', policy), true, 'admins decide anything');
+    assert.equal(await mayDecide({ platform: 'slack', user: { id: 'U0ANA' } }, author, 'allow', policy), true);
+    assert.equal(await mayDecide({ platform: 'local', user: { id: 'U0ANA' } }, author, 'allow', policy), false, 'same id, other platform');
+    assert.equal(await mayDecide({ platform: 'local', user: { id: 'U0BOSS' } }, author, 'allow', policy), false, 'an approver\'s id on the local page');
+    assert.equal(await mayDecide({ platform: 'slack', user: { id: 'U0BOSS' } }, author, 'allow', policy), true);
+    assert.equal(await mayDecide({ platform: 'discord', user: { id: '99999' } }, author, 'stop', policy), true, 'admins decide anything');
     const strict = { ...policy, approversOnly: true };
-    assert.equal(mayDecide({ platform: 'slack', user: { id: 'U0ANA' } }, author, 'allow', strict), false);
-    assert.equal(mayDecide({ platform: 'slack', user: { id: 'U0ANA' } }, author, 'deny', strict), true);
-    assert.equal(mayDecide({ platform: 'slack', user: { id: 'U0BOSS' } }, author, 'allow', strict), true);
+    assert.equal(await mayDecide({ platform: 'slack', user: { id: 'U0ANA' } }, author, 'allow', strict), false);
+    assert.equal(await mayDecide({ platform: 'slack', user: { id: 'U0ANA' } }, author, 'deny', strict), true);
+    assert.equal(await mayDecide({ platform: 'slack', user: { id: 'U0BOSS' } }, author, 'allow', strict), true);
   });
 });
