@@ -15,8 +15,8 @@ export interface Actor {
 const FORMS: Array<{ re: RegExp; what: string }> = [
   { re: /^slack:[UW][A-Z0-9]+$/, what: 'slack user' },
   { re: /^slack:S[A-Z0-9]+$/, what: 'slack user group' },
-  { re: /^discord:\d{5,25}$/, what: 'discord user' },
-  { re: /^discord:role:\d{5,25}$/, what: 'discord role' },
+  { re: /^discord:\d{1,25}$/, what: 'discord user' },
+  { re: /^discord:role:\d{1,25}$/, what: 'discord role' },
   { re: /^local:[A-Za-z0-9_.@-]{1,64}$/, what: 'local user' },
 ];
 

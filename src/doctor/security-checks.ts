@@ -1,12 +1,13 @@
 /**
  * Security: who may reach an agent (access open or closed, who is allowed, who are admins) and
- * whether agents run sandboxed: `config.access` {mode, allowUsers, admins} and `config.agent`
- * {sandbox: off | bwrap}, from TURNBRIDGE_ACCESS / TURNBRIDGE_ALLOW_USERS / TURNBRIDGE_ADMINS /
- * TURNBRIDGE_SANDBOX and the `access:` / `agent:` sections of turnbridge.yaml (docs/security.md).
- * A config built without them (tests) falls back to the same environment variables.
+ * whether agents run sandboxed. Written against issue #9's branch (wt/security), which adds
+ * `config.access` {mode, allowUsers, admins} and `config.agent` {sandbox: off | bwrap}, read from
+ * TURNBRIDGE_ACCESS / TURNBRIDGE_ALLOW_USERS / TURNBRIDGE_ADMINS / TURNBRIDGE_SANDBOX and the
+ * `access:` / `agent:` sections of turnbridge.yaml. Until that lands the config has no such
+ * fields and the same environment variables are read here directly.
  */
+import { spawnSync } from 'node:child_process';
 import type { BridgeConfig } from '../bridge/api.js';
-import { sandboxProblem } from '../runner/index.js';
 import { findCommand } from './find-command.js';
 import { fail, pass, warn, type CheckResult } from './types.js';
 
@@ -48,8 +49,10 @@ export function securitySettings(config: BridgeConfig, env: NodeJS.ProcessEnv): 
 function bwrapProblem(env: NodeJS.ProcessEnv): string | null {
   const bwrap = findCommand('bwrap', env.PATH, process.cwd());
   if (!bwrap) return 'bwrap is not installed';
-  // The same probe `turnbridge start` runs before it accepts TURNBRIDGE_SANDBOX=bwrap.
-  return sandboxProblem(bwrap);
+  const r = spawnSync(bwrap, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--die-with-parent', '--', 'true'], { encoding: 'utf8', timeout: 10_000 });
+  if (r.error) return `bwrap could not start (${(r.error as NodeJS.ErrnoException).code ?? r.error.message})`;
+  if (r.status !== 0) return `bwrap cannot make its namespaces here: ${(r.stderr || `exit ${r.status}`).trim().split('\n')[0]}`;
+  return null;
 }
 
 export function securityChecks(config: BridgeConfig, env: NodeJS.ProcessEnv, chat: boolean): CheckResult[] {

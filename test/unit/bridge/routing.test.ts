@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { parseCommand } from '../../../src/bridge/commands.js';
+import { parseAllowCommand, parseCommand } from '../../../src/bridge/commands.js';
 import { conversationKey } from '../../../src/bridge/conversation-key.js';
 import { createDeduper } from '../../../src/bridge/dedupe.js';
 import { formatInputPreview } from '../../../src/bridge/input-preview.js';
@@ -36,11 +36,17 @@ describe('routing and access', () => {
 
 describe('commands', () => {
   it('recognises new/reset/stop as the whole message, any case, with or without a slash', () => {
-    for (const t of ['new', ' NEW ', '/new', 'reset', '/Reset']) assert.deepEqual(parseCommand(t), { kind: 'reset' }, t);
-    for (const t of ['stop', '/STOP', ' Stop\n']) assert.deepEqual(parseCommand(t), { kind: 'stop' }, t);
-    for (const t of ['new idea', 'please stop', 'renew', '', '/help', 'allow me', 'allow U0123']) assert.equal(parseCommand(t), undefined, t);
-    assert.deepEqual(parseCommand(' allow slack:U0123 '), { kind: 'allow', identity: 'slack:U0123' });
+    for (const t of ['new', ' NEW ', '/new', 'reset', '/Reset']) assert.equal(parseCommand(t), 'reset', t);
+    for (const t of ['stop', '/STOP', ' Stop\n']) assert.equal(parseCommand(t), 'stop', t);
+    for (const t of ['new idea', 'please stop', 'renew', '', '/help']) assert.equal(parseCommand(t), undefined, t);
     assert.equal(parseCommand('new', 1), undefined, 'a message with attachments is a turn');
+  });
+
+  it('`allow platform:id` is the admins\' way in from chat; anything else is a turn', () => {
+    assert.equal(parseAllowCommand(' allow slack:U0123 '), 'slack:U0123');
+    assert.equal(parseAllowCommand('/allow discord:role:123456'), 'discord:role:123456');
+    for (const t of ['allow me', 'allow U0123', 'allow slack:U1 slack:U2', 'please allow slack:U1']) assert.equal(parseAllowCommand(t), undefined, t);
+    assert.equal(parseAllowCommand('allow slack:U0123', 1), undefined);
   });
 });
 
