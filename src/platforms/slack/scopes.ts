@@ -10,5 +10,6 @@ export const SLACK_BOT_SCOPES: Readonly<Record<string, string>> = {
   'im:history': 'DMs to the bot',
   'files:read': 'files shared with a message',
   'reactions:write': 'reactions on the message that started a turn',
+  'usergroups:read': 'user groups (subteams) named as approvers',
   'users:read': 'show <@U123> mentions as @name',
 };

@@ -32,7 +32,7 @@ export interface FakeSlackOptions {
 }
 
 /** The bot scopes of slack-app-manifest.yaml. */
-export const MANIFEST_SCOPES = ['app_mentions:read', 'chat:write', 'channels:history', 'groups:history', 'im:history', 'files:read', 'reactions:write', 'users:read'];
+export const MANIFEST_SCOPES = ['app_mentions:read', 'chat:write', 'channels:history', 'groups:history', 'im:history', 'files:read', 'reactions:write', 'usergroups:read', 'users:read'];
 
 export interface CallRecord {
   method: string;
