@@ -47,6 +47,8 @@ export interface SlackListenerDeps {
   now?: () => number;
   /** The user groups (S…) a person's membership is looked up for: the ones the access lists name. */
   userGroups?: readonly string[];
+  /** Members of a user group (the surface's cached usergroups.users.list, shared with approver groups). */
+  groupMembers?: (groupId: string) => Promise<readonly string[]>;
 }
 
 /** Kept by the platform across Bolt app rebuilds (reconnect attempts). */
@@ -55,12 +57,10 @@ export interface SlackListenerState {
   seenEvents: RecentSet;
   seenMessages: RecentSet;
   userNames: RecentMap<string | null>;
-  /** Members of each user group, with when they were fetched. */
-  groupMembers: Map<string, { at: number; users: Set<string> }>;
 }
 
 export function createListenerState(maxActiveThreads: number): SlackListenerState {
-  return { activeThreads: new RecentSet(maxActiveThreads), seenEvents: new RecentSet(10_000), seenMessages: new RecentSet(10_000), userNames: new RecentMap(2_000), groupMembers: new Map() };
+  return { activeThreads: new RecentSet(maxActiveThreads), seenEvents: new RecentSet(10_000), seenMessages: new RecentSet(10_000), userNames: new RecentMap(2_000) };
 }
 
 export function registerSlackListeners(app: App, deps: SlackListenerDeps, state: SlackListenerState): void {
@@ -84,22 +84,13 @@ export function registerSlackListeners(app: App, deps: SlackListenerDeps, state:
     }
   }
 
-  /** The configured user groups this person is in (usergroups.users.list, cached 5 minutes; needs usergroups:read). */
+  /** The access lists' user groups this person is in (needs usergroups:read; a failed lookup is "not a member"). */
   async function groupsOf(user: string): Promise<string[]> {
     const out: string[] = [];
+    if (!deps.groupMembers) return out;
     for (const group of deps.userGroups ?? []) {
-      let entry = state.groupMembers.get(group);
-      if (!entry || now() - entry.at > 5 * 60_000) {
-        try {
-          const res = await client.usergroups.users.list({ usergroup: group });
-          entry = { at: now(), users: new Set(res.users ?? []) };
-        } catch (e) {
-          logger.warn({ group, err: (e as Error)?.message }, 'slack usergroups.users.list failed (is the usergroups:read scope granted?); the group grants nothing until it answers');
-          entry = { at: now(), users: new Set() };
-        }
-        state.groupMembers.set(group, entry);
-      }
-      if (entry.users.has(user)) out.push(group);
+      const members = await deps.groupMembers(group).catch(() => [] as readonly string[]);
+      if (members.includes(user)) out.push(group);
     }
     return out;
   }

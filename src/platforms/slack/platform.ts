@@ -138,7 +138,7 @@ export function createSlackPlatform(opts: SlackPlatformOptions): SlackPlatform {
       logLevel: LogLevel.WARN,
       clientOptions: clientOptions(),
     });
-    registerSlackListeners(a, { config: cfg, logger, client, bridge: () => bridge, userGroups }, listenerState);
+    registerSlackListeners(a, { config: cfg, logger, client, bridge: () => bridge, userGroups, groupMembers: surface.groupMembers?.bind(surface) }, listenerState);
     a.error(async (err) => {
       logger.error({ err: err?.message ?? String(err), code: (err as { code?: string })?.code }, 'slack listener error');
     });

@@ -41,7 +41,8 @@ describe('slack access (real Bolt + bridge, access closed)', () => {
     elsewhereUrl = `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}`;
     rig = await makeTurnRig({
       slack: { streaming: 'edit' },
-      config: { access: { mode: 'closed', allowUsers: ['slack:U0ANA'], admins: [], dms: true }, permissionTimeoutSecs: 5 },
+      fake: { usergroups: { S0OPS: ['U0CAT'] } },
+      config: { access: { mode: 'closed', allowUsers: ['slack:U0ANA', 'slack:S0OPS'], admins: [], dms: true }, permissionTimeoutSecs: 5 },
     });
     // The local page on the same bridge, its fixed user named like a Slack user.
     http = createHttpServer({ host: '127.0.0.1', port: 0, logger: silentLogger });
@@ -83,6 +84,14 @@ describe('slack access (real Bolt + bridge, access closed)', () => {
     assert.equal(visibleText(reply), 'echo: hello now');
     const way = fake.botMessages('D0BEN', '').filter((m) => /access list/.test(visibleText(m) || m.text));
     assert.equal(way.length, 1, 'the way-in reply was given once, not for every message');
+  });
+
+  it('a member of a Slack user group on the access list is let in (usergroups.users.list)', async () => {
+    const { fake } = rig;
+    const { ts } = await fake.userMessage({ channel: 'D0CAT', user: 'U0CAT', text: 'hi from ops' });
+    const [reply] = await rig.finalReply('D0CAT', '', ts);
+    assert.equal(visibleText(reply), 'echo: hi from ops');
+    assert.ok(fake.callsTo('usergroups.users.list').length >= 1);
   });
 
   it('the token never reaches a non-Slack host: such a file is skipped with the reason shown', async () => {
