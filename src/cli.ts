@@ -1,5 +1,5 @@
 /**
- * The `turnbridge` command: run | chat | start | doctor | audit. Each command's modules load only when that
+ * The `turnbridge` command: run | chat | start | doctor | audit | allow. Each command's modules load only when that
  * command runs, so `--version` and `--help` start fast.
  * Exit status: the command's result; 2 with a usage line for bad arguments.
  */
@@ -9,11 +9,12 @@ import { isTurnbridgeError } from './errors.js';
 import { helpText, usageLine, versionText, type CommandName } from './cli/help.js';
 import { processIo, type CliIo } from './cli/io.js';
 
-// Variable specifiers keep these commands, and the bridge and platform modules they reach, out
-// of the fast-start bundle of run / chat (bin/cli-cache.js), as in cli/start.ts: they always run
-// through tsx. Bundled, they made every `turnbridge run` parse ~4 MB of code it never runs.
+// Variable specifiers keep audit, doctor and allow, and the bridge and platform modules they
+// reach, out of the fast-start bundle of run / chat (bin/cli-cache.js), as in cli/start.ts: they
+// always run through tsx. Bundled, they made every `turnbridge run` parse ~4 MB it never runs.
 const AUDIT_MODULE = './cli/audit.js';
 const DOCTOR_MODULE = './cli/doctor.js';
+const ALLOW_MODULE = './cli/allow.js';
 
 const COMMANDS: Record<CommandName, (argv: string[], io: CliIo) => Promise<number>> = {
   run: async (argv, io) => (await import('./cli/run.js')).runCommand(argv, io),
@@ -21,6 +22,7 @@ const COMMANDS: Record<CommandName, (argv: string[], io: CliIo) => Promise<numbe
   start: async (argv, io) => (await import('./cli/start.js')).startCommand(argv, io),
   audit: async (argv, io) => ((await import(AUDIT_MODULE)) as typeof import('./cli/audit.js')).auditCommand(argv, io),
   doctor: async (argv, io) => ((await import(DOCTOR_MODULE)) as typeof import('./cli/doctor.js')).doctorCommand(argv, io),
+  allow: async (argv, io) => ((await import(ALLOW_MODULE)) as typeof import('./cli/allow.js')).allowCommand(argv, io),
 };
 
 export async function main(argv: string[] = process.argv.slice(2), io: CliIo = processIo()): Promise<number> {
