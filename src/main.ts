@@ -7,7 +7,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createBridge, createMetrics, createSessionStore, loadConfig } from './bridge/index.js';
+import { createBridge, createMetrics, loadConfig } from './bridge/index.js';
 import type { Bridge, BridgeConfig, Platform, PlatformFactoryOptions } from './bridge/index.js';
 import { isTurnbridgeError, TurnbridgeError } from './errors.js';
 import { createHttpServer, type HttpServer } from './http/index.js';
@@ -58,8 +58,7 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
   parseLocalConfig(config.platforms.local, config.file); // config mistakes surface before anything binds
   const logger = opts.logger ?? createLogger({ level: config.logLevel });
   const metrics = createMetrics();
-  const store = createSessionStore(config, logger);
-  const bridge = createBridge({ config, logger, store, metrics, runTurn: opts.runTurn });
+  const bridge = createBridge({ config, logger, metrics, runTurn: opts.runTurn });
   const http = createHttpServer({ host: config.host, port: config.port, logger, metrics: () => metrics.render() });
 
   const wanted = choosePlatforms(env, config);

@@ -133,6 +133,10 @@ async function enqueue(
     return;
   }
   ctx.turns.set(turn.stopActionId, turn);
+  if (msg.conversation.thread) {
+    // The bot owns this thread from now on: follow-ups without a mention continue it (after restarts too).
+    await ctx.guarded('own-thread', t.key, () => ctx.state.threads.own(t.key, ctx.ownThreadTtlMs), undefined);
+  }
   log.debug({ text: msg.text, attachments: msg.attachments.length }, 'message accepted');
   ctx.queue.pump();
   const position = turn.state === 'queued' ? ctx.queue.positionOf(turn) : undefined;

@@ -7,6 +7,7 @@ import type { BridgeConfig } from './api.js';
 import type { Metrics } from './metrics.js';
 import type { PermissionBroker } from './permission-broker.js';
 import type { SessionStore } from './session-store.js';
+import type { BridgeState } from '../state/index.js';
 import type { Turn } from './turn.js';
 import type { TurnQueue } from './turn-queue.js';
 
@@ -17,6 +18,12 @@ export interface BridgeContext {
   config: BridgeConfig;
   logger: Logger;
   store: SessionStore;
+  state: BridgeState;
+  /** This replica's id, recorded with what it holds. */
+  holder: string;
+  /** Run a state operation; on failure or timeout log and return the fallback. */
+  guarded<T>(op: string, key: string, fn: () => Promise<T>, fallback: T): Promise<T>;
+  ownThreadTtlMs: number;
   runTurn: RunTurn;
   broker: PermissionBroker;
   queue: TurnQueue<Turn>;

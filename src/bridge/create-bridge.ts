@@ -8,12 +8,13 @@ import { run as defaultRun } from '../runner/index.js';
 import { acceptMessage } from './accept-message.js';
 import type { Bridge, BridgeConfig, BridgeStats } from './api.js';
 import type { BridgeContext, RunTurn } from './context.js';
-import { createDeduper } from './dedupe.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { INTERRUPTED_MESSAGE } from './outcome.js';
 import { createPermissionBroker } from './permission-broker.js';
 import { createProfileCache, type ProfileLoader } from './profile-cache.js';
-import { createSessionStore, guardSessionStore, type SessionStore } from './session-store.js';
+import { createGuard, createSessionStore, guardSessionStore, type SessionStore } from './session-store.js';
+import { createState, type BridgeState } from '../state/index.js';
+import { conversationKey } from './conversation-key.js';
 import { handleStopAction } from './stop-control.js';
 import type { Turn } from './turn.js';
 import { createTurnQueue } from './turn-queue.js';
@@ -21,8 +22,12 @@ import { createTurnQueue } from './turn-queue.js';
 export interface CreateBridgeOptions {
   config: BridgeConfig;
   logger: Logger;
-  /** Default: createSessionStore(config, logger). */
+  /** The durable state (default: createState(config): SQLite under dataDir, or Redis). The bridge closes it at shutdown. */
+  state?: BridgeState;
+  /** Sessions (default: on `state`). */
   store?: SessionStore;
+  /** This replica's id, recorded with what it holds (default 'main'). */
+  replicaId?: string;
   /** Default: runner run(). */
   runTurn?: RunTurn;
   /** Default: profile loadProfile(). */
@@ -33,14 +38,17 @@ export interface CreateBridgeOptions {
   metrics?: Metrics;
   /** Default: delivery createDelivery(). */
   createDelivery?: (surface: Surface, opts: { logger: Logger; now?: () => number }) => Delivery & { close?(): Promise<void> };
-  /** How many event ids are remembered for dedupe (default 10,000, 15 minutes). */
-  dedupe?: { max?: number; ttlMs?: number };
+  /** How long a claimed event id is remembered for dedupe (default 15 minutes). */
+  dedupe?: { ttlMs?: number };
+  /** How long a thread the bot answered is remembered as its own (default 90 days). */
+  ownThreadTtlMs?: number;
 }
 
 /** The Bridge plus what operations need: metrics for /metrics. */
 export interface CoreBridge extends Bridge {
   readonly metrics: Metrics;
   readonly store: SessionStore;
+  readonly state: BridgeState;
 }
 
 export function createBridge(opts: CreateBridgeOptions): CoreBridge {
@@ -50,8 +58,11 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
   const idFactory = opts.idFactory ?? (() => randomUUID());
   const makeDelivery = opts.createDelivery ?? defaultCreateDelivery;
   const metrics = opts.metrics ?? createMetrics();
-  const dedupe = createDeduper({ ...opts.dedupe, now });
-  const store = opts.store ? guardSessionStore(opts.store, logger) : createSessionStore(config, logger);
+  const state = opts.state ?? createState(config, logger);
+  const store = opts.store ? guardSessionStore(opts.store, logger) : createSessionStore(state, logger, { now });
+  const holder = opts.replicaId ?? 'main';
+  const dedupeTtlMs = opts.dedupe?.ttlMs ?? 15 * 60_000;
+  const stateGuard = createGuard(logger.child({ component: 'state' }), 3000, 'bridge state failed');
   const profileLoader: ProfileLoader = opts.loadProfile ?? ((path) => defaultLoadProfile(path, { logger }));
 
   const surfaces = new Map<string, { surface: Surface; delivery: Delivery & { close?(): Promise<void> } }>();
@@ -59,6 +70,10 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     config,
     logger,
     store,
+    state,
+    holder,
+    guarded: stateGuard.guarded,
+    ownThreadTtlMs: opts.ownThreadTtlMs ?? 90 * 24 * 3600_000,
     runTurn: opts.runTurn ?? defaultRun,
     broker: createPermissionBroker({ approvers: config.approvers, logger, idFactory: () => `perm-${idFactory()}` }),
     queue: createTurnQueue<Turn>({ maxConcurrent: config.maxConcurrent, queueDepth: config.queueDepth }),
@@ -100,6 +115,8 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     await ctx.broker.idle();
     for (const { delivery } of surfaces.values()) await delivery.close?.().catch((err: unknown) => logger.warn({ err }, 'delivery close failed'));
     await store.close();
+    await stateGuard.idle();
+    await state.close().catch((err: unknown) => logger.warn({ err }, 'state close failed'));
     logger.info('bridge stopped');
   }
 
@@ -107,13 +124,14 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     logger,
     metrics,
     store,
+    state,
     attach(surface) {
       const delivery = makeDelivery(surface, { logger: logger.child({ platform: surface.platform }), now });
       ctx.surfaces.set(surface.platform, { surface, delivery });
       logger.info({ platform: surface.platform }, 'surface attached');
     },
     async handleMessage(msg) {
-      if (!dedupe.firstSeen(`${msg.platform}:${msg.eventId}`)) {
+      if (!(await bridge.claimEvent(msg.platform, msg.eventId))) {
         logger.debug({ platform: msg.platform, eventId: msg.eventId }, 'duplicate event dropped');
         metrics.rejected('duplicate');
         return;
@@ -126,8 +144,13 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
       if (ev.action === 'stop') await handleStopAction(ctx, ev.id, ev.user, notify);
       else await ctx.broker.handleAction({ ...ev, notifyPrivately: notify });
     },
-    async hasConversation(platform, conversation) {
-      return (await store.get(conversation, platform)) !== undefined;
+    claimEvent(platform, id) {
+      // A failing store answers true: a rare repeat is better than a lost message.
+      return stateGuard.guarded('claim', id, () => state.claimEvent(`${platform}:${id}`, holder, dedupeTtlMs), true);
+    },
+    ownsThread(platform, conversation) {
+      const key = conversationKey(platform, conversation);
+      return stateGuard.guarded('owns-thread', key, () => state.threads.owns(key), false);
     },
     shutdown(graceMs) {
       shutdownPromise ??= shutdown(graceMs);

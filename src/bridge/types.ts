@@ -40,10 +40,16 @@ export interface BridgeInbound {
   /** Handle a button click. Resolves after the decision is recorded. */
   handleAction(ev: ActionEvent): Promise<void>;
   /**
-   * Whether the bridge holds an agent session for this conversation (so a thread the bot answered
-   * before a restart still continues without a new mention). Optional for test doubles.
+   * Claim a platform event id (dedupe before any work such as downloading files): true for the
+   * first claim only, across restarts and replicas, within the dedupe window. A store failure
+   * answers true (better a rare repeat than a lost message).
    */
-  hasConversation?(platform: string, conversation: Conversation): Promise<boolean>;
+  claimEvent(platform: string, id: string): Promise<boolean>;
+  /**
+   * Whether the bot owns this thread (it answered there before, in this process or an earlier
+   * one), so a follow-up without a mention still continues the conversation.
+   */
+  ownsThread(platform: string, conversation: Conversation): Promise<boolean>;
 }
 
 export type PlatformStatus =

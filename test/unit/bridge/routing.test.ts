@@ -3,7 +3,6 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { parseCommand } from '../../../src/bridge/commands.js';
 import { conversationKey } from '../../../src/bridge/conversation-key.js';
-import { createDeduper } from '../../../src/bridge/dedupe.js';
 import { formatInputPreview } from '../../../src/bridge/input-preview.js';
 import { matchRoute, routeMessage } from '../../../src/bridge/routing.js';
 import { makeConfig, makeMsg } from './helpers.js';
@@ -49,22 +48,6 @@ describe('commands', () => {
     for (const t of ['stop', '/STOP', ' Stop\n']) assert.equal(parseCommand(t), 'stop', t);
     for (const t of ['new idea', 'please stop', 'renew', '', '/help']) assert.equal(parseCommand(t), undefined, t);
     assert.equal(parseCommand('new', 1), undefined, 'a message with attachments is a turn');
-  });
-});
-
-describe('dedupe', () => {
-  it('drops repeats within the window and forgets after the TTL or past the bound', () => {
-    let t = 0;
-    const d = createDeduper({ max: 3, ttlMs: 100, now: () => t });
-    assert.equal(d.firstSeen('a'), true);
-    assert.equal(d.firstSeen('a'), false);
-    t = 99;
-    assert.equal(d.firstSeen('a'), false);
-    t = 200;
-    assert.equal(d.firstSeen('a'), true, 'forgotten after the TTL');
-    for (const id of ['b', 'c', 'd']) d.firstSeen(id);
-    assert.equal(d.size, 3);
-    assert.equal(d.firstSeen('a'), true, 'the oldest id fell out of the bound');
   });
 });
 

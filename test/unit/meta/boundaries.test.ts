@@ -27,8 +27,9 @@ const ALLOWED: Record<string, string[]> = {
   profile: ['protocol'],
   runner: ['protocol', 'profile'],
   delivery: ['protocol'],
+  state: ['delivery'],
   config: ['protocol', 'profile', 'bridge'],
-  bridge: ['protocol', 'profile', 'runner', 'delivery', 'config'],
+  bridge: ['protocol', 'profile', 'runner', 'delivery', 'config', 'state'],
 };
 
 test('only platforms/* import @slack/bolt or discord.js', () => {
