@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createBridge, createMetrics, loadConfig } from './bridge/index.js';
-import type { Bridge, BridgeConfig, Platform, PlatformFactoryOptions } from './bridge/index.js';
+import type { BridgeConfig, CoreBridge, Platform, PlatformFactoryOptions } from './bridge/index.js';
 import { isTurnbridgeError, TurnbridgeError } from './errors.js';
 import { createHttpServer, type HttpServer } from './http/index.js';
 import { createLogger, type Logger } from './log.js';
@@ -32,8 +32,10 @@ export interface RunningTurnbridge {
   readonly url: string;
   readonly config: BridgeConfig;
   readonly http: HttpServer;
-  readonly bridge: Bridge;
+  readonly bridge: CoreBridge;
   readonly platforms: readonly Platform[];
+  /** Resolves when crash recovery is done (/readyz says ready from then on). */
+  readonly recovered: Promise<unknown>;
   /** Stop the bridge, then the platforms, then HTTP, bounded by config.shutdownGraceSecs. Safe to call twice. */
   shutdown(): Promise<void>;
 }
@@ -58,7 +60,8 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
   parseLocalConfig(config.platforms.local, config.file); // config mistakes surface before anything binds
   const logger = opts.logger ?? createLogger({ level: config.logLevel });
   const metrics = createMetrics();
-  const bridge = createBridge({ config, logger, metrics, runTurn: opts.runTurn });
+  // Messages and clicks wait until what a crashed run left is finished (bridge.recover() below).
+  const bridge = createBridge({ config, logger, metrics, runTurn: opts.runTurn, recoverAtStart: true });
   const http = createHttpServer({ host: config.host, port: config.port, logger, metrics: () => metrics.render() });
 
   const wanted = choosePlatforms(env, config);
@@ -71,6 +74,7 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
     if (wanted.discord) platforms.push((await import('./platforms/discord/index.js')).createDiscordPlatform(base));
     if (wanted.local) platforms.push(createLocalPlatform({ ...base, http }));
     for (const p of platforms) http.addReadiness(p);
+    http.addReadiness({ name: 'recovery', status: () => bridge.readiness() });
     await listen(http, config);
     for (const p of platforms) {
       bridge.attach(p.surface);
@@ -84,6 +88,8 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
     await http.close(0);
     throw err;
   }
+  // The platforms are connected (clicks and edits can land): finish what a crashed run left.
+  const recovered = bridge.recover();
   const names = platforms.map((p) => p.name);
   const notReady = platforms.filter((p) => p.status().state !== 'ready').map((p) => ({ name: p.name, ...p.status() }));
   logger.info({ platforms: names, notReady, url: http.url, profile: config.defaultProfile }, 'platforms live');
@@ -122,7 +128,7 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
     else logger.info('stopped');
   }
 
-  return { url: http.url, config, http, bridge, platforms, shutdown };
+  return { url: http.url, config, http, bridge, platforms, shutdown, recovered };
 }
 
 async function listen(http: HttpServer, config: BridgeConfig): Promise<void> {

@@ -9,6 +9,8 @@ import { executeTurn } from './execute-turn.js';
 import { routeMessage } from './routing.js';
 import { findStoppable, stopTurn } from './stop-control.js';
 import { createTurn, type Turn } from './turn.js';
+import { createTurnRecorder } from './turn-recorder.js';
+import type { MessageRef } from '../delivery/surface.js';
 import type { InboundMessage } from './types.js';
 
 export const BANNER_NO_PERMISSION = 'Note: this agent runs tools without asking for permission.';
@@ -51,8 +53,14 @@ function profileErrorText(err: unknown): string {
   return `The agent profile for this conversation could not be loaded${code}. The bridge operator can find the details in the bridge log.`;
 }
 
-/** InboundMessage -> dedupe -> access -> commands -> profile -> queue (or a clear refusal). */
-export async function acceptMessage(ctx: BridgeContext, msg: InboundMessage): Promise<void> {
+/** A turn taken over from before a restart: its id and the "queued" message it already showed. */
+export interface Resumed {
+  turnId: string;
+  reuse?: MessageRef;
+}
+
+/** InboundMessage -> access -> commands -> profile -> queue (or a clear refusal). Dedupe happened before. */
+export async function acceptMessage(ctx: BridgeContext, msg: InboundMessage, resumed?: Resumed): Promise<void> {
   const attached = ctx.surfaces.get(msg.platform);
   if (!attached) {
     ctx.logger.error({ platform: msg.platform }, 'message from a platform with no attached surface');
@@ -94,15 +102,17 @@ export async function acceptMessage(ctx: BridgeContext, msg: InboundMessage): Pr
     await tidy(ctx, msg);
     return;
   }
-  await enqueue(ctx, msg, { surface, delivery, key, profile, profilePath: routed.profilePath });
+  await enqueue(ctx, msg, { surface, delivery, key, profile, profilePath: routed.profilePath }, resumed);
 }
 
 async function enqueue(
   ctx: BridgeContext,
   msg: InboundMessage,
   t: { surface: Surface; delivery: Delivery; key: string; profile: Profile; profilePath: string },
+  resumed?: Resumed,
 ): Promise<void> {
-  const id = ctx.idFactory();
+  const id = resumed?.turnId ?? ctx.idFactory();
+  const enqueuedAt = ctx.now();
   const log = ctx.logger.child({ turn: id, platform: msg.platform, conversation: t.key, profile: t.profilePath, user: msg.user.id });
   const turn: Turn = createTurn({
     id,
@@ -114,7 +124,8 @@ async function enqueue(
     profile: t.profile,
     stopActionId: `stop-${ctx.idFactory()}`,
     log,
-    enqueuedAt: ctx.now(),
+    enqueuedAt,
+    recorder: createTurnRecorder(ctx, { id, key: t.key, msg, enqueuedAt }),
     onPosition: (self, position) => {
       if (!self.reply) return;
       self.showedQueued = true;
@@ -133,6 +144,8 @@ async function enqueue(
     return;
   }
   ctx.turns.set(turn.stopActionId, turn);
+  // On disk (or in Redis) before anything is shown: a crash from here on loses nothing.
+  await turn.recorder.queued();
   if (msg.conversation.thread) {
     // The bot owns this thread from now on: follow-ups without a mention continue it (after restarts too).
     await ctx.guarded('own-thread', t.key, () => ctx.state.threads.own(t.key, ctx.ownThreadTtlMs), undefined);
@@ -153,6 +166,8 @@ async function enqueue(
     initialStatus: position !== undefined ? `queued: position ${position}` : undefined,
     notices: msg.notices,
     banner,
+    onJournal: (j) => turn.recorder.journal(j),
+    ...(resumed?.reuse ? { reuse: resumed.reuse } : {}),
   });
   ctx.updateGauges();
   turn.done = executeTurn(ctx, turn);

@@ -16,6 +16,9 @@ import { createGuard, createSessionStore, guardSessionStore, type SessionStore }
 import { createState, type BridgeState } from '../state/index.js';
 import { conversationKey } from './conversation-key.js';
 import { handleStopAction } from './stop-control.js';
+import { recover, type RecoveryReport } from './recovery.js';
+import { handleRerunAction } from './rerun.js';
+import type { PlatformStatus } from './types.js';
 import type { Turn } from './turn.js';
 import { createTurnQueue } from './turn-queue.js';
 
@@ -42,6 +45,11 @@ export interface CreateBridgeOptions {
   dedupe?: { ttlMs?: number };
   /** How long a thread the bot answered is remembered as its own (default 90 days). */
   ownThreadTtlMs?: number;
+  /**
+   * Hold messages and clicks until recover() has run (main.ts): nothing new is served before what
+   * a crashed run left is finished. Default false (tests that never call recover()).
+   */
+  recoverAtStart?: boolean;
 }
 
 /** The Bridge plus what operations need: metrics for /metrics. */
@@ -49,6 +57,13 @@ export interface CoreBridge extends Bridge {
   readonly metrics: Metrics;
   readonly store: SessionStore;
   readonly state: BridgeState;
+  /**
+   * Finish what a previous run of this replica left (crash recovery), then serve events. Call
+   * once the surfaces are attached and their platforms started.
+   */
+  recover(): Promise<RecoveryReport>;
+  /** For /readyz: 'starting' until recovery is done (with recoverAtStart). */
+  readiness(): PlatformStatus;
 }
 
 export function createBridge(opts: CreateBridgeOptions): CoreBridge {
@@ -63,6 +78,10 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
   const holder = opts.replicaId ?? 'main';
   const dedupeTtlMs = opts.dedupe?.ttlMs ?? 15 * 60_000;
   const stateGuard = createGuard(logger.child({ component: 'state' }), 3000, 'bridge state failed');
+  let promptWrites: Promise<void> = Promise.resolve();
+  let recovery: { state: 'waiting' | 'running' | 'done'; promise?: Promise<RecoveryReport> } = { state: opts.recoverAtStart ? 'waiting' : 'done' };
+  let openGate!: () => void;
+  const gate = opts.recoverAtStart ? new Promise<void>((r) => (openGate = r)) : Promise.resolve();
   const profileLoader: ProfileLoader = opts.loadProfile ?? ((path) => defaultLoadProfile(path, { logger }));
 
   const surfaces = new Map<string, { surface: Surface; delivery: Delivery & { close?(): Promise<void> } }>();
@@ -75,7 +94,20 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     guarded: stateGuard.guarded,
     ownThreadTtlMs: opts.ownThreadTtlMs ?? 90 * 24 * 3600_000,
     runTurn: opts.runTurn ?? defaultRun,
-    broker: createPermissionBroker({ approvers: config.approvers, logger, idFactory: () => `perm-${idFactory()}` }),
+    broker: createPermissionBroker({
+      approvers: config.approvers,
+      logger,
+      idFactory: () => `perm-${idFactory()}`,
+      record: {
+        // One chain for prompt records: "shown" is stored before "settled" removes it.
+        shown: (p) => {
+          promptWrites = promptWrites.then(() => stateGuard.guarded('record prompt', p.id, () => state.ledger.put({ kind: 'prompt', holder, ...p }), undefined));
+        },
+        settled: (id) => {
+          promptWrites = promptWrites.then(() => stateGuard.guarded('forget prompt', id, () => state.ledger.remove(id), false)).then(() => undefined);
+        },
+      },
+    }),
     queue: createTurnQueue<Turn>({ maxConcurrent: config.maxConcurrent, queueDepth: config.queueDepth }),
     metrics,
     now,
@@ -113,6 +145,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
       await Promise.allSettled(left.map((t) => t.finishReply({ kind: 'interrupted', message: INTERRUPTED_MESSAGE })));
     }
     await ctx.broker.idle();
+    await promptWrites;
     for (const { delivery } of surfaces.values()) await delivery.close?.().catch((err: unknown) => logger.warn({ err }, 'delivery close failed'));
     await store.close();
     await stateGuard.idle();
@@ -131,6 +164,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
       logger.info({ platform: surface.platform }, 'surface attached');
     },
     async handleMessage(msg) {
+      await gate;
       if (!(await bridge.claimEvent(msg.platform, msg.eventId))) {
         logger.debug({ platform: msg.platform, eventId: msg.eventId }, 'duplicate event dropped');
         metrics.rejected('duplicate');
@@ -141,7 +175,9 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     async handleAction(ev) {
       const notify = (text: string) =>
         ev.notifyPrivately(text).catch((err: unknown) => logger.warn({ err, platform: ev.platform }, 'could not notify the clicker'));
+      await gate;
       if (ev.action === 'stop') await handleStopAction(ctx, ev.id, ev.user, notify);
+      else if (ev.action === 'rerun') await handleRerunAction(ctx, ev.id, ev.user, notify);
       else await ctx.broker.handleAction({ ...ev, notifyPrivately: notify });
     },
     claimEvent(platform, id) {
@@ -151,6 +187,23 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     ownsThread(platform, conversation) {
       const key = conversationKey(platform, conversation);
       return stateGuard.guarded('owns-thread', key, () => state.threads.owns(key), false);
+    },
+    recover() {
+      if (recovery.promise) return recovery.promise;
+      recovery = { state: 'running' };
+      recovery.promise = recover(ctx)
+        .catch((err: unknown) => {
+          logger.error({ err }, 'crash recovery failed; serving events anyway');
+          return { agentsEnded: 0, prompts: 0, replies: 0, queued: 0, left: -1, durationMs: 0 };
+        })
+        .finally(() => {
+          recovery.state = 'done';
+          openGate?.();
+        });
+      return recovery.promise;
+    },
+    readiness(): PlatformStatus {
+      return recovery.state === 'done' ? { state: 'ready' } : { state: 'starting' };
     },
     shutdown(graceMs) {
       shutdownPromise ??= shutdown(graceMs);

@@ -69,6 +69,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
       return;
     }
     turn.startedAt = ctx.now();
+    await turn.recorder.started();
     const queueWaitMs = turn.startedAt - turn.enqueuedAt;
     ctx.metrics.queueWait(queueWaitMs);
     ctx.updateGauges();
@@ -91,7 +92,10 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
           onPartial: (chunk) => turn.reply?.append(chunk),
           onSessionId: (id) => void saver.save(id),
           onStderr: (chunk) => log.debug({ stderr: chunk }, 'agent stderr'),
-          onSpawn: (pid) => log.debug({ pid }, 'agent spawned'),
+          onSpawn: (pid) => {
+            log.debug({ pid }, 'agent spawned');
+            turn.recorder.agent(pid);
+          },
           onPermissionRequest: (request, { signal }): Promise<PermissionDecision> => {
             if (!turn.surface.capabilities.buttons) {
               return Promise.resolve({ behavior: 'deny', message: 'This chat cannot show permission buttons.' });
@@ -117,6 +121,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
       result = failedResult('The bridge could not run the agent. The operator can find the details in the bridge log.');
     }
     ctx.broker.expireTurn(turn.id);
+    turn.recorder.agentEnded();
     await saver.save(result.sessionId);
     await saver.pending;
     turn.state = 'finishing';
@@ -158,6 +163,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
     while (ctx.ended.size > REMEMBER_ENDED) ctx.ended.delete(ctx.ended.keys().next().value!);
     ctx.broker.expireTurn(turn.id);
     ctx.updateGauges();
+    await turn.recorder.finished();
     if (msg.cleanup) await msg.cleanup().catch((err: unknown) => log.warn({ err }, 'attachment cleanup failed'));
   }
 }

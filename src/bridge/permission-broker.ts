@@ -4,6 +4,7 @@ import type { Logger } from '../log.js';
 import type { PermissionDecision, PermissionRequest } from '../protocol/types.js';
 import { mayDecide, mention } from './approvers.js';
 import { formatInputPreview } from './input-preview.js';
+import { BoundedMap } from '../bounded-map.js';
 import type { ActionEvent } from './types.js';
 
 export interface PromptRequest {
@@ -44,6 +45,11 @@ export interface PermissionBrokerOptions {
   idFactory?: () => string;
   /** How many settled prompt ids are remembered for "already decided" answers (default 1000). */
   rememberSettled?: number;
+  /** The ledger: an open prompt is recorded once shown, and forgotten once its final state landed. */
+  record?: {
+    shown(p: { id: string; turnId: string; platform: string; ref: MessageRef; view: PermissionPromptView }): void;
+    settled(id: string): void;
+  };
 }
 
 interface OpenPrompt {
@@ -65,8 +71,7 @@ const EXPIRED_NOTE = 'the turn ended before anyone decided';
 export function createPermissionBroker(opts: PermissionBrokerOptions): PermissionBroker {
   const idFactory = opts.idFactory ?? (() => `perm-${randomUUID()}`);
   const open = new Map<string, OpenPrompt>();
-  const settled = new Map<string, { state: PromptState; decidedBy?: UserRef }>();
-  const maxSettled = opts.rememberSettled ?? 1000;
+  const settled = new BoundedMap<string, { state: PromptState; decidedBy?: UserRef }>(opts.rememberSettled ?? 1000);
   const inFlight = new Set<Promise<void>>();
 
   function track(p: Promise<void>): void {
@@ -78,7 +83,6 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
     if (!open.delete(p.id)) return;
     clearTimeout(p.timer);
     settled.set(p.id, { state, decidedBy: extra.decidedBy });
-    while (settled.size > maxSettled) settled.delete(settled.keys().next().value!);
     p.view = { ...p.view, state, decidedBy: extra.decidedBy, note: extra.note };
     const view = p.view;
     p.log.info({ promptId: p.id, tool: view.toolName, state, decidedBy: extra.decidedBy?.id }, 'permission settled');
@@ -91,6 +95,7 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
       } catch (err) {
         p.log.warn({ err, promptId: p.id }, 'could not update the permission prompt');
       }
+      opts.record?.settled(p.id);
     });
     p.chain = update;
     track(update);
@@ -116,6 +121,7 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
         const ready = req.beforePost ? req.beforePost().catch(() => undefined) : Promise.resolve();
         p.ref = ready.then(() => req.surface.postPrompt(req.conversation, view)).then(
           (ref) => {
+            opts.record?.shown({ id, turnId: req.turnId, platform: req.surface.platform, ref, view });
             req.onPosted?.();
             return ref;
           },

@@ -3,6 +3,7 @@ import type { Surface, UserRef } from '../delivery/surface.js';
 import type { Logger } from '../log.js';
 import type { Profile } from '../profile/index.js';
 import type { QueueEntry } from './turn-queue.js';
+import type { TurnRecorder } from './turn-recorder.js';
 import type { InboundMessage } from './types.js';
 
 export type TurnState = 'queued' | 'running' | 'finishing' | 'done';
@@ -20,6 +21,8 @@ export interface Turn extends QueueEntry {
   readonly log: Logger;
   readonly enqueuedAt: number;
   readonly abort: AbortController;
+  /** Its records in the ledger and the queue (crash recovery). */
+  readonly recorder: TurnRecorder;
   state: TurnState;
   reply?: LiveReply;
   startedAt?: number;
@@ -50,6 +53,7 @@ export interface NewTurn {
   stopActionId: string;
   log: Logger;
   enqueuedAt: number;
+  recorder: TurnRecorder;
   onPosition(turn: Turn, position: number): void;
 }
 
@@ -69,6 +73,7 @@ export function createTurn(init: NewTurn): Turn {
     log: init.log,
     enqueuedAt: init.enqueuedAt,
     abort: new AbortController(),
+    recorder: init.recorder,
     state: 'queued',
     interrupted: false,
     showedQueued: false,

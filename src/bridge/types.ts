@@ -1,4 +1,7 @@
 import type { Attachment } from '../protocol/types.js';
+import type { AttachmentRef } from '../state/index.js';
+
+export type { AttachmentRef };
 import type { Conversation, SourceMessageRef, Surface, UserRef } from '../delivery/surface.js';
 
 /** A chat message addressed to the bot, normalised by a platform. */
@@ -10,6 +13,8 @@ export interface InboundMessage {
   /** Bot mention stripped, mentions and links made readable. */
   text: string;
   attachments: Attachment[];
+  /** The files as the platform offered them (URL, name; no token): kept with a queued turn so it can be fetched again after a restart. */
+  attachmentRefs?: AttachmentRef[];
   /** Platform delivery id; a repeated id is dropped. */
   eventId: string;
   receivedAt: number;
@@ -24,8 +29,8 @@ export interface InboundMessage {
 /** A button click, decoded by the platform. */
 export interface ActionEvent {
   platform: string;
-  /** 'allow' | 'deny' for prompts, 'stop' for the Stop control. */
-  action: 'allow' | 'deny' | 'stop';
+  /** 'allow' | 'deny' for prompts, 'stop' for the Stop control, 'rerun' for Run again on an interrupted reply. */
+  action: 'allow' | 'deny' | 'stop' | 'rerun';
   /** The opaque id the core put in the button (promptId or stopActionId). */
   id: string;
   user: UserRef;

@@ -1,2 +1,3 @@
 export type { TurnInput, RunHandlers, RunOptions, RunResult } from './types.js';
 export { run, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_REPLY_BYTES } from './run.js';
+export { processStartTime, endRecordedGroup, type EndOutcome } from './process-identity.js';

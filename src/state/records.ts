@@ -1,7 +1,7 @@
 /**
  * What the bridge remembers, as stored records. Plain JSON: every backend holds the same shapes.
  */
-import type { Conversation, MessageContent, MessageRef, PermissionPromptView, SourceMessageRef, UserRef } from '../delivery/surface.js';
+import type { Conversation, MessageContent, MessageRef, PermissionPromptView, RemoteAttachment, SourceMessageRef, UserRef } from '../delivery/surface.js';
 
 /** The agent session kept per conversation. */
 export interface SessionRecord {
@@ -13,12 +13,7 @@ export interface SessionRecord {
 }
 
 /** A file of the user's message as the platform offered it: enough to download it again, no token. */
-export interface AttachmentRef {
-  url: string;
-  filename: string;
-  mimeType?: string;
-  size?: number;
-}
+export type AttachmentRef = RemoteAttachment;
 
 /** A user's message as received (before files were downloaded), so it can be run again after a crash. */
 export interface StoredMessage {
@@ -42,19 +37,8 @@ export interface QueuedTurnRecord {
   enqueuedAt: number;
 }
 
-/** One message of a live reply as last confirmed by the platform. */
-export interface JournalPart {
-  ref: MessageRef;
-  /** 'part': a post + edit message (the control message of a streamed reply too); 'stream': a native stream. */
-  kind: 'part' | 'stream';
-  /** What the message shows (parts only). */
-  content?: MessageContent;
-}
-
-/** A live reply's messages in thread order: what recovery must finalize. */
-export interface ReplyJournal {
-  parts: JournalPart[];
-}
+export type { JournalPart, ReplyJournal } from '../delivery/types.js';
+import type { ReplyJournal } from '../delivery/types.js';
 
 /** Everything the bridge has shown and not yet finished (key = id). */
 export type LedgerRecord =

@@ -19,7 +19,7 @@ export const DISCORD_CAPABILITIES: SurfaceCapabilities = {
 };
 
 /** Button styles (discord-api-types ButtonStyle). */
-const STYLE = { success: 3, danger: 4, secondary: 2 } as const;
+const STYLE = { primary: 1, success: 3, danger: 4, secondary: 2 } as const;
 
 export interface DiscordButton { type: 2; style: number; label: string; custom_id: string }
 export interface DiscordActionRow { type: 1; components: DiscordButton[] }
@@ -70,7 +70,9 @@ export function renderMessage(content: MessageContent, ids: CustomIds, caps: Sur
   }
   const components: DiscordActionRow[] = content.stopActionId
     ? [{ type: 1, components: [{ type: 2, style: STYLE.secondary, label: 'Stop', custom_id: ids.encode('stop', content.stopActionId) }] }]
-    : [];
+    : content.rerunActionId
+      ? [{ type: 1, components: [{ type: 2, style: STYLE.primary, label: 'Run again', custom_id: ids.encode('rerun', content.rerunActionId) }] }]
+      : [];
   return { content: body, components, allowed_mentions: { parse: [] } };
 }
 

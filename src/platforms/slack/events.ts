@@ -14,7 +14,7 @@ import type { App, webApi } from '@slack/bolt';
 import type { ActionEvent, BridgeInbound, InboundMessage } from '../../bridge/types.js';
 import type { Logger } from '../../log.js';
 import { downloadAttachments, type RemoteFile } from '../attachments.js';
-import { ACTION_ALLOW, ACTION_DENY, ACTION_STOP } from './blocks.js';
+import { ACTION_ALLOW, ACTION_DENY, ACTION_RERUN, ACTION_STOP } from './blocks.js';
 import type { SlackConfig } from './config.js';
 import { encodeMessageId } from './ids.js';
 import { mentionsUser, normalizeInboundText } from './inbound-text.js';
@@ -172,12 +172,13 @@ export function registerSlackListeners(app: App, deps: SlackListenerDeps, state:
     await onMessage(event as unknown as MessageLikeEvent, body, context, false);
   });
 
-  app.action(new RegExp(`^(${ACTION_ALLOW}|${ACTION_DENY}|${ACTION_STOP})$`), async ({ ack, body, action, respond }) => {
+  app.action(new RegExp(`^(${ACTION_ALLOW}|${ACTION_DENY}|${ACTION_STOP}|${ACTION_RERUN})$`), async ({ ack, body, action, respond }) => {
     await ack();
     const bridge = deps.bridge();
     if (!bridge || body.type !== 'block_actions' || action.type !== 'button') return;
     const button = action as { action_id: string; value?: string };
-    const kind: ActionEvent['action'] = button.action_id === ACTION_ALLOW ? 'allow' : button.action_id === ACTION_DENY ? 'deny' : 'stop';
+    const kinds: Record<string, ActionEvent['action']> = { [ACTION_ALLOW]: 'allow', [ACTION_DENY]: 'deny', [ACTION_STOP]: 'stop', [ACTION_RERUN]: 'rerun' };
+    const kind = kinds[button.action_id] ?? 'stop';
     const channel = body.channel?.id ?? body.container?.channel_id;
     const threadTs = (body.message as { thread_ts?: string } | undefined)?.thread_ts;
     const user = { id: body.user.id, ...(body.user.username || body.user.name ? { name: body.user.username ?? body.user.name } : {}) };

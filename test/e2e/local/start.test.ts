@@ -82,7 +82,7 @@ test('with no tokens it prints the local URL and the connect hint, serves health
   assert.equal((await fetch(`${url}healthz`)).status, 200);
   const ready = await fetch(`${url}readyz`);
   assert.equal(ready.status, 200);
-  assert.deepEqual(await ready.json(), { status: 'ready', platforms: [{ name: 'local', state: 'ready' }] });
+  assert.deepEqual(await ready.json(), { status: 'ready', platforms: [{ name: 'local', state: 'ready' }, { name: 'recovery', state: 'ready' }] });
   const metrics = await fetch(`${url}metrics`);
   assert.equal(metrics.status, 200);
   assert.match(await metrics.text(), /^# (HELP|TYPE) turnbridge_/m);
