@@ -178,6 +178,8 @@ for (const streaming of ['edit', 'native'] as const) {
       await rig.fake.waitFor(() => rig.fake.ephemerals.some((e) => /can no longer be run again|already being run again/.test(e.text)), 'a second click is refused');
 
       await second.stop();
+      // TB_CRASH_LOG=info shows the bridge's own log, with "recovery done" and its figures.
+      if (process.env.TB_CRASH_LOG) console.log(second.output());
       for (const m of rig.fake.botMessages(C)) assert.equal(isLiveMsg(m), false, `after SIGTERM no live message: ${visibleText(m)}`);
       await rig.state.close();
       await rig.fake.close();
