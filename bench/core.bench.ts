@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import type { BridgeConfig } from '../src/bridge/api.js';
 import { createBridgeState, createSqliteStore } from '../src/state/index.js';
 import type { Profile } from '../src/profile/index.js';
+import { openSecurity } from '../test/fixtures/config-defaults.js';
 
 const conversations = Number(process.argv[2] ?? 100);
 const maxConcurrent = Number(process.argv[3] ?? 8);
@@ -28,7 +29,7 @@ const SHARED_EDITS_PER_MIN = 3000;
 const agent = fileURLToPath(new URL('../test/fixtures/bridge-agents/stream.mjs', import.meta.url));
 const profile: Profile = { dir: '', command: process.execPath, args: [agent], env: {}, timeoutSecs: 60, killGraceSecs: 1, streaming: true, permission: true };
 const config: BridgeConfig = {
-  defaultProfile: '/bench/stream.yaml', routes: [], approvers: [], queueDepth: 5, maxConcurrent, permissionTimeoutSecs: 60,
+  ...openSecurity(), defaultProfile: '/bench/stream.yaml', routes: [], approvers: [], queueDepth: 5, maxConcurrent, permissionTimeoutSecs: 60,
   dataDir: '/nonexistent', host: '127.0.0.1', port: 0, shutdownGraceSecs: 10, logLevel: 'silent', platforms: {},
 };
 
@@ -81,7 +82,7 @@ for (let i = 0; i < conversations; i++) {
   editsPerReply.push(msgs.reduce((n, m) => n + m.history.length - 1, 0));
 }
 editsPerReply.sort((a, b) => a - b);
-const rendered = bridge.metrics.render();
+const rendered = await bridge.metrics.render();
 const agentSeconds = wallMs / 1000;
 await bridge.shutdown(5000);
 

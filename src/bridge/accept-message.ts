@@ -2,19 +2,28 @@ import type { Delivery } from '../delivery/types.js';
 import type { Surface } from '../delivery/surface.js';
 import { isTurnbridgeError } from '../errors.js';
 import type { Profile } from '../profile/index.js';
-import { parseCommand } from './commands.js';
+import { actorOf, checkAccess, isAdmin, wayInText } from './access.js';
+import type { RouteConfig } from './api.js';
+import { describeRule } from './permission-rules.js';
+import { parseAllowCommand, parseCommand, type BridgeCommand } from './commands.js';
 import type { BridgeContext } from './context.js';
 import { conversationKey } from './conversation-key.js';
 import { executeTurn } from './execute-turn.js';
+import { identityOf, parseIdentity } from './identity.js';
 import { routeMessage } from './routing.js';
 import { findStoppable, stopTurn } from './stop-control.js';
 import { createTurn, type Turn } from './turn.js';
 import { createTurnRecorder } from './turn-recorder.js';
 import type { MessageRef } from '../delivery/surface.js';
+import type { OfferResult } from './turn-queue.js';
 import type { InboundMessage } from './types.js';
 
 export const BANNER_NO_PERMISSION = 'Note: this agent runs tools without asking for permission.';
-const MAX_BANNER_MEMORY = 10_000;
+/** The store key part of the banner's "shown once" memory. */
+const AUTO_APPROVE_NOTICE = 'auto-approve';
+/** One way-in reply per person per 10 minutes: a stranger's 300 messages get one answer. */
+const WAY_IN_EVERY_MS = 10 * 60_000;
+const MAX_WAY_IN_MEMORY = 10_000;
 
 async function tidy(ctx: BridgeContext, msg: InboundMessage): Promise<void> {
   if (msg.cleanup) await msg.cleanup().catch((err: unknown) => ctx.logger.warn({ err }, 'attachment cleanup failed'));
@@ -28,14 +37,44 @@ async function say(ctx: BridgeContext, delivery: Delivery, msg: InboundMessage, 
   }
 }
 
-async function handleCommand(ctx: BridgeContext, cmd: 'reset' | 'stop', msg: InboundMessage, key: string, delivery: Delivery): Promise<void> {
+/** `rules`: the thread's "Allow for this thread" rules, who set them and when. */
+async function listRules(ctx: BridgeContext, msg: InboundMessage, key: string, delivery: Delivery): Promise<void> {
+  const rules = await ctx.rules.list(key);
+  if (rules.length === 0) {
+    await say(ctx, delivery, msg, 'No permission rules in this thread. "Allow for this thread" on a prompt adds one.', 'info');
+    return;
+  }
+  const lines = rules.map((r) => `• \`${describeRule(r.rule)}\` set by @${r.setBy.name ?? r.setBy.id} at ${new Date(r.setAt).toISOString().replace('T', ' ').slice(0, 16)} UTC`);
+  await say(ctx, delivery, msg, `Permission rules in this thread (matching requests are allowed without asking):\n${lines.join('\n')}\nType \`rules clear\` to remove them.`, 'info');
+}
+
+async function handleCommand(ctx: BridgeContext, cmd: BridgeCommand, msg: InboundMessage, key: string, delivery: Delivery, admin: boolean): Promise<void> {
   const log = ctx.logger.child({ platform: msg.platform, conversation: key, user: msg.user.id, command: cmd });
   if (cmd === 'reset') {
+    const record = await ctx.store.get(msg.conversation, msg.platform);
+    const me = identityOf(actorOf(msg));
+    if (record?.author && record.author !== me && !admin) {
+      log.info({ author: record.author }, 'reset refused: not the conversation\'s author or an admin');
+      await say(ctx, delivery, msg, `Only the person who started this conversation (${record.author}) or an admin (TURNBRIDGE_ADMINS / access.admins) can reset its session.`, 'warning');
+      return;
+    }
     ctx.generations.set(key, (ctx.generations.get(key) ?? 0) + 1);
     // delete() is false both for "nothing stored" and for a store failure (logged by the store).
-    const existed = await ctx.store.delete(msg.conversation, msg.platform);
-    log.info({ existed }, 'session reset');
-    await say(ctx, delivery, msg, 'Started a fresh session: the next message begins a new conversation with the agent.', 'success');
+    const [existed, rules] = await Promise.all([
+      ctx.store.delete(msg.conversation, msg.platform),
+      ctx.rules.clear(key),
+      ctx.notices.forget(key, AUTO_APPROVE_NOTICE),
+    ]);
+    log.info({ existed, rulesCleared: rules }, 'session reset');
+    const also = rules > 0 ? ` The thread's ${rules} permission rule${rules === 1 ? ' is' : 's are'} gone too.` : '';
+    await say(ctx, delivery, msg, `Started a fresh session: the next message begins a new conversation with the agent.${also}`, 'success');
+    return;
+  }
+  if (cmd === 'rules') return listRules(ctx, msg, key, delivery);
+  if (cmd === 'rules-clear') {
+    const n = await ctx.rules.clear(key);
+    log.info({ rulesCleared: n }, 'permission rules cleared');
+    await say(ctx, delivery, msg, n > 0 ? `Removed ${n} permission rule${n === 1 ? '' : 's'}: the agent asks again.` : 'No permission rules in this thread.', 'success');
     return;
   }
   const turn = findStoppable(ctx, key);
@@ -43,9 +82,55 @@ async function handleCommand(ctx: BridgeContext, cmd: 'reset' | 'stop', msg: Inb
     await say(ctx, delivery, msg, 'Nothing is running in this conversation.', 'info');
     return;
   }
-  const answer = stopTurn(ctx, turn, msg.user);
+  const answer = stopTurn(ctx, turn, msg.user, msg.platform);
   if (!answer.ok) await say(ctx, delivery, msg, answer.text, 'warning');
   log.info({ ok: answer.ok, turnId: turn.id }, 'stop command');
+}
+
+/** `allow slack:U0123` in chat: admins let people in. */
+async function allowInChat(ctx: BridgeContext, written: string, msg: InboundMessage, delivery: Delivery, admin: boolean): Promise<void> {
+  const id = parseIdentity(written);
+  if (!admin) {
+    await say(ctx, delivery, msg, 'Only admins (TURNBRIDGE_ADMINS / access.admins) can let people in.', 'warning');
+    return;
+  }
+  if (!id) {
+    await say(ctx, delivery, msg, 'Write it as `allow slack:U0123`, `allow discord:8035…` or `allow discord:role:123…`.', 'warning');
+    return;
+  }
+  if (id.startsWith('slack:S')) {
+    await say(ctx, delivery, msg, `${id} is a Slack user group: add it to TURNBRIDGE_ALLOW_USERS (access.allow_users), where the bridge looks up its members.`, 'warning');
+    return;
+  }
+  const ok = await ctx.grants.add(id, identityOf(actorOf(msg)));
+  ctx.logger.info({ platform: msg.platform, user: msg.user.id, granted: id, ok }, 'access granted in chat');
+  await say(ctx, delivery, msg, ok ? `${id} can use the bridge now.` : `Could not save the grant for ${id} (store failure; the bridge log has the details).`, ok ? 'success' : 'error');
+}
+
+/** Refused by the access rules: the way-in reply (with a pairing code) at most once per person per window. */
+async function refuse(ctx: BridgeContext, delivery: Delivery, msg: InboundMessage, reason: string, text: string): Promise<void> {
+  const who = identityOf(actorOf(msg));
+  ctx.logger.info({ platform: msg.platform, user: msg.user.id, reason, conversation: conversationKey(msg.platform, msg.conversation) }, 'message refused by access rules');
+  ctx.metrics.rejected('refused');
+  const last = ctx.wayInShown.get(`${who}:${reason}`);
+  if (last !== undefined && ctx.now() - last < WAY_IN_EVERY_MS) return;
+  ctx.wayInShown.set(`${who}:${reason}`, ctx.now());
+  if (ctx.wayInShown.size > MAX_WAY_IN_MEMORY) ctx.wayInShown.delete(ctx.wayInShown.keys().next().value!);
+  if (reason === 'not-allowed') text = wayInText(actorOf(msg), await ctx.grants.pairingCode(who));
+  await say(ctx, delivery, msg, text, 'warning');
+}
+
+function busyText(ctx: BridgeContext, result: Exclude<OfferResult, 'accepted'>): string {
+  const { queueDepth, limits } = ctx.config;
+  if (result === 'user-busy') {
+    return `Busy: you already have ${limits.waitingPerUser} message${limits.waitingPerUser === 1 ? '' : 's'} waiting. Please send this again when one of them has started (TURNBRIDGE_MAX_WAITING_PER_USER / limits.waiting_per_user).`;
+  }
+  if (result === 'full') {
+    return `Busy: ${limits.waiting} messages are already waiting across the bridge. Please try again in a few minutes (TURNBRIDGE_MAX_WAITING / limits.waiting).`;
+  }
+  return queueDepth > 0
+    ? `Busy: ${queueDepth} message${queueDepth === 1 ? ' is' : 's are'} already waiting in this conversation. Please send this again when the current reply finishes (TURNBRIDGE_QUEUE_DEPTH / queue_depth).`
+    : 'Busy: the agent is still answering the previous message here. Please send this again when it finishes (TURNBRIDGE_QUEUE_DEPTH / queue_depth).';
 }
 
 function profileErrorText(err: unknown): string {
@@ -59,7 +144,10 @@ export interface Resumed {
   reuse?: MessageRef;
 }
 
-/** InboundMessage -> access -> commands -> profile -> queue (or a clear refusal). Dedupe happened before. */
+/**
+ * InboundMessage -> access -> commands -> profile -> queue -> files (or a clear refusal). Dedupe
+ * happened before. Files are fetched only after the access and queue checks passed.
+ */
 export async function acceptMessage(ctx: BridgeContext, msg: InboundMessage, resumed?: Resumed): Promise<void> {
   const attached = ctx.surfaces.get(msg.platform);
   if (!attached) {
@@ -72,10 +160,9 @@ export async function acceptMessage(ctx: BridgeContext, msg: InboundMessage, res
   const base = { platform: msg.platform, conversation: key, user: msg.user.id };
 
   const routed = routeMessage(ctx.config, msg);
-  if (routed.refusal) {
-    ctx.logger.info(base, 'message refused by access rules');
-    ctx.metrics.rejected('refused');
-    await say(ctx, delivery, msg, routed.refusal, 'warning');
+  const verdict = await checkAccess(ctx.config.access, ctx.grants, msg, routed.route);
+  if (!verdict.ok) {
+    await refuse(ctx, delivery, msg, verdict.reason, verdict.text);
     await tidy(ctx, msg);
     return;
   }
@@ -85,9 +172,13 @@ export async function acceptMessage(ctx: BridgeContext, msg: InboundMessage, res
     await tidy(ctx, msg);
     return;
   }
-  const cmd = parseCommand(msg.text, msg.attachments.length);
-  if (cmd) {
-    await handleCommand(ctx, cmd, msg, key, delivery);
+  const files = msg.attachments.length + (msg.download?.count ?? 0);
+  const cmd = parseCommand(msg.text, files);
+  const allow = cmd ? undefined : parseAllowCommand(msg.text, files);
+  if (cmd || allow) {
+    const admin = isAdmin(ctx.config.access, actorOf(msg));
+    if (cmd) await handleCommand(ctx, cmd, msg, key, delivery, admin);
+    else await allowInChat(ctx, allow!, msg, delivery, admin);
     await tidy(ctx, msg);
     return;
   }
@@ -102,13 +193,13 @@ export async function acceptMessage(ctx: BridgeContext, msg: InboundMessage, res
     await tidy(ctx, msg);
     return;
   }
-  await enqueue(ctx, msg, { surface, delivery, key, profile, profilePath: routed.profilePath }, resumed);
+  await enqueue(ctx, msg, { surface, delivery, key, profile, profilePath: routed.profilePath, route: routed.route }, resumed);
 }
 
 async function enqueue(
   ctx: BridgeContext,
   msg: InboundMessage,
-  t: { surface: Surface; delivery: Delivery; key: string; profile: Profile; profilePath: string },
+  t: { surface: Surface; delivery: Delivery; key: string; profile: Profile; profilePath: string; route?: RouteConfig },
   resumed?: Resumed,
 ): Promise<void> {
   const id = resumed?.turnId ?? ctx.idFactory();
@@ -122,6 +213,7 @@ async function enqueue(
     delivery: t.delivery,
     profilePath: t.profilePath,
     profile: t.profile,
+    route: t.route,
     stopActionId: `stop-${ctx.idFactory()}`,
     log,
     enqueuedAt,
@@ -132,14 +224,11 @@ async function enqueue(
       self.reply.setStatus(`queued: position ${position}`);
     },
   });
-  if (ctx.queue.offer(turn) === 'busy') {
-    log.info({ queueDepth: ctx.config.queueDepth }, 'conversation busy; message refused');
+  const offered = ctx.queue.offer(turn);
+  if (offered !== 'accepted') {
+    log.info({ result: offered, queueDepth: ctx.config.queueDepth }, 'message refused: busy');
     ctx.metrics.rejected('busy');
-    const waiting = ctx.config.queueDepth;
-    const text = waiting > 0
-      ? `Busy: ${waiting} message${waiting === 1 ? ' is' : 's are'} already waiting in this conversation. Please send this again when the current reply finishes.`
-      : 'Busy: the agent is still answering the previous message here. Please send this again when it finishes.';
-    await say(ctx, t.delivery, msg, text, 'warning');
+    await say(ctx, t.delivery, msg, busyText(ctx, offered), 'warning');
     await tidy(ctx, msg);
     return;
   }
@@ -150,16 +239,13 @@ async function enqueue(
     // The bot owns this thread from now on: follow-ups without a mention continue it (after restarts too).
     await ctx.guarded('own-thread', t.key, () => ctx.state.threads.own(t.key, ctx.ownThreadTtlMs), undefined);
   }
-  log.debug({ text: msg.text, attachments: msg.attachments.length }, 'message accepted');
+  // Remembered in the store, so a restart does not announce it again in the same conversation.
+  // Asked only once the turn is accepted: a first message refused as busy keeps the banner for later.
+  const banner = !t.profile.permission && (await ctx.notices.firstTime(t.key, AUTO_APPROVE_NOTICE)) ? BANNER_NO_PERMISSION : undefined;
+  log.debug({ text: msg.text, attachments: msg.attachments.length + (msg.download?.count ?? 0) }, 'message accepted');
   ctx.queue.pump();
   const position = turn.state === 'queued' ? ctx.queue.positionOf(turn) : undefined;
   turn.showedQueued = position !== undefined;
-  let banner: string | undefined;
-  if (!t.profile.permission && !ctx.bannerShown.has(t.key)) {
-    banner = BANNER_NO_PERMISSION;
-    ctx.bannerShown.add(t.key);
-    if (ctx.bannerShown.size > MAX_BANNER_MEMORY) ctx.bannerShown.delete(ctx.bannerShown.values().next().value!);
-  }
   turn.reply = t.delivery.open(msg.conversation, {
     recipient: msg.user,
     stopActionId: t.surface.capabilities.buttons ? turn.stopActionId : undefined,
@@ -169,6 +255,24 @@ async function enqueue(
     onJournal: (j) => turn.recorder.journal(j),
     ...(resumed?.reuse ? { reuse: resumed.reuse } : {}),
   });
+  if (msg.download) turn.files = fetchFiles(turn, msg.download);
   ctx.updateGauges();
   turn.done = executeTurn(ctx, turn);
+}
+
+/** Fetch the accepted turn's files while it waits; the turn awaits this before the agent starts. */
+async function fetchFiles(turn: Turn, download: NonNullable<InboundMessage['download']>): Promise<void> {
+  try {
+    const got = await download.fetch();
+    turn.msg.attachments = [...turn.msg.attachments, ...got.attachments];
+    const previous = turn.msg.cleanup;
+    turn.msg.cleanup = async () => {
+      await previous?.();
+      await got.cleanup();
+    };
+    for (const n of got.notices) turn.reply?.addNotice(n);
+  } catch (err) {
+    turn.log.warn({ err }, 'attachments could not be fetched');
+    turn.reply?.addNotice('The attached files could not be fetched; the message was sent without them.');
+  }
 }

@@ -2,10 +2,13 @@ import type { Delivery } from '../delivery/types.js';
 import type { Surface } from '../delivery/surface.js';
 import type { Logger } from '../log.js';
 import type { Profile } from '../profile/index.js';
-import type { run } from '../runner/index.js';
+import type { LaunchPolicy, run } from '../runner/index.js';
+import type { AccessGrants } from './access-grants.js';
 import type { BridgeConfig } from './api.js';
+import type { AuditTrail } from './audit.js';
 import type { Metrics } from './metrics.js';
 import type { PermissionBroker } from './permission-broker.js';
+import type { ConversationNotices, RuleStore } from './rule-store.js';
 import type { SessionStore } from './session-store.js';
 import type { BridgeState } from '../state/index.js';
 import type { Turn } from './turn.js';
@@ -24,6 +27,10 @@ export interface BridgeContext {
   /** Run a state operation; on failure or timeout log and return the fallback. */
   guarded<T>(op: string, key: string, fn: () => Promise<T>, fallback: T): Promise<T>;
   ownThreadTtlMs: number;
+  /** Grants made with `turnbridge allow` (added to config.access.allowUsers). */
+  grants: AccessGrants;
+  /** When each refused person last got the way-in reply (one per person per window, not one per message). */
+  wayInShown: Map<string, number>;
   runTurn: RunTurn;
   broker: PermissionBroker;
   queue: TurnQueue<Turn>;
@@ -38,8 +45,13 @@ export interface BridgeContext {
   ended: Map<string, true>;
   /** Conversation keys whose reset happened: generation counter, so a turn started before `new` does not save its session. */
   generations: Map<string, number>;
-  /** Conversations that already showed the "runs tools without asking" banner. */
-  bannerShown: Set<string>;
+  /** How agents start: workspace, protected paths, sandbox, run_as (from config.agent). */
+  launchPolicy: LaunchPolicy;
+  /** Thread permission rules, in the store. */
+  rules: RuleStore;
+  /** Once-per-conversation notices (the "runs tools without asking" banner), in the store. */
+  notices: ConversationNotices;
+  audit: AuditTrail;
   closing: boolean;
   updateGauges(): void;
 }

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { chownSync, existsSync, mkdirSync } from 'node:fs';
+import Keyv from 'keyv';
 import { createDelivery as defaultCreateDelivery } from '../delivery/index.js';
 import type { Delivery } from '../delivery/types.js';
 import type { Surface } from '../delivery/surface.js';
@@ -6,13 +8,19 @@ import type { Logger } from '../log.js';
 import { loadProfile as defaultLoadProfile } from '../profile/index.js';
 import { run as defaultRun } from '../runner/index.js';
 import { acceptMessage } from './accept-message.js';
+import { checkAccess } from './access.js';
+import { routeMessage } from './routing.js';
+import { createAccessGrants, type AccessGrants } from './access-grants.js';
 import type { Bridge, BridgeConfig, BridgeStats } from './api.js';
 import type { BridgeContext, RunTurn } from './context.js';
+import { createAuditTrail, type AuditTrail } from './audit.js';
+import { createGuardedOps, createKv, type KvStore } from './kv.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { INTERRUPTED_MESSAGE } from './outcome.js';
 import { createPermissionBroker } from './permission-broker.js';
 import { createProfileCache, type ProfileLoader } from './profile-cache.js';
-import { createGuard, createSessionStore, guardSessionStore, type SessionStore } from './session-store.js';
+import { createConversationNotices, createRuleStore } from './rule-store.js';
+import { buildKeyv, createSessionStore, guardSessionStore, type SessionStore } from './session-store.js';
 import { createState, type BridgeState } from '../state/index.js';
 import { conversationKey } from './conversation-key.js';
 import { handleStopAction } from './stop-control.js';
@@ -31,6 +39,13 @@ export interface CreateBridgeOptions {
   store?: SessionStore;
   /** This replica's id, recorded with what it holds (default 'main'). */
   replicaId?: string;
+  /** Default: createAccessGrants(config, logger) (same backend as the sessions). */
+  grants?: AccessGrants;
+  /**
+   * Rules, notices and the audit trail. Default: the session store's keyv (the embedded file or
+   * Redis); with an injected `store` and no `kv`, an in-memory keyv.
+   */
+  kv?: KvStore;
   /** Default: runner run(). */
   runTurn?: RunTurn;
   /** Default: profile loadProfile(). */
@@ -64,6 +79,21 @@ export interface CoreBridge extends Bridge {
   recover(): Promise<RecoveryReport>;
   /** For /readyz: 'starting' until recovery is done (with recoverAtStart). */
   readiness(): PlatformStatus;
+  readonly grants: AccessGrants;
+  readonly audit: AuditTrail;
+}
+
+/** The agent workspace exists before the first turn (and belongs to run_as when set). */
+function prepareWorkspace(config: BridgeConfig, logger: Logger): void {
+  const ws = config.agent.workspace;
+  if (existsSync(ws)) return;
+  try {
+    mkdirSync(ws, { recursive: true, mode: 0o700 });
+    if (config.agent.runAs) chownSync(ws, config.agent.runAs.uid, config.agent.runAs.gid);
+    logger.info({ workspace: ws }, 'agent workspace created');
+  } catch (err) {
+    logger.error({ err, workspace: ws }, 'could not create the agent workspace (TURNBRIDGE_WORKSPACE / agent.workspace)');
+  }
 }
 
 export function createBridge(opts: CreateBridgeOptions): CoreBridge {
@@ -77,11 +107,18 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
   const store = opts.store ? guardSessionStore(opts.store, logger) : createSessionStore(state, logger, { now });
   const holder = opts.replicaId ?? 'main';
   const dedupeTtlMs = opts.dedupe?.ttlMs ?? 15 * 60_000;
-  const stateGuard = createGuard(logger.child({ component: 'state' }), 3000, 'bridge state failed');
+  const stateOps = createGuardedOps(logger.child({ component: 'state' }), 3000, 'bridge state failed');
   let promptWrites: Promise<void> = Promise.resolve();
   let recovery: { state: 'waiting' | 'running' | 'done'; promise?: Promise<RecoveryReport> } = { state: opts.recoverAtStart ? 'waiting' : 'done' };
   let openGate!: () => void;
   const gate = opts.recoverAtStart ? new Promise<void>((r) => (openGate = r)) : Promise.resolve();
+  // Rules, notices and the audit trail stay on keyv (embedded file or Redis) for now.
+  const keyv = opts.kv || opts.store ? undefined : buildKeyv(config, logger.child({ component: "kv-store" }), 100);
+  const kv = opts.kv ?? createKv(keyv ?? new Keyv(), logger);
+  const rules = createRuleStore(kv);
+  const audit = createAuditTrail({ kv, logger, metrics });
+  const grants = opts.grants ?? createAccessGrants(config, logger);
+  prepareWorkspace(config, logger);
   const profileLoader: ProfileLoader = opts.loadProfile ?? ((path) => defaultLoadProfile(path, { logger }));
 
   const surfaces = new Map<string, { surface: Surface; delivery: Delivery & { close?(): Promise<void> } }>();
@@ -91,24 +128,44 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     store,
     state,
     holder,
-    guarded: stateGuard.guarded,
+    guarded: stateOps.run,
     ownThreadTtlMs: opts.ownThreadTtlMs ?? 90 * 24 * 3600_000,
+    grants,
+    wayInShown: new Map(),
     runTurn: opts.runTurn ?? defaultRun,
     broker: createPermissionBroker({
       approvers: config.approvers,
+      admins: config.access.admins,
       logger,
       idFactory: () => `perm-${idFactory()}`,
+      rules,
+      audit,
+      now,
       record: {
         // One chain for prompt records: "shown" is stored before "settled" removes it.
         shown: (p) => {
-          promptWrites = promptWrites.then(() => stateGuard.guarded('record prompt', p.id, () => state.ledger.put({ kind: 'prompt', holder, ...p }), undefined));
+          promptWrites = promptWrites.then(() => stateOps.run('record prompt', p.id, () => state.ledger.put({ kind: 'prompt', holder, ...p }), undefined));
         },
         settled: (id) => {
-          promptWrites = promptWrites.then(() => stateGuard.guarded('forget prompt', id, () => state.ledger.remove(id), false)).then(() => undefined);
+          promptWrites = promptWrites.then(() => stateOps.run('forget prompt', id, () => state.ledger.remove(id), false)).then(() => undefined);
         },
       },
     }),
-    queue: createTurnQueue<Turn>({ maxConcurrent: config.maxConcurrent, queueDepth: config.queueDepth }),
+    queue: createTurnQueue<Turn>({
+      maxConcurrent: config.maxConcurrent,
+      queueDepth: config.queueDepth,
+      runningPerUser: config.limits.runningPerUser,
+      waitingPerUser: config.limits.waitingPerUser,
+      maxWaiting: config.limits.waiting,
+      maxParked: config.limits.promptWaits,
+    }),
+    launchPolicy: {
+      defaultCwd: config.agent.workspace,
+      protectedPaths: config.agent.protectedPaths,
+      bridgeDir: config.agent.protectedPaths[0],
+      sandbox: config.agent.sandbox,
+      ...(config.agent.runAs ? { runAs: config.agent.runAs } : {}),
+    },
     metrics,
     now,
     idFactory,
@@ -117,7 +174,9 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     turns: new Map(),
     ended: new Map(),
     generations: new Map(),
-    bannerShown: new Set(),
+    rules,
+    notices: createConversationNotices(kv),
+    audit,
     closing: false,
     updateGauges() {
       metrics.setQueueDepth(ctx.queue.waiting);
@@ -145,11 +204,14 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
       await Promise.allSettled(left.map((t) => t.finishReply({ kind: 'interrupted', message: INTERRUPTED_MESSAGE })));
     }
     await ctx.broker.idle();
+    await audit.idle();
     await promptWrites;
     for (const { delivery } of surfaces.values()) await delivery.close?.().catch((err: unknown) => logger.warn({ err }, 'delivery close failed'));
     await store.close();
-    await stateGuard.idle();
+    await grants.close();
+    await stateOps.drain();
     await state.close().catch((err: unknown) => logger.warn({ err }, 'state close failed'));
+    if (keyv) await keyv.disconnect().catch(() => {});
     logger.info('bridge stopped');
   }
 
@@ -158,6 +220,8 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     metrics,
     store,
     state,
+    grants,
+    audit,
     attach(surface) {
       const delivery = makeDelivery(surface, { logger: logger.child({ platform: surface.platform }), now });
       ctx.surfaces.set(surface.platform, { surface, delivery });
@@ -176,17 +240,27 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
       const notify = (text: string) =>
         ev.notifyPrivately(text).catch((err: unknown) => logger.warn({ err, platform: ev.platform }, 'could not notify the clicker'));
       await gate;
-      if (ev.action === 'stop') await handleStopAction(ctx, ev.id, ev.user, notify);
-      else if (ev.action === 'rerun') await handleRerunAction(ctx, ev.id, ev.user, notify);
+      if (ev.action === 'stop') await handleStopAction(ctx, ev.id, ev.user, ev.platform, notify);
+      else if (ev.action === 'rerun') await handleRerunAction(ctx, ev.id, ev.user, ev.platform, notify);
       else await ctx.broker.handleAction({ ...ev, notifyPrivately: notify });
+    },
+    async admits(msg) {
+      const full = { ...msg, text: '', attachments: [], eventId: '', receivedAt: 0 };
+      return (await checkAccess(config.access, grants, full, routeMessage(config, full).route)).ok;
+    },
+    async handleFormSubmit(ev) {
+      const notify = (text: string) =>
+        ev.notifyPrivately(text).catch((err: unknown) => logger.warn({ err, platform: ev.platform }, 'could not notify the submitter'));
+      await gate;
+      return ctx.broker.handleFormSubmit({ ...ev, notifyPrivately: notify });
     },
     claimEvent(platform, id) {
       // A failing store answers true: a rare repeat is better than a lost message.
-      return stateGuard.guarded('claim', id, () => state.claimEvent(`${platform}:${id}`, holder, dedupeTtlMs), true);
+      return stateOps.run('claim', id, () => state.claimEvent(`${platform}:${id}`, holder, dedupeTtlMs), true);
     },
     ownsThread(platform, conversation) {
       const key = conversationKey(platform, conversation);
-      return stateGuard.guarded('owns-thread', key, () => state.threads.owns(key), false);
+      return stateOps.run('owns-thread', key, () => state.threads.owns(key), false);
     },
     recover() {
       if (recovery.promise) return recovery.promise;

@@ -3,7 +3,7 @@
  * (or an approver). The record lives in the bridge state, so the button works after restarts.
  */
 import type { UserRef } from '../delivery/surface.js';
-import { mayDecide, mention } from './approvers.js';
+import { mayStop, refusalText } from './approvers.js';
 import { acceptMessage } from './accept-message.js';
 import type { BridgeContext } from './context.js';
 import { rebuildMessage } from './stored-message.js';
@@ -13,14 +13,16 @@ export const RERUN_TTL_MS = 7 * 24 * 3600_000;
 
 export const rerunActionId = (turnId: string): string => `rerun-${turnId}`;
 
-export async function handleRerunAction(ctx: BridgeContext, id: string, user: UserRef, notify: (text: string) => Promise<void>): Promise<void> {
+export async function handleRerunAction(ctx: BridgeContext, id: string, user: UserRef, platform: string, notify: (text: string) => Promise<void>): Promise<void> {
   const rec = await ctx.guarded('rerun', id, () => ctx.state.reruns.get(id), undefined);
   if (!rec) {
     await notify('This message can no longer be run again (it was run again already, or it is too old). Please send it again.');
     return;
   }
-  if (!mayDecide(user, rec.author, ctx.config.approvers)) {
-    await notify(`Only ${mention(rec.author)} or an approver can run this again.`);
+  // Who may stop a turn may run it again: its author, an approver or an admin.
+  const policy = { users: ctx.config.approvers, groups: [], admins: ctx.config.access.admins };
+  if (!mayStop({ platform, user }, { platform: rec.message.platform, user: rec.author }, policy)) {
+    await notify(refusalText(rec.author, 'stop', policy, false).replace(/stop this turn/, 'run this again'));
     return;
   }
   if (ctx.closing) {

@@ -1,18 +1,27 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Keyv from 'keyv';
+import { KeyvFile } from 'keyv-file';
+import KeyvRedis from '@keyv/redis';
 import type { Conversation } from '../delivery/surface.js';
 import type { Logger } from '../log.js';
 import type { BridgeState, SessionRecord } from '../state/index.js';
+import type { BridgeConfig } from './api.js';
 import { conversationKey } from './conversation-key.js';
+import { resumableSessionIdProblem } from '../protocol/index.js';
+import { createGuardedOps } from './kv.js';
 
 export type { SessionRecord };
 
 /**
- * Sessions per conversation, on the bridge state. Never throws: a store failure is logged and
- * reads as "no session", so the turn still runs (without a session) and the reply is never lost.
+ * Sessions per conversation, on the bridge state (SQLite or Redis). Never throws: a store failure
+ * is logged and reads as "no session", so the turn still runs (without a session) and the reply
+ * is never lost.
  */
 export interface SessionStore {
   get(conversation: Conversation, platform: string): Promise<SessionRecord | undefined>;
   /** Resolves true once the store holds the value (on disk, or acknowledged by Redis). */
-  set(conversation: Conversation, platform: string, value: { sessionId: string; profile: string }): Promise<boolean>;
+  set(conversation: Conversation, platform: string, value: { sessionId: string; profile: string; author?: string }): Promise<boolean>;
   /** Forget the conversation's session (`new` / `reset`). */
   delete(conversation: Conversation, platform: string): Promise<boolean>;
   /** Wait for operations in flight (the state itself is closed by its owner). */
@@ -25,41 +34,28 @@ export interface SessionStoreOptions {
   now?: () => number;
 }
 
-/** Run `fn`; on failure or timeout log and return the fallback (state operations never fail a turn). */
-export function createGuard(log: Logger, timeoutMs: number, what: string) {
-  const pending = new Set<Promise<unknown>>();
-  async function guarded<T>(op: string, key: string, fn: () => Promise<T>, fallback: T): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    let work: Promise<T>;
-    try {
-      work = fn();
-    } catch (err) {
-      work = Promise.reject(err);
-    }
-    pending.add(work);
-    const done = () => pending.delete(work);
-    work.then(done, done);
-    try {
-      return await Promise.race([
-        work,
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`state ${op} took longer than ${timeoutMs} ms`)), timeoutMs);
-        }),
-      ]);
-    } catch (err) {
-      log.error({ err, op, key }, what);
-      return fallback;
-    } finally {
-      clearTimeout(timer);
-    }
+/**
+ * The keyv for the bridge's other small records (permission rules, the audit trail, notices):
+ * Redis when REDIS_URL is set, else an embedded file in data_dir. Sessions are not here: they are
+ * in the bridge state (src/state/).
+ */
+export function buildKeyv(config: BridgeConfig, logger: Logger, writeDelay: number): Keyv {
+  if (config.redisUrl) {
+    logger.info('kv store: redis');
+    const store = new KeyvRedis(config.redisUrl, { throwOnConnectError: false, connectionTimeout: 3000 });
+    return new Keyv({ store, namespace: 'turnbridge:sessions', useKeyPrefix: false });
   }
-  return { guarded, idle: () => Promise.allSettled([...pending]).then(() => undefined) };
+  mkdirSync(config.dataDir, { recursive: true });
+  const filename = join(config.dataDir, 'sessions.json');
+  logger.info({ file: filename }, 'kv store: embedded file');
+  return new Keyv({ store: new KeyvFile({ filename, writeDelay }), namespace: 'sessions' });
 }
 
 export function createSessionStore(state: BridgeState, logger: Logger, opts: SessionStoreOptions = {}): SessionStore {
   const log = logger.child({ component: 'session-store' });
   const now = opts.now ?? Date.now;
-  const { guarded, idle } = createGuard(log, opts.opTimeoutMs ?? 3000, 'session store failed; the turn goes on without a stored session');
+  const ops = createGuardedOps(log, opts.opTimeoutMs ?? 3000, 'the turn goes on without a stored session');
+  const guarded = ops.run;
   return {
     async get(conversation, platform) {
       const key = conversationKey(platform, conversation);
@@ -69,11 +65,16 @@ export function createSessionStore(state: BridgeState, logger: Logger, opts: Ses
         log.warn({ key }, 'session store: ignoring a malformed record');
         return undefined;
       }
+      const problem = resumableSessionIdProblem(v.session_id);
+      if (problem) {
+        log.warn({ key, problem }, 'session store: ignoring a stored session id that is not safe to resume; the next turn starts a new session');
+        return undefined;
+      }
       return v;
     },
     async set(conversation, platform, value) {
       const key = conversationKey(platform, conversation);
-      const record: SessionRecord = { session_id: value.sessionId, profile: value.profile, updated_at: now() };
+      const record: SessionRecord = { session_id: value.sessionId, profile: value.profile, updated_at: now(), ...(value.author ? { author: value.author } : {}) };
       return guarded('set', key, async () => {
         await state.sessions.set(key, record);
         return true;
@@ -83,7 +84,7 @@ export function createSessionStore(state: BridgeState, logger: Logger, opts: Ses
       const key = conversationKey(platform, conversation);
       return guarded('delete', key, () => state.sessions.delete(key), false);
     },
-    close: idle,
+    close: () => ops.drain(),
   };
 }
 

@@ -2,6 +2,7 @@ import type { Delivery, DeliveryStats, LiveReply, ReplyOutcome } from '../delive
 import type { Surface, UserRef } from '../delivery/surface.js';
 import type { Logger } from '../log.js';
 import type { Profile } from '../profile/index.js';
+import type { RouteConfig } from './api.js';
 import type { QueueEntry } from './turn-queue.js';
 import type { TurnRecorder } from './turn-recorder.js';
 import type { InboundMessage } from './types.js';
@@ -12,11 +13,15 @@ export type TurnState = 'queued' | 'running' | 'finishing' | 'done';
 export interface Turn extends QueueEntry {
   readonly id: string;
   readonly key: string;
+  /** `platform:id` of the author (per-person limits). */
+  readonly owner: string;
   readonly msg: InboundMessage;
   readonly surface: Surface;
   readonly delivery: Delivery;
   readonly profilePath: string;
   readonly profile: Profile;
+  /** The route that picked the profile (approvers, approval timeout); absent = the default profile. */
+  readonly route?: RouteConfig;
   readonly stopActionId: string;
   readonly log: Logger;
   readonly enqueuedAt: number;
@@ -24,6 +29,8 @@ export interface Turn extends QueueEntry {
   /** Its records in the ledger and the queue (crash recovery). */
   readonly recorder: TurnRecorder;
   state: TurnState;
+  /** The message's files, fetched after the turn was accepted (see InboundMessage.download). */
+  files?: Promise<void>;
   reply?: LiveReply;
   startedAt?: number;
   /** Set when someone pressed Stop (or sent `stop`). */
@@ -50,6 +57,7 @@ export interface NewTurn {
   delivery: Delivery;
   profilePath: string;
   profile: Profile;
+  route?: RouteConfig;
   stopActionId: string;
   log: Logger;
   enqueuedAt: number;
@@ -64,11 +72,13 @@ export function createTurn(init: NewTurn): Turn {
   const turn: Turn = {
     id: init.id,
     key: init.key,
+    owner: `${init.msg.platform}:${init.msg.user.id}`,
     msg: init.msg,
     surface: init.surface,
     delivery: init.delivery,
     profilePath: init.profilePath,
     profile: init.profile,
+    ...(init.route ? { route: init.route } : {}),
     stopActionId: init.stopActionId,
     log: init.log,
     enqueuedAt: init.enqueuedAt,

@@ -24,19 +24,64 @@ export interface InboundMessage {
   cleanup?: () => Promise<void>;
   /** Problems the platform met before the turn (skipped attachments), shown in the reply. */
   notices?: string[];
+  /** A direct message (Slack IM, Discord DM): governed by access.dms, never by channel lists. */
+  direct?: boolean;
+  /**
+   * Files the message carries that are not fetched yet. The bridge calls this once, only after
+   * the message passed the access and queue checks, so a refused stranger makes it fetch nothing.
+   */
+  download?: PendingDownload;
 }
+
+export interface PendingDownload {
+  /** How many files the message carries (a message with files is never a command). */
+  count: number;
+  fetch(): Promise<{ attachments: Attachment[]; notices: string[]; cleanup(): Promise<void> }>;
+}
+
+/** The choices on a permission prompt. */
+export type PromptAction = 'allow' | 'allow_thread' | 'edit' | 'deny' | 'deny_reason' | 'show_input';
+export const PROMPT_ACTIONS: readonly PromptAction[] = ['allow', 'allow_thread', 'edit', 'deny', 'deny_reason', 'show_input'];
+
+/**
+ * A form the platform shows the clicker (a Slack modal, a Discord modal, a dialog on the local
+ * page). `reason` and `edit` come back as a FormSubmitEvent; `view` only shows text.
+ */
+export type PromptForm =
+  | { kind: 'reason'; promptId: string; title: string; label: string; toolName: string }
+  | { kind: 'edit'; promptId: string; title: string; label: string; toolName: string; initial: string; format: 'command' | 'json' }
+  | { kind: 'view'; promptId: string; title: string; toolName: string; text: string };
 
 /** A button click, decoded by the platform. */
 export interface ActionEvent {
   platform: string;
-  /** 'allow' | 'deny' for prompts, 'stop' for the Stop control, 'rerun' for Run again on an interrupted reply. */
-  action: 'allow' | 'deny' | 'stop' | 'rerun';
+  /** A prompt choice, 'stop' for the Stop control, or 'rerun' for Run again on an interrupted reply. */
+  action: PromptAction | 'stop' | 'rerun';
   /** The opaque id the core put in the button (promptId or stopActionId). */
   id: string;
   user: UserRef;
   /** Tell only the clicker something (ephemeral where the platform allows it). */
   notifyPrivately(text: string): Promise<void>;
+  /**
+   * Show the clicker a form. Slack and Discord must open it within 3 s of the click, so the
+   * core calls this before anything slow. Absent = the platform has no forms.
+   */
+  openForm?(form: PromptForm): Promise<void>;
 }
+
+/** A submitted reason / edited input form. */
+export interface FormSubmitEvent {
+  platform: string;
+  kind: 'reason' | 'edit';
+  /** The promptId the form was opened for. */
+  id: string;
+  value: string;
+  user: UserRef;
+  notifyPrivately(text: string): Promise<void>;
+}
+
+/** ok, or why the submission was refused (shown in the form where the platform can). */
+export type FormAnswer = { ok: true } | { ok: false; error: string };
 
 /** What the bridge core offers platforms. */
 export interface BridgeInbound {
@@ -44,6 +89,8 @@ export interface BridgeInbound {
   handleMessage(msg: InboundMessage): Promise<void>;
   /** Handle a button click. Resolves after the decision is recorded. */
   handleAction(ev: ActionEvent): Promise<void>;
+  /** Handle a submitted form (reason, edited input). Optional for test doubles. */
+  handleFormSubmit?(ev: FormSubmitEvent): Promise<FormAnswer>;
   /**
    * Claim a platform event id (dedupe before any work such as downloading files): true for the
    * first claim only, across restarts and replicas, within the dedupe window. A store failure
@@ -55,6 +102,12 @@ export interface BridgeInbound {
    * one), so a follow-up without a mention still continues the conversation.
    */
   ownsThread(platform: string, conversation: Conversation): Promise<boolean>;
+  /**
+   * Whether this person may use the bridge here (the access check, without side effects), so a
+   * platform can skip work for a stranger before handing the message over (Discord starts no
+   * thread for them). Optional for test doubles.
+   */
+  admits?(msg: Pick<InboundMessage, 'platform' | 'conversation' | 'user' | 'direct'>): Promise<boolean>;
 }
 
 export type PlatformStatus =

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../log.js';
 import type { PlatformStatus } from '../bridge/index.js';
+import { createHostCheck, hostnameOf } from './host-check.js';
 import { sendJson, sendText } from './respond.js';
 
 /**
@@ -12,8 +13,12 @@ export type RouteHandler = (req: IncomingMessage, res: ServerResponse, ctx: { ur
 
 /** What platforms get to add routes (the local page, later Slack's HTTP receiver). */
 export interface HttpMount {
-  /** Serve everything under `prefix` ("/" = catch-all). The longest matching prefix wins; built-in routes win over mounts. */
-  mount(prefix: string, handler: RouteHandler): void;
+  /**
+   * Serve everything under `prefix` ("/" = catch-all). The longest matching prefix wins; built-in
+   * routes win over mounts. `signed`: the requests authenticate themselves (Slack's signed
+   * events), so the Host check is skipped for them.
+   */
+  mount(prefix: string, handler: RouteHandler, opts?: { signed?: boolean }): void;
   /** Run when the server starts closing (end long-lived streams such as SSE). */
   onClose(fn: () => void): void;
 }
@@ -31,6 +36,14 @@ export interface HttpServerOptions {
   logger: Logger;
   /** Prometheus text for GET /metrics. */
   metrics?: () => string | Promise<string>;
+  /** Host names served besides loopback names and IP literals (TURNBRIDGE_ALLOWED_HOSTS). */
+  allowedHosts?: readonly string[];
+  /** Time to receive a whole request, headers and body (default 30 s); responses (SSE) are not bound by it. */
+  requestTimeoutMs?: number;
+  /** Time to receive the request headers (default 20 s). */
+  headersTimeoutMs?: number;
+  /** How often node checks those timeouts (default 30 s; tests use less). */
+  timeoutCheckIntervalMs?: number;
 }
 
 export interface HttpServer extends HttpMount {
@@ -41,38 +54,50 @@ export interface HttpServer extends HttpMount {
   readonly port: number;
   /** Add a platform to /readyz. */
   addReadiness(source: ReadinessSource): void;
+  /** Add `key: fn()` to every /readyz body (details such as the start-up checks; the status code is unchanged). */
+  addReadyDetail(key: string, fn: () => unknown): void;
   /** /readyz answers 503 "shutting down" from now on. */
   setDraining(): void;
   /** Stop accepting, let requests finish for up to graceMs, then drop the rest (SSE streams). */
   close(graceMs?: number): Promise<void>;
 }
 
-interface Mounted { prefix: string; handler: RouteHandler }
+interface Mounted { prefix: string; handler: RouteHandler; signed: boolean }
 
 /** One node:http server: /healthz, /readyz, /metrics, plus whatever platforms mount. */
 export function createHttpServer(opts: HttpServerOptions): HttpServer {
   const log = opts.logger;
   const mounts: Mounted[] = [];
   const sources: ReadinessSource[] = [];
+  const details = new Map<string, () => unknown>();
   const closeHooks: Array<() => void> = [];
   let draining = false;
   let boundUrl = '';
   let boundPort = 0;
 
-  const server: Server = createServer((req, res) => {
+  const server: Server = createServer({ connectionsCheckingInterval: opts.timeoutCheckIntervalMs ?? 30_000 }, (req, res) => {
     handle(req, res).catch((err: unknown) => {
       log.error({ err, path: req.url }, 'http handler failed');
       if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
       else res.end();
     });
   });
-  // SSE streams stay open for hours; never time them out.
-  server.requestTimeout = 0;
-  server.headersTimeout = 30_000;
+  // requestTimeout bounds receiving the request (a slow body cannot hold a socket forever);
+  // it does not apply to the response, so SSE streams stay open for hours.
+  server.requestTimeout = opts.requestTimeoutMs ?? 30_000;
+  server.headersTimeout = Math.min(opts.headersTimeoutMs ?? 20_000, server.requestTimeout || Infinity);
+  const hostAllowed = createHostCheck({ bindHost: opts.host, allowedHosts: opts.allowedHosts });
+  let refusedHosts = 0;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const path = url.pathname;
+    const m = findMount(path);
+    if (!(m?.signed) && !hostAllowed(req.headers.host)) {
+      const host = hostnameOf(req.headers.host);
+      if (refusedHosts++ % 100 === 0) log.warn({ host, path, refused: refusedHosts }, 'request refused: Host not allowed (TURNBRIDGE_ALLOWED_HOSTS)');
+      return sendJson(res, 421, { error: `Host "${host}" is not served here; add it to TURNBRIDGE_ALLOWED_HOSTS (allowed_hosts in turnbridge.yaml) if this bridge is reached by that name` });
+    }
     if (path === '/healthz') return builtin(req, res, () => sendJson(res, 200, { status: 'ok' }));
     if (path === '/readyz') return builtin(req, res, () => readyz(res));
     if (path === '/metrics') {
@@ -81,7 +106,6 @@ export function createHttpServer(opts: HttpServerOptions): HttpServer {
         sendText(res, 200, text, 'text/plain; version=0.0.4; charset=utf-8');
       });
     }
-    const m = findMount(path);
     if (!m) return sendJson(res, 404, { error: 'not found', path });
     const subpath = m.prefix === '/' ? path : path.slice(m.prefix.length) || '/';
     await m.handler(req, res, { url, subpath });
@@ -96,11 +120,15 @@ export function createHttpServer(opts: HttpServerOptions): HttpServer {
   }
 
   function readyz(res: ServerResponse): void {
-    if (draining) return sendJson(res, 503, { status: 'not ready', reason: 'shutting down', platforms: statuses() });
+    const extra: Record<string, unknown> = {};
+    for (const [key, fn] of details) {
+      try { extra[key] = fn(); } catch (err) { extra[key] = { error: (err as Error).message }; }
+    }
+    if (draining) return sendJson(res, 503, { status: 'not ready', reason: 'shutting down', platforms: statuses(), ...extra });
     const all = statuses();
     const notReady = all.filter((p) => p.state !== 'ready');
-    if (notReady.length === 0) return sendJson(res, 200, { status: 'ready', platforms: all });
-    sendJson(res, 503, { status: 'not ready', notReady, platforms: all });
+    if (notReady.length === 0) return sendJson(res, 200, { status: 'ready', platforms: all, ...extra });
+    sendJson(res, 503, { status: 'not ready', notReady, platforms: all, ...extra });
   }
 
   function statuses(): Array<{ name: string } & Record<string, unknown>> {
@@ -127,14 +155,15 @@ export function createHttpServer(opts: HttpServerOptions): HttpServer {
   return {
     get url() { return boundUrl; },
     get port() { return boundPort; },
-    mount(prefix, handler) {
+    mount(prefix, handler, mountOpts) {
       const p = prefix === '/' ? '/' : `/${prefix.replace(/^\/+|\/+$/g, '')}`;
       if (['/healthz', '/readyz', '/metrics'].includes(p)) throw new Error(`cannot mount over built-in route ${p}`);
       if (mounts.some((m) => m.prefix === p)) throw new Error(`a handler is already mounted at ${p}`);
-      mounts.push({ prefix: p, handler });
+      mounts.push({ prefix: p, handler, signed: mountOpts?.signed === true });
     },
     onClose(fn) { closeHooks.push(fn); },
     addReadiness(source) { sources.push(source); },
+    addReadyDetail(key, fn) { details.set(key, fn); },
     setDraining() { draining = true; },
     listen() {
       return new Promise((resolve, reject) => {

@@ -10,6 +10,8 @@ export interface SessionRecord {
   profile: string;
   /** ms since the epoch. */
   updated_at: number;
+  /** `platform:id` of who started the conversation: `new` / `reset` is theirs (or an admin's). */
+  author?: string;
 }
 
 /** A file of the user's message as the platform offered it: enough to download it again, no token. */

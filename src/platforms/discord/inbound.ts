@@ -12,6 +12,7 @@ import { replyModeFor, type DiscordConfig } from './config.js';
 import { INLINE_THREAD_PREFIX, encodeMessageRef } from './ids.js';
 import { readableText, threadName } from './mentions.js';
 import { toSurfaceError } from './surface.js';
+import { ENABLE_MESSAGE_CONTENT } from './message-content.js';
 
 export interface InboundOptions {
   client: Client;
@@ -20,6 +21,8 @@ export interface InboundOptions {
   /** Parent directory for per-turn attachment directories (default os tmpdir). */
   attachmentDir?: string;
   fetch?: typeof fetch;
+  /** Whether the gateway connection carries the Message Content intent (decided at start). */
+  messageContent(): boolean;
 }
 
 type Decision = { conversation: Conversation; notices: string[] } | { skip: string };
@@ -50,16 +53,18 @@ export function createMessageHandler(opts: InboundOptions, bridge: BridgeInbound
       const ours = channel.ownerId === botId || (await bridge.ownsThread('discord', conversation));
       if (!ours) return { skip: 'not mentioned in a thread the bot did not start' };
       if (!msg.content && msg.attachments.size === 0) {
-        if (!cfg.readUnmentioned && !warnedContent) {
+        if (!opts.messageContent() && !warnedContent) {
           warnedContent = true;
-          logger.info('discord: a follow-up without a mention in a bot thread arrived without content; set discord.read_unmentioned: true and enable the Message Content intent to answer those (docs/discord.md)');
+          logger.info(`discord: a follow-up without a mention in a bot thread arrived without content (Message Content intent off); to answer those: ${ENABLE_MESSAGE_CONTENT} (docs/discord.md)`);
         }
         return { skip: 'empty content (Message Content intent off)' };
       }
       return { conversation, notices: [] };
     }
     if (!mentioned) return { skip: 'not mentioned' };
-    if (replyModeFor(cfg, guildId, msg.channelId) === 'inline') {
+    // A stranger gets the bridge's refusal inline: no thread is started for them.
+    const admitted = bridge.admits ? await bridge.admits({ platform: 'discord', conversation: { space: guildId, channel: msg.channelId, thread: '' }, user: authorRef(msg) }) : true;
+    if (!admitted || replyModeFor(cfg, guildId, msg.channelId) === 'inline') {
       return { conversation: { space: guildId, channel: msg.channelId, thread: `${INLINE_THREAD_PREFIX}${msg.author.id}` }, notices: [] };
     }
     try {
@@ -102,30 +107,38 @@ export function createMessageHandler(opts: InboundOptions, bridge: BridgeInbound
       return;
     }
     const { conversation } = decision;
+    // CDN URLs are signed: no token goes with them. Fetched by the bridge after its access and queue checks.
     const files: RemoteFile[] = [...msg.attachments.values()].map((a) => ({
       url: a.url, filename: a.name, mimeType: a.contentType ?? undefined, size: a.size,
     }));
-    const downloaded = await downloadAttachments(files, {
-      dir: opts.attachmentDir ?? cfg.attachmentsDir, maxBytes: cfg.maxAttachmentBytes, maxCount: cfg.maxAttachments, logger, fetch: opts.fetch,
-    });
     const inbound: InboundMessage = {
       platform: 'discord',
       conversation,
       user: authorRef(msg),
       text: readableText(msg.content, names(msg, botId)),
-      attachments: downloaded.attachments,
+      attachments: [],
       eventId: `discord:${msg.id}`,
       receivedAt: Date.now(),
       source: { id: encodeMessageRef(msg.channelId, msg.id), conversation },
-      cleanup: cfg.keepAttachments ? async () => {} : downloaded.cleanup,
-      notices: [...decision.notices, ...downloaded.notices],
+      direct: !msg.inGuild(),
+      notices: decision.notices,
+      ...(files.length ? {
+        download: {
+          count: files.length,
+          fetch: async () => {
+            const r = await downloadAttachments(files, {
+              dir: opts.attachmentDir ?? cfg.attachmentsDir, maxBytes: cfg.maxAttachmentBytes, maxCount: cfg.maxAttachments, logger, fetch: opts.fetch,
+            });
+            return cfg.keepAttachments ? { ...r, cleanup: async () => {} } : r;
+          },
+        },
+      } : {}),
     };
     logger.debug({ messageId: msg.id, conversation, text: inbound.text }, 'discord: message for the bot');
     try {
       await bridge.handleMessage(inbound);
     } catch (e) {
       logger.error({ err: (e as Error)?.message, messageId: msg.id }, 'discord: the bridge refused a message');
-      await downloaded.cleanup().catch(() => {});
     }
   };
 }

@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { randomUUID } from 'node:crypto';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Logger } from '../../log.js';
 import type { BridgeInbound } from '../../bridge/index.js';
+import { PROMPT_ACTIONS, type PromptAction } from '../../bridge/types.js';
 import type { Conversation } from '../../delivery/index.js';
 import { readJsonBody, sendJson, sendText, type RouteHandler } from '../../http/index.js';
 import type { LocalConfig } from './local-config.js';
@@ -17,6 +18,7 @@ const STATIC: Record<string, { file: string; type: string }> = {
   '/local/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
   '/local/markdown.js': { file: 'markdown.js', type: 'text/javascript; charset=utf-8' },
   '/local/app.css': { file: 'app.css', type: 'text/css; charset=utf-8' },
+  '/local/prompt.js': { file: 'prompt.js', type: 'text/javascript; charset=utf-8' },
 };
 
 export interface LocalRoutesOptions {
@@ -25,29 +27,35 @@ export interface LocalRoutesOptions {
   logger: Logger;
   /** The bridge once the platform started; undefined before start and after stop. */
   bridge: () => BridgeInbound | undefined;
-  /** The address the HTTP server binds (config.host): on loopback, only loopback Host headers are served. */
-  bindHost: string;
+  /**
+   * Required from every request when set (the page is off loopback): the `tb_local` cookie, an
+   * `Authorization: Bearer` header, or `?token=` on the page URL (which sets the cookie).
+   */
+  token?: string;
   now?: () => number;
 }
 
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+const COOKIE = 'tb_local';
 
-function isLoopback(host: string): boolean {
-  return LOOPBACK_NAMES.has(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
 }
 
-/** The hostname of a Host header ("127.0.0.1:3000" -> "127.0.0.1", "[::1]:3000" -> "[::1]"). */
-function hostnameOf(header: string | undefined): string {
-  if (!header) return '';
-  const m = /^(\[[^\]]*\]|[^:]*)/.exec(header.trim().toLowerCase());
-  return m ? m[1]! : '';
+function cookieValue(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const [k, ...v] = part.trim().split('=');
+    if (k === name) return v.join('=');
+  }
+  return undefined;
 }
 
 export function conversationOf(page: string): Conversation {
   return { space: 'local', channel: page, thread: '' };
 }
 
-/** The local page's HTTP routes: static files, the SSE stream, and the two POST endpoints. */
+/** The local page's HTTP routes: static files, the SSE stream, and the POST endpoints (send, action, form). */
 export function createLocalRoutes(opts: LocalRoutesOptions): RouteHandler {
   const { hub, config, logger } = opts;
   const now = opts.now ?? Date.now;
@@ -102,27 +110,60 @@ export function createLocalRoutes(opts: LocalRoutesOptions): RouteHandler {
     const body = await readJsonBody(req);
     const b = (body ?? {}) as { page?: unknown; action?: unknown; id?: unknown };
     if (typeof b.page !== 'string' || !PAGE_ID.test(b.page)) return sendJson(res, 400, { error: 'page must match [A-Za-z0-9_-]{1,64}' });
-    if (b.action !== 'allow' && b.action !== 'deny' && b.action !== 'stop') return sendJson(res, 400, { error: 'action must be allow, deny or stop' });
+    const action = b.action as PromptAction | 'stop';
+    if (action !== 'stop' && !PROMPT_ACTIONS.includes(action)) return sendJson(res, 400, { error: `action must be one of ${[...PROMPT_ACTIONS, 'stop'].join(', ')}` });
     if (typeof b.id !== 'string' || b.id === '' || b.id.length > 200) return sendJson(res, 400, { error: 'id must be a non-empty string' });
     const page = b.page;
     await bridge.handleAction({
       platform: 'local',
-      action: b.action,
+      action,
       id: b.id,
       user,
       notifyPrivately: async (text) => hub.toast(page, text),
+      openForm: async (form) => hub.form(page, form),
     });
     sendJson(res, 200, { ok: true });
   }
 
-  const loopbackOnly = isLoopback(opts.bindHost);
+  /** The token check (the server's Host check already ran). True when the request may go on. */
+  function authorized(req: IncomingMessage, res: ServerResponse, url: URL): boolean {
+    const token = opts.token;
+    if (!token) return true;
+    const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    const cookie = cookieValue(req.headers.cookie, COOKIE);
+    if ((bearer && sameSecret(bearer, token)) || (cookie && sameSecret(cookie, token))) return true;
+    const query = url.searchParams.get('token');
+    if (url.pathname === '/' && req.method === 'GET' && query && sameSecret(query, token)) {
+      // Trade the URL token for a cookie the page's own requests (and its event stream) carry.
+      res.setHeader('set-cookie', `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`);
+      res.setHeader('location', '/');
+      res.writeHead(303).end();
+      return false;
+    }
+    sendJson(res, 401, { error: 'this page needs its token: open the URL with ?token= printed at start-up (TURNBRIDGE_LOCAL_TOKEN sets it)' });
+    return false;
+  }
+
+  /** A submitted reason / edited input: 200 when taken, 422 with the reason it was not (the dialog stays open). */
+  async function form(req: IncomingMessage, res: ServerResponse, bridge: BridgeInbound): Promise<void> {
+    const body = await readJsonBody(req);
+    const b = (body ?? {}) as { page?: unknown; kind?: unknown; id?: unknown; value?: unknown };
+    if (typeof b.page !== 'string' || !PAGE_ID.test(b.page)) return sendJson(res, 400, { error: 'page must match [A-Za-z0-9_-]{1,64}' });
+    if (b.kind !== 'reason' && b.kind !== 'edit') return sendJson(res, 400, { error: 'kind must be reason or edit' });
+    if (typeof b.id !== 'string' || b.id === '' || b.id.length > 200) return sendJson(res, 400, { error: 'id must be a non-empty string' });
+    if (typeof b.value !== 'string' || b.value.length > MAX_TEXT) return sendJson(res, 400, { error: `value must be a string of at most ${MAX_TEXT} characters` });
+    if (!bridge.handleFormSubmit) return sendJson(res, 501, { error: 'this bridge takes no forms' });
+    const page = b.page;
+    const answer = await bridge.handleFormSubmit({
+      platform: 'local', kind: b.kind, id: b.id, value: b.value, user, notifyPrivately: async (text) => hub.toast(page, text),
+    });
+    if (answer.ok) sendJson(res, 200, { ok: true });
+    else sendJson(res, 422, { error: answer.error });
+  }
 
   return async (req, res, { url }) => {
     const path = url.pathname;
-    // DNS rebinding: a page on another site whose name now points at 127.0.0.1 sends its own Host.
-    if (loopbackOnly && !isLoopback(hostnameOf(req.headers.host))) {
-      return sendJson(res, 421, { error: 'this page is served to loopback host names only (localhost, 127.0.0.1)' });
-    }
+    if (!authorized(req, res, url)) return;
     if (req.method === 'GET' || req.method === 'HEAD') {
       if (Object.hasOwn(STATIC, path)) return serveStatic(res, path);
       if (path === '/local/events') {
@@ -132,11 +173,12 @@ export function createLocalRoutes(opts: LocalRoutesOptions): RouteHandler {
       }
       return sendJson(res, 404, { error: 'not found', path });
     }
-    if (req.method === 'POST' && (path === '/local/send' || path === '/local/action')) {
+    if (req.method === 'POST' && (path === '/local/send' || path === '/local/action' || path === '/local/form')) {
       if (!sameOrigin(req)) return sendJson(res, 403, { error: 'cross-origin or non-JSON request refused' });
       const bridge = opts.bridge();
       if (!bridge) return sendJson(res, 503, { error: 'the local platform is not running' });
-      return path === '/local/send' ? send(req, res, bridge) : action(req, res, bridge);
+      if (path === '/local/send') return send(req, res, bridge);
+      return path === '/local/action' ? action(req, res, bridge) : form(req, res, bridge);
     }
     return sendJson(res, 404, { error: 'not found', path });
   };

@@ -11,6 +11,7 @@ import type { BridgeConfig } from '../../../src/bridge/api.js';
 import type { ActionEvent, BridgeInbound, InboundMessage, Platform } from '../../../src/bridge/types.js';
 import { createLogger, silentLogger, type Logger } from '../../../src/log.js';
 import { FakeDiscord, type FakeDiscordOptions } from '../../fakes/discord/index.js';
+import { openSecurity } from '../../fixtures/config-defaults.js';
 
 export function testLogger(): Logger {
   return process.env.TB_TEST_LOG ? createLogger({ level: process.env.TB_TEST_LOG, pretty: false }) : silentLogger;
@@ -18,7 +19,7 @@ export function testLogger(): Logger {
 
 export function testConfig(dir: string, over: Partial<BridgeConfig> = {}): BridgeConfig {
   return {
-    defaultProfile: join(process.cwd(), 'profiles/echo/profile.yaml'),
+    ...openSecurity(), defaultProfile: join(process.cwd(), 'profiles/echo/profile.yaml'),
     routes: [],
     approvers: [],
     queueDepth: 5,
@@ -85,12 +86,9 @@ export interface RigOptions {
   logger?: Logger;
 }
 
-/** Starts a fake and builds (but does not start) the platform. */
-export async function makeRig(opts: RigOptions = {}): Promise<Rig> {
-  const fake = await new FakeDiscord(opts.fake).start();
-  const dir = await mkdtemp(join(tmpdir(), 'tb-discord-e2e-'));
-  const config = testConfig(dir, { ...opts.config, platforms: { discord: { typing_interval_ms: 200, ...opts.discord } } });
-  const platform = createDiscordPlatform({
+/** A (not started) Discord platform on the fake: the same settings every rig uses (also for restarts). */
+export function platformFor(fake: FakeDiscord, config: BridgeConfig, dir: string, opts: RigOptions = {}): Platform {
+  return createDiscordPlatform({
     config,
     env: { DISCORD_TOKEN: fake.token, DISCORD_API_URL: fake.apiUrl, ...opts.env },
     logger: opts.logger ?? testLogger(),
@@ -99,6 +97,14 @@ export async function makeRig(opts: RigOptions = {}): Promise<Rig> {
     attachmentDir: dir,
     ...opts.platform,
   });
+}
+
+/** Starts a fake and builds (but does not start) the platform. */
+export async function makeRig(opts: RigOptions = {}): Promise<Rig> {
+  const fake = await new FakeDiscord(opts.fake).start();
+  const dir = await mkdtemp(join(tmpdir(), 'tb-discord-e2e-'));
+  const config = testConfig(dir, { ...opts.config, platforms: { discord: { typing_interval_ms: 200, ...opts.discord } } });
+  const platform = platformFor(fake, config, dir, opts);
   return {
     fake, platform, dir, config,
     async close() {
