@@ -29,6 +29,8 @@ export function startBridgeChild(opts: { dataDir: string; env: NodeJS.ProcessEnv
     env: {
       PATH: process.env.PATH, HOME: process.env.HOME,
       TURNBRIDGE_DATA_DIR: opts.dataDir, PORT: '0', LOG_LEVEL: process.env.TB_CRASH_LOG ?? 'warn',
+      // The test's people may use it; the agents work beside the data dir (never inside it: docs/security.md).
+      TURNBRIDGE_ACCESS: 'open', TURNBRIDGE_WORKSPACE: `${opts.dataDir}-workspace`,
       ...opts.env,
     },
   });

@@ -22,7 +22,10 @@ const children: BridgeChild[] = [];
 const dirs: string[] = [];
 after(async () => {
   for (const c of children) await c.kill9();
-  for (const d of dirs) await rm(d, { recursive: true, force: true });
+  for (const d of dirs) {
+    await rm(d, { recursive: true, force: true });
+    await rm(`${d}-workspace`, { recursive: true, force: true });
+  }
 });
 
 /** Alive and not a zombie. */
@@ -39,7 +42,8 @@ async function setup(streaming: 'edit' | 'native') {
   const fake = await FakeSlack.start({ timeScale: 20, users: { U0ANA: 'ana', U0BEN: 'ben' } });
   const dataDir = await mkdtemp(join(tmpdir(), 'tb-crash-'));
   dirs.push(dataDir);
-  const config = `slack:\n  streaming: ${streaming}\n  rate_scale: 20\n  api_retries: 0\n  reconnect_base_ms: 50\n  reconnect_max_ms: 200\n`;
+  // One person starts every turn here: the per-person limits (docs/security.md) must let 4 run at once.
+  const config = `limits:\n  running_per_user: 10\n  waiting_per_user: 10\nslack:\n  streaming: ${streaming}\n  rate_scale: 20\n  api_retries: 0\n  reconnect_base_ms: 50\n  reconnect_max_ms: 200\n`;
   const env = { SLACK_BOT_TOKEN: fake.botToken, SLACK_APP_TOKEN: fake.appToken, SLACK_API_URL: fake.apiUrl, TURNBRIDGE_PROFILE: AGENT_PROFILE };
   const start = async (): Promise<BridgeChild> => {
     const child = startBridgeChild({ dataDir, env, config });
