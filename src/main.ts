@@ -3,8 +3,7 @@
  * core and the platforms that have credentials (the local chat page when none do), and on
  * SIGTERM / SIGINT stop the bridge (finalizing running replies) before the platforms disconnect.
  */
-import { existsSync, realpathSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createBridge, createMetrics, loadConfig } from './bridge/index.js';
@@ -13,6 +12,7 @@ import { isTurnbridgeError, TurnbridgeError } from './errors.js';
 import { createHttpServer, type HttpServer } from './http/index.js';
 import { createLogger, type Logger } from './log.js';
 import { createLocalPlatform, parseLocalConfig } from './platforms/local/index.js';
+import { dotEnvVars } from './config/bridge-env.js';
 import { withSecretFiles } from './config/secret-files.js';
 import { sandboxProblem } from './runner/index.js';
 import { choosePlatforms } from './config/index.js';
@@ -210,18 +210,15 @@ function parseMainArgs(argv: string[]): { configFile?: string; env: Record<strin
   return { configFile: values.config, env };
 }
 
-function loadDotEnv(): void {
-  const file = resolve(process.cwd(), '.env');
-  if (existsSync(file) && typeof process.loadEnvFile === 'function') process.loadEnvFile(file);
-}
-
 /** The bridge process: start, print the URL, stop cleanly on SIGTERM/SIGINT (a second signal exits at once). */
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
   let running: RunningTurnbridge;
   try {
     const args = parseMainArgs(argv);
-    loadDotEnv();
-    Object.assign(process.env, args.env);
+    // .env goes into process.env (the environment wins), read as every command reads it
+    // (config/bridge-env.ts): profiles' ${VAR} expansion in the runner reads process.env. The
+    // *_FILE secrets do not: startTurnbridge reads them into its own copy only.
+    Object.assign(process.env, dotEnvVars(process.env), args.env);
     running = await startTurnbridge({ configFile: args.configFile });
   } catch (err) {
     if (isTurnbridgeError(err)) {

@@ -52,10 +52,12 @@ async function handleCommand(ctx: BridgeContext, cmd: BridgeCommand, msg: Inboun
   const log = ctx.logger.child({ platform: msg.platform, conversation: key, user: msg.user.id, command: cmd });
   if (cmd === 'reset') {
     const record = await ctx.store.get(msg.conversation, msg.platform);
+    // The session record's author, else the one recorded when the first turn was accepted.
+    const author = record?.author ?? (await ctx.authors.get(key));
     const me = identityOf(actorOf(msg));
-    if (record?.author && record.author !== me && !admin) {
-      log.info({ author: record.author }, 'reset refused: not the conversation\'s author or an admin');
-      await say(ctx, delivery, msg, `Only the person who started this conversation (${record.author}) or an admin (TURNBRIDGE_ADMINS / access.admins) can reset its session.`, 'warning');
+    if (author && author !== me && !admin) {
+      log.info({ author }, 'reset refused: not the conversation\'s author or an admin');
+      await say(ctx, delivery, msg, `Only the person who started this conversation (${author}) or an admin (TURNBRIDGE_ADMINS / access.admins) can reset its session.`, 'warning');
       return;
     }
     ctx.generations.set(key, (ctx.generations.get(key) ?? 0) + 1);
@@ -241,7 +243,12 @@ async function enqueue(
   }
   // Remembered in the store, so a restart does not announce it again in the same conversation.
   // Asked only once the turn is accepted: a first message refused as busy keeps the banner for later.
-  const banner = !t.profile.permission && (await ctx.notices.firstTime(t.key, AUTO_APPROVE_NOTICE)) ? BANNER_NO_PERMISSION : undefined;
+  // The first accepted turn makes its writer the conversation's author (`new` / `reset` is theirs).
+  const [first] = await Promise.all([
+    t.profile.permission ? Promise.resolve(false) : ctx.notices.firstTime(t.key, AUTO_APPROVE_NOTICE),
+    ctx.authors.claim(t.key, turn.owner),
+  ]);
+  const banner = first ? BANNER_NO_PERMISSION : undefined;
   log.debug({ text: msg.text, attachments: msg.attachments.length + (msg.download?.count ?? 0) }, 'message accepted');
   ctx.queue.pump();
   const position = turn.state === 'queued' ? ctx.queue.positionOf(turn) : undefined;

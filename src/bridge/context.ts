@@ -9,6 +9,7 @@ import type { AuditTrail } from './audit.js';
 import type { Metrics } from './metrics.js';
 import type { PermissionBroker } from './permission-broker.js';
 import type { ConversationNotices, RuleStore } from './rule-store.js';
+import type { ConversationAuthors } from './conversation-author.js';
 import type { SessionStore } from './session-store.js';
 import type { BridgeState } from '../state/index.js';
 import type { Turn } from './turn.js';
@@ -51,6 +52,8 @@ export interface BridgeContext {
   rules: RuleStore;
   /** Once-per-conversation notices (the "runs tools without asking" banner), in the store. */
   notices: ConversationNotices;
+  /** Who started each conversation (`new` / `reset` is theirs), in the store from its first accepted turn. */
+  authors: ConversationAuthors;
   audit: AuditTrail;
   closing: boolean;
   updateGauges(): void;

@@ -8,6 +8,7 @@ import type { Logger } from '../log.js';
 import { loadProfile as defaultLoadProfile } from '../profile/index.js';
 import { run as defaultRun } from '../runner/index.js';
 import { acceptMessage } from './accept-message.js';
+import { createConversationAuthors } from './conversation-author.js';
 import { checkAccess } from './access.js';
 import { routeMessage } from './routing.js';
 import { createAccessGrants, type AccessGrants } from './access-grants.js';
@@ -176,6 +177,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     generations: new Map(),
     rules,
     notices: createConversationNotices(kv),
+    authors: createConversationAuthors(kv),
     audit,
     closing: false,
     updateGauges() {

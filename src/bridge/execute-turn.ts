@@ -84,7 +84,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
     if (stored && stored.profile === turn.profilePath) sessionId = stored.session_id;
     else if (stored) log.info({ storedProfile: stored.profile }, 'stored session belongs to another profile; starting a new one');
     // The conversation stays its first author's (`new` / `reset` is theirs), whoever writes later.
-    const saver = sessionSaver(ctx, turn, generation, stored?.author ?? turn.owner);
+    const saver = sessionSaver(ctx, turn, generation, stored?.author ?? (await ctx.authors.get(turn.key)) ?? turn.owner);
 
     // Agent text pings no one unless the profile opts in (allow_mentions).
     const guard = createMentionGuard(turn.profile.allowMentions ? undefined : turn.surface.neutralizeMentions?.bind(turn.surface));

@@ -3,13 +3,11 @@
  * step. The grant goes to the bridge's store (the data dir, or Redis with REDIS_URL), where the
  * running bridge reads it on the person's next message: no restart.
  */
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PAIRING_CODE, createAccessGrants } from '../bridge/access-grants.js';
 import { IDENTITY_FORMS, parseIdentity } from '../bridge/identity.js';
 import { loadConfig } from '../config/index.js';
-import { withSecretFiles } from '../config/secret-files.js';
+import { bridgeEnv } from '../config/bridge-env.js';
 import { TurnbridgeError } from '../errors.js';
 import { silentLogger } from '../log.js';
 import { ALLOW_HELP } from './allow-help.js';
@@ -46,7 +44,7 @@ export async function allowCommand(argv: string[], io: CliIo): Promise<number> {
     }
     ids.push(id);
   }
-  const env = withSecretFiles(withDotEnv(io.env));
+  const env = bridgeEnv(io.env);
   const config = loadConfig({ env, file: parsed.values.config });
   const grants = createAccessGrants(config, silentLogger);
   let failed = 0;
@@ -75,19 +73,4 @@ export async function allowCommand(argv: string[], io: CliIo): Promise<number> {
   }
   if (config.access.mode === 'open' && !parsed.values.remove) io.stdout.write('note: access is open (TURNBRIDGE_ACCESS=open): everyone is served anyway\n');
   return failed ? 1 : 0;
-}
-
-/** The variables of ./.env under the given environment (the environment wins), as `turnbridge start` reads them. */
-function withDotEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const file = resolve(process.cwd(), '.env');
-  if (!existsSync(file) || typeof process.loadEnvFile !== 'function') return env;
-  const saved = { ...process.env };
-  try {
-    process.loadEnvFile(file);
-    const fromFile: NodeJS.ProcessEnv = {};
-    for (const [k, v] of Object.entries(process.env)) if (saved[k] === undefined) fromFile[k] = v;
-    return { ...fromFile, ...env };
-  } finally {
-    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
-  }
 }

@@ -6,6 +6,7 @@
 import { AUDIT_KEY, readAuditRecords, type DecisionRecord } from '../bridge/audit.js';
 import { createKv } from '../bridge/kv.js';
 import { buildKeyv } from '../bridge/session-store.js';
+import { bridgeEnv } from '../config/bridge-env.js';
 import { loadConfig } from '../config/index.js';
 import { silentLogger } from '../log.js';
 import { parseCommandArgs, usageError } from './args.js';
@@ -44,7 +45,7 @@ export async function auditCommand(argv: string[], io: CliIo, now = Date.now()):
   }
   const since = values.since === undefined ? now - UNITS.d! : parseSince(values.since, now);
   if (since === undefined) throw usageError('audit', `--since ${JSON.stringify(values.since)}: expected a duration like 30m, 2h, 7d or a date like 2026-12-01T09:00Z`);
-  const config = loadConfig({ file: values.config, env: io.env });
+  const config = loadConfig({ file: values.config, env: bridgeEnv(io.env) });
   const keyv = buildKeyv(config, silentLogger, 100);
   const kv = createKv(keyv, silentLogger);
   try {

@@ -46,6 +46,18 @@ describe('turnbridge doctor', () => {
     assert.ok(!run.stdout.includes(rig.env.SLACK_BOT_TOKEN!) && !run.stdout.includes(rig.env.DISCORD_TOKEN!), 'no token is printed');
   });
 
+  it('a token given only as SLACK_BOT_TOKEN_FILE / DISCORD_TOKEN_FILE is read as start reads it', async () => {
+    const { SLACK_BOT_TOKEN, DISCORD_TOKEN, ...rest } = rig.env;
+    writeFileSync(join(rig.dir, 'slack-token'), `${SLACK_BOT_TOKEN}\n`);
+    writeFileSync(join(rig.dir, 'discord-token'), `${DISCORD_TOKEN}\n`);
+    const run = await runDoctorCommand({ ...rest, SLACK_BOT_TOKEN_FILE: join(rig.dir, 'slack-token'), DISCORD_TOKEN_FILE: join(rig.dir, 'discord-token') });
+    assert.equal(run.code, 0, run.stdout);
+    assert.deepEqual(run.failures, []);
+    assert.match(run.stdout, /✓ bot token valid: turnbridge in Fake Team \(T0FAKE\)/);
+    assert.match(run.stdout, /^Discord$/m);
+    assert.ok(!run.stdout.includes(SLACK_BOT_TOKEN!), 'no token is printed');
+  });
+
   it('missing scope: the scope is named, with where to add it', async () => {
     const r = await makeDoctorRig({ slack: { scopes: MANIFEST_SCOPES.filter((s) => s !== 'reactions:write') } });
     try {

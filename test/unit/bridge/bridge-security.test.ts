@@ -92,6 +92,29 @@ describe('bridge security', () => {
     await bridge.shutdown(100);
   });
 
+  it('new / reset is the author\'s from the first message: before any session id is saved, another person cannot reset', async () => {
+    const { runner, bridge, store, shown } = setup({ access: { mode: 'open', allowUsers: [], admins: ['test:U_BOSS'], dms: true } });
+    await bridge.handleMessage(makeMsg({ user: ANA, text: 'start' }));
+    const c1 = await runner.started(1);
+    // The agent has not reported a session id yet: nothing is in the session store.
+    assert.equal(await store.get(conv(), 'test'), undefined);
+    await bridge.handleMessage(makeMsg({ user: BOB, text: 'new' }));
+    await waitFor(() => shown().some((t) => /Only the person who started this conversation \(test:U_ANA\) or an admin/.test(t)), 'bob refused before the first session id');
+    assert.ok(!shown().some((t) => /Started a fresh session/.test(t)), 'no reset happened');
+    c1.finish({ reply: 'ok', sessionId: 'sess-ana' });
+    await eventually(async () => (await store.get(conv(), 'test'))?.session_id === 'sess-ana', 'the session of the turn running during the refused reset is saved');
+    assert.equal((await store.get(conv(), 'test'))?.author, 'test:U_ANA');
+    // Ana herself may reset; after it the conversation is still hers (the next writer does not take it).
+    await bridge.handleMessage(makeMsg({ user: ANA, text: 'new' }));
+    await eventually(async () => (await store.get(conv(), 'test')) === undefined, 'the author may reset');
+    await bridge.handleMessage(makeMsg({ user: BOB, text: 'bob writes first after the reset' }));
+    const c2 = await runner.started(2);
+    c2.finish({ reply: 'ok', sessionId: 'sess-2' });
+    await eventually(async () => (await store.get(conv(), 'test'))?.session_id === 'sess-2', 'second session saved');
+    assert.equal((await store.get(conv(), 'test'))?.author, 'test:U_ANA', 'the conversation stays ana\'s');
+    await bridge.shutdown(100);
+  });
+
   it('a stored session id starting with "-" is not handed back to the agent', async () => {
     const { runner, bridge, state } = setup();
     await state.sessions.set('test:T1:C1:', { session_id: '--dangerously-skip-permissions', profile: '/profiles/default.yaml', updated_at: 1 });

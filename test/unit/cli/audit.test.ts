@@ -1,6 +1,6 @@
 // `turnbridge audit` as a person runs it: the real CLI reading decisions a bridge stored.
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -11,6 +11,7 @@ import { parseSince } from '../../../src/cli/audit.js';
 import { silentLogger } from '../../../src/log.js';
 import { makeConfig } from '../bridge/helpers.js';
 import { runCli } from './cli-process.js';
+import { startRedisServer } from '../../fakes/redis-server.js';
 
 const base: Omit<DecisionRecord, 'at' | 'decision' | 'source'> = {
   platform: 'slack', conversation: 'slack:T1:C1:1700.1', tool: 'Bash', inputDigest: '0123456789abcdef', latencyMs: 2500, turnId: 't1',
@@ -48,4 +49,38 @@ test('turnbridge audit prints the decisions in the store since --since, as text 
   const bad = await runCli(['audit', '--since', 'soon'], { env });
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /--since "soon": expected a duration like 30m/);
+});
+
+/** Stores one decision at `at` through the real audit trail in the store `config` names. */
+async function storeDecision(config: ReturnType<typeof makeConfig>, at: number): Promise<void> {
+  const keyv = buildKeyv(config, silentLogger, 1);
+  const audit = createAuditTrail({ kv: createKv(keyv, silentLogger), logger: silentLogger });
+  audit.record({ ...base, at, decision: 'allow', source: 'thread', user: { id: 'U0ANA', name: 'ana' } });
+  await audit.idle();
+  await keyv.disconnect();
+}
+
+test('turnbridge audit reads .env in its working directory as start does: TURNBRIDGE_DATA_DIR, and REDIS_URL_FILE', async (t) => {
+  const cwd = mkdtempSync(join(tmpdir(), 'tb-audit-cwd-'));
+  const dataDir = join(cwd, 'data');
+  t.after(() => rmSync(cwd, { recursive: true, force: true }));
+  await storeDecision(makeConfig({ dataDir }), Date.now() - 60_000);
+  writeFileSync(join(cwd, '.env'), `TURNBRIDGE_DATA_DIR=${dataDir}\n`);
+  // Set (even empty) in the environment, a variable wins over .env: run without these two.
+  const clean: Record<string, string> = { ...(process.env as Record<string, string>), TURNBRIDGE_CONFIG: '' };
+  delete clean.TURNBRIDGE_DATA_DIR;
+  delete clean.REDIS_URL;
+  const fromFile = await runCli(['audit', '--json'], { cwd, env: clean, clearEnv: true });
+  assert.equal(fromFile.code, 0, fromFile.stderr);
+  assert.equal(fromFile.stdout.trim().split('\n').length, 1, `the decision in the .env data dir: ${fromFile.stdout}${fromFile.stderr}`);
+
+  const redis = await startRedisServer();
+  t.after(() => redis.stop());
+  await storeDecision(makeConfig({ redisUrl: redis.url }), Date.now() - 30_000);
+  await storeDecision(makeConfig({ redisUrl: redis.url }), Date.now() - 20_000);
+  writeFileSync(join(cwd, 'redis-url'), `${redis.url}\n`);
+  writeFileSync(join(cwd, '.env'), `TURNBRIDGE_DATA_DIR=${dataDir}\nREDIS_URL_FILE=redis-url\n`);
+  const fromRedis = await runCli(['audit', '--json'], { cwd, env: clean, clearEnv: true });
+  assert.equal(fromRedis.code, 0, fromRedis.stderr);
+  assert.equal(fromRedis.stdout.trim().split('\n').length, 2, `the two decisions in Redis: ${fromRedis.stdout}${fromRedis.stderr}`);
 });

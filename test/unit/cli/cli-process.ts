@@ -23,11 +23,13 @@ export interface CliOptions {
   /** Written to stdin, which is then closed. */
   input?: string;
   cwd?: string;
+  /** Run with `env` only, not merged over this process's environment. */
+  clearEnv?: boolean;
 }
 
 export function runCli(args: string[], opts: CliOptions = {}): Promise<CliRun> {
   return new Promise((resolvePromise, reject) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, ...opts.env };
+    const env: NodeJS.ProcessEnv = opts.clearEnv ? { ...opts.env } : { ...process.env, ...opts.env };
     delete env.LOG_LEVEL;
     delete env.NO_COLOR;
     const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd ?? ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { loadConfig } from '../../../src/config/index.js';
 import { withSecretFiles } from '../../../src/config/secret-files.js';
+import { bridgeEnv } from '../../../src/config/bridge-env.js';
 import { isTurnbridgeError, type TurnbridgeError } from '../../../src/errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tb-sec-config-'));
@@ -102,5 +103,18 @@ routes:
     e = configError(() => withSecretFiles({ DISCORD_TOKEN_FILE: join(dir, 'missing') }, dir));
     assert.equal(e.field, 'DISCORD_TOKEN_FILE');
     assert.match(e.message, /ENOENT/);
+  });
+
+  it('bridgeEnv: .env fills what the environment leaves unset, then *_FILE is read; process.env is untouched', () => {
+    const cwd = mkdtempSync(join(dir, 'dotenv-'));
+    writeFileSync(join(cwd, 'app-token'), 'xapp-from-file\n');
+    writeFileSync(join(cwd, '.env'), 'SLACK_APP_TOKEN_FILE=app-token\nTURNBRIDGE_DATA_DIR=/from/dotenv\nLOG_LEVEL=debug\nTB_DOTENV_ONLY=1\n');
+    const env = bridgeEnv({ LOG_LEVEL: 'warn' }, cwd);
+    assert.equal(env.SLACK_APP_TOKEN, 'xapp-from-file', 'a _FILE named in .env, resolved against the working directory');
+    assert.equal(env.TURNBRIDGE_DATA_DIR, '/from/dotenv');
+    assert.equal(env.LOG_LEVEL, 'warn', 'the environment wins over .env');
+    assert.equal(process.env.TB_DOTENV_ONLY, undefined, 'nothing is written to process.env');
+    const e = configError(() => bridgeEnv({ SLACK_APP_TOKEN: 'xapp-env' }, cwd));
+    assert.equal(e.field, 'SLACK_APP_TOKEN_FILE', 'a value in the environment plus a _FILE in .env is the same conflict');
   });
 });
