@@ -11,6 +11,7 @@ import { createBridge, createMetrics, createSessionStore, loadConfig } from './b
 import type { Bridge, BridgeConfig, Platform, PlatformFactoryOptions } from './bridge/index.js';
 import { isTurnbridgeError, TurnbridgeError } from './errors.js';
 import { createHttpServer, type HttpServer } from './http/index.js';
+import { createDelivery, type SharedLimiters } from './delivery/index.js';
 import { createLogger, type Logger } from './log.js';
 import { createLocalPlatform, parseLocalConfig } from './platforms/local/index.js';
 
@@ -59,7 +60,15 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
   const logger = opts.logger ?? createLogger({ level: config.logLevel });
   const metrics = createMetrics();
   const store = createSessionStore(config, logger);
-  const bridge = createBridge({ config, logger, store, metrics, runTurn: opts.runTurn });
+  // With Redis, every replica spends one set of platform budgets (bottleneck clustered on Redis).
+  // (ioredis loads only then.)
+  const shared: SharedLimiters | undefined = config.redisUrl
+    ? (await import('./delivery/shared-limiter.js')).createSharedLimiters({ redisUrl: config.redisUrl, logger })
+    : undefined;
+  const bridge = createBridge({
+    config, logger, store, metrics, runTurn: opts.runTurn,
+    ...(shared ? { createDelivery: (surface, o) => createDelivery(surface, { ...o, limiterFactory: shared.factory }) } : {}),
+  });
   const http = createHttpServer({ host: config.host, port: config.port, logger, metrics: () => metrics.render() });
 
   const wanted = choosePlatforms(env, config);
@@ -82,6 +91,7 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
     // Leave nothing open behind a failed start (tests and `turnbridge start` may go on living).
     for (const p of started.reverse()) await p.stop().catch(() => {});
     await bridge.shutdown(0).catch(() => {});
+    await shared?.close();
     await http.close(0);
     throw err;
   }
@@ -113,6 +123,7 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
       for (const p of [...started].reverse()) {
         await p.stop().catch((err: unknown) => logger.warn({ err, platform: p.name }, 'platform stop failed'));
       }
+      await shared?.close();
       await http.close(Math.min(1000, graceMs));
     };
     let timer: NodeJS.Timeout | undefined;

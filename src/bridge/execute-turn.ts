@@ -53,8 +53,7 @@ function sessionSaver(ctx: BridgeContext, turn: Turn, generation: number) {
 export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void> {
   const { msg, log } = turn;
   const react = (state: 'working' | 'success' | 'failure') => {
-    if (!msg.source || !turn.surface.react) return;
-    turn.surface.react(msg.source, state).catch((err: unknown) => log.debug({ err, state }, 'reaction failed'));
+    if (msg.source) void turn.delivery.react(msg.source, state);
   };
   react('working');
   try {

@@ -1,5 +1,5 @@
 import type { PartialChunk } from '../protocol/types.js';
-import type { Conversation, MessageRef, UserRef } from './surface.js';
+import type { Conversation, MessageRef, ReactionState, SourceMessageRef, UserRef } from './surface.js';
 
 /** How a turn ended, as the live reply must show it. */
 export type ReplyOutcome =
@@ -71,4 +71,9 @@ export interface Delivery {
   open(conversation: Conversation, opts?: LiveReplyOptions): LiveReply;
   /** Post a one-off message (busy notices, command acknowledgements), through the same limiters. */
   say(conversation: Conversation, text: string, tone?: 'info' | 'warning' | 'error' | 'success'): Promise<MessageRef | undefined>;
+  /**
+   * Reflect a turn's state on the user's message (reactions), paced by the same limiters as
+   * messages. Never throws: a reaction is decoration, its failure is logged.
+   */
+  react(source: SourceMessageRef, state: ReactionState): Promise<void>;
 }

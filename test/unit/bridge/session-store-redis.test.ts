@@ -3,46 +3,21 @@
  * (Debian's redis-server; .ci/run installs it when missing).
  */
 import { strict as assert } from 'node:assert';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createSessionStore } from '../../../src/bridge/index.js';
 import { silentLogger } from '../../../src/log.js';
+import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
 import { conv, makeConfig } from './helpers.js';
 
-let server: ChildProcess | undefined;
+let server: RedisServer | undefined;
 let url = '';
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
-
 before(async () => {
-  if (spawnSync('redis-server', ['--version']).error) {
-    throw new Error('redis-server is not installed: apt-get install -y redis-server (.ci/run does this)');
-  }
-  const port = await freePort();
-  server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    server!.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('Ready to accept connections')) resolve();
-    });
-    server!.on('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${out.slice(-500)}`)));
-  });
-  url = `redis://127.0.0.1:${port}`;
+  server = await startRedisServer();
+  url = server.url;
 });
 
-after(() => {
-  server?.kill('SIGKILL');
-});
+after(() => server?.stop());
 
 describe('session store on Redis', () => {
   it('keeps, resets and shares sessions across store instances (replicas)', async () => {
