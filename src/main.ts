@@ -13,6 +13,7 @@ import { isTurnbridgeError, TurnbridgeError } from './errors.js';
 import { createHttpServer, type HttpServer } from './http/index.js';
 import { createDelivery, type SharedLimiters } from './delivery/index.js';
 import { createLogger, type Logger } from './log.js';
+import type { ReplicaBus } from './replicas/index.js';
 import { createLocalPlatform, parseLocalConfig } from './platforms/local/index.js';
 
 
@@ -60,13 +61,16 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
   const logger = opts.logger ?? createLogger({ level: config.logLevel });
   const metrics = createMetrics();
   const store = createSessionStore(config, logger);
-  // With Redis, every replica spends one set of platform budgets (bottleneck clustered on Redis).
-  // (ioredis loads only then.)
+  // With Redis, every replica spends one set of platform budgets (bottleneck clustered on Redis)
+  // and clicks reach the replica that holds the agent (the replica bus). ioredis loads only then.
   const shared: SharedLimiters | undefined = config.redisUrl
     ? (await import('./delivery/shared-limiter.js')).createSharedLimiters({ redisUrl: config.redisUrl, logger })
     : undefined;
+  const bus: ReplicaBus | undefined = config.redisUrl
+    ? (await import('./replicas/index.js')).createReplicaBus({ redisUrl: config.redisUrl, logger })
+    : undefined;
   const bridge = createBridge({
-    config, logger, store, metrics, runTurn: opts.runTurn,
+    config, logger, store, metrics, runTurn: opts.runTurn, bus,
     ...(shared ? { createDelivery: (surface, o) => createDelivery(surface, { ...o, limiterFactory: shared.factory }) } : {}),
   });
   const http = createHttpServer({ host: config.host, port: config.port, logger, metrics: () => metrics.render() });
@@ -92,6 +96,7 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
     for (const p of started.reverse()) await p.stop().catch(() => {});
     await bridge.shutdown(0).catch(() => {});
     await shared?.close();
+    await bus?.close();
     await http.close(0);
     throw err;
   }
@@ -124,6 +129,7 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
         await p.stop().catch((err: unknown) => logger.warn({ err, platform: p.name }, 'platform stop failed'));
       }
       await shared?.close();
+      await bus?.close();
       await http.close(Math.min(1000, graceMs));
     };
     let timer: NodeJS.Timeout | undefined;

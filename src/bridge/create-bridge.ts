@@ -3,10 +3,12 @@ import { createDelivery as defaultCreateDelivery } from '../delivery/index.js';
 import type { Delivery } from '../delivery/types.js';
 import type { Surface } from '../delivery/surface.js';
 import type { Logger } from '../log.js';
+import type { ReplicaBus } from '../replicas/index.js';
 import { loadProfile as defaultLoadProfile } from '../profile/index.js';
 import { run as defaultRun } from '../runner/index.js';
 import { acceptMessage } from './accept-message.js';
 import type { Bridge, BridgeConfig, BridgeStats } from './api.js';
+import type { ActionEvent } from './types.js';
 import type { BridgeContext, RunTurn } from './context.js';
 import { createDeduper } from './dedupe.js';
 import { createMetrics, type Metrics } from './metrics.js';
@@ -35,6 +37,8 @@ export interface CreateBridgeOptions {
   createDelivery?: (surface: Surface, opts: { logger: Logger; now?: () => number }) => Delivery & { close?(): Promise<void> };
   /** How many event ids are remembered for dedupe (default 10,000, 15 minutes). */
   dedupe?: { max?: number; ttlMs?: number };
+  /** Several replicas: clicks and Stops this replica does not hold are forwarded over it. */
+  bus?: ReplicaBus;
 }
 
 /** The Bridge plus what operations need: metrics for /metrics. */
@@ -103,6 +107,20 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     logger.info('bridge stopped');
   }
 
+  /** A prompt or a turn (Stop) held by this replica. */
+  const holds = (id: string): boolean => ctx.turns.has(id) || ctx.broker.holds(id);
+  async function handleLocally(ev: ActionEvent): Promise<void> {
+    if (ev.action === 'stop') await handleStopAction(ctx, ev.id, ev.user, ev.notifyPrivately);
+    else await ctx.broker.handleAction(ev);
+  }
+  opts.bus?.serve<Omit<ActionEvent, 'notifyPrivately'>>(async ({ body, from }) => {
+    if (!holds(body.id)) return { handled: false, notes: [] };
+    logger.debug({ action: body.action, from }, 'click forwarded by another replica');
+    const notes: string[] = [];
+    await handleLocally({ ...body, notifyPrivately: async (text) => void notes.push(text) });
+    return { handled: true, notes };
+  });
+
   const bridge: CoreBridge = {
     logger,
     metrics,
@@ -123,8 +141,16 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     async handleAction(ev) {
       const notify = (text: string) =>
         ev.notifyPrivately(text).catch((err: unknown) => logger.warn({ err, platform: ev.platform }, 'could not notify the clicker'));
-      if (ev.action === 'stop') await handleStopAction(ctx, ev.id, ev.user, notify);
-      else await ctx.broker.handleAction({ ...ev, notifyPrivately: notify });
+      if (opts.bus && !holds(ev.id)) {
+        // Slack and Discord hand a click to any replica: the one holding the agent decides.
+        const { notifyPrivately: _, ...body } = ev;
+        const answer = await opts.bus.forward(body);
+        if (answer.handled) {
+          for (const note of answer.notes) await notify(note);
+          return;
+        }
+      }
+      await handleLocally({ ...ev, notifyPrivately: notify });
     },
     async hasConversation(platform, conversation) {
       return (await store.get(conversation, platform)) !== undefined;

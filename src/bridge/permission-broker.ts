@@ -36,6 +36,8 @@ export interface PermissionBroker {
   /** Resolves once every prompt edit started so far has landed (or failed). */
   idle(): Promise<void>;
   readonly open: number;
+  /** Whether this broker holds an open prompt with this id (else another replica may). */
+  holds(promptId: string): boolean;
 }
 
 export interface PermissionBrokerOptions {
@@ -135,6 +137,8 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
         req.signal.addEventListener('abort', () => settle(p, 'expired', { behavior: 'deny', message: 'The turn ended.' }, { note: EXPIRED_NOTE }), { once: true });
       });
     },
+
+    holds: (promptId) => open.has(promptId),
 
     async handleAction(ev) {
       const p = open.get(ev.id);

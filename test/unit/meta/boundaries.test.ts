@@ -28,7 +28,8 @@ const ALLOWED: Record<string, string[]> = {
   runner: ['protocol', 'profile'],
   delivery: ['protocol'],
   config: ['protocol', 'profile', 'bridge'],
-  bridge: ['protocol', 'profile', 'runner', 'delivery', 'config'],
+  replicas: [],
+  bridge: ['protocol', 'profile', 'runner', 'delivery', 'config', 'replicas'],
 };
 
 test('only platforms/* import @slack/bolt or discord.js', () => {

@@ -1,0 +1,6 @@
+/**
+ * Replicas: what several turnbridge processes behind one Slack app / Discord bot share beyond
+ * the state store: heartbeats and forwarded clicks (Redis pub/sub). Imported on demand by
+ * main.ts when REDIS_URL is set (it loads ioredis).
+ */
+export { createReplicaBus, defaultReplicaId, type ForwardAnswer, type Forwarded, type ReplicaBus, type ReplicaInfo } from './replica-bus.js';
