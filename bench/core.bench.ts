@@ -78,7 +78,7 @@ for (let i = 0; i < conversations; i++) {
   editsPerReply.push(msgs.reduce((n, m) => n + m.history.length - 1, 0));
 }
 editsPerReply.sort((a, b) => a - b);
-const rendered = bridge.metrics.render();
+const rendered = await bridge.metrics.render();
 const agentSeconds = wallMs / 1000;
 await bridge.shutdown(5000);
 

@@ -1,5 +1,5 @@
 /**
- * The `turnbridge` command: run | chat | start. Each command's modules load only when that
+ * The `turnbridge` command: run | chat | start | doctor | audit. Each command's modules load only when that
  * command runs, so `--version` and `--help` start fast.
  * Exit status: the command's result; 2 with a usage line for bad arguments.
  */
@@ -13,6 +13,8 @@ const COMMANDS: Record<CommandName, (argv: string[], io: CliIo) => Promise<numbe
   run: async (argv, io) => (await import('./cli/run.js')).runCommand(argv, io),
   chat: async (argv, io) => (await import('./cli/chat.js')).chatCommand(argv, io),
   start: async (argv, io) => (await import('./cli/start.js')).startCommand(argv, io),
+  audit: async (argv, io) => (await import('./cli/audit.js')).auditCommand(argv, io),
+  doctor: async (argv, io) => (await import('./cli/doctor.js')).doctorCommand(argv, io),
 };
 
 export async function main(argv: string[] = process.argv.slice(2), io: CliIo = processIo()): Promise<number> {

@@ -15,6 +15,10 @@ import { createDelivery, type SharedLimiters } from './delivery/index.js';
 import { createLogger, type Logger } from './log.js';
 import type { ReplicaBus } from './replicas/index.js';
 import { createLocalPlatform, parseLocalConfig } from './platforms/local/index.js';
+import { choosePlatforms } from './config/index.js';
+import { startStartupChecks, type StartupCheckRun } from './doctor/index.js';
+
+export { choosePlatforms };
 
 
 export interface StartOptions {
@@ -36,20 +40,10 @@ export interface RunningTurnbridge {
   readonly http: HttpServer;
   readonly bridge: Bridge;
   readonly platforms: readonly Platform[];
+  /** The doctor's checks run at start-up (also in /readyz under `checks`). */
+  readonly checks: StartupCheckRun;
   /** Stop the bridge, then the platforms, then HTTP, bounded by config.shutdownGraceSecs. Safe to call twice. */
   shutdown(): Promise<void>;
-}
-
-function truthy(v: string | undefined): boolean {
-  return v !== undefined && /^(1|true|yes|on)$/i.test(v.trim());
-}
-
-/** Which platforms this environment asks for. */
-export function choosePlatforms(env: NodeJS.ProcessEnv, config: BridgeConfig): { slack: boolean; discord: boolean; local: boolean } {
-  const slack = Boolean(env.SLACK_BOT_TOKEN?.trim());
-  const discord = Boolean(env.DISCORD_TOKEN?.trim());
-  const localAsked = truthy(env.TURNBRIDGE_LOCAL) || config.platforms.local?.enabled === true;
-  return { slack, discord, local: localAsked || (!slack && !discord) };
 }
 
 /** Start everything; resolves once the HTTP server listens and every platform's start() returned. */
@@ -59,7 +53,7 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
   const config = loadConfig({ env, file: opts.configFile });
   parseLocalConfig(config.platforms.local, config.file); // config mistakes surface before anything binds
   const logger = opts.logger ?? createLogger({ level: config.logLevel });
-  const metrics = createMetrics();
+  const metrics = createMetrics({ processMetrics: true });
   const store = createSessionStore(config, logger);
   // With Redis, every replica spends one set of platform budgets (bottleneck clustered on Redis)
   // and clicks reach the replica that holds the agent (the replica bus). ioredis loads only then.
@@ -100,6 +94,8 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
     await http.close(0);
     throw err;
   }
+  const checks = startStartupChecks(config, env, logger);
+  http.addReadyDetail('checks', () => checks.current());
   const names = platforms.map((p) => p.name);
   const notReady = platforms.filter((p) => p.status().state !== 'ready').map((p) => ({ name: p.name, ...p.status() }));
   logger.info({ platforms: names, notReady, url: http.url, profile: config.defaultProfile }, 'platforms live');
@@ -140,7 +136,7 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
     else logger.info('stopped');
   }
 
-  return { url: http.url, config, http, bridge, platforms, shutdown };
+  return { url: http.url, config, http, bridge, platforms, checks, shutdown };
 }
 
 async function listen(http: HttpServer, config: BridgeConfig): Promise<void> {

@@ -21,5 +21,10 @@ if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
+// The real-CLI suite needs claude, codex and gemini at pinned versions: install them first
+// (into a cache shared by clones; a CLI that cannot be installed is skipped with the reason).
+if (files.some((f) => f.split(/[\\/]/).includes('real-cli'))) {
+  spawnSync(process.execPath, [join(import.meta.dirname, 'real-cli', 'install-clis.mjs')], { stdio: 'inherit' });
+}
 const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...flags, ...files], { stdio: 'inherit' });
 process.exit(r.status ?? 1);

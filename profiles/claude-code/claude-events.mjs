@@ -58,6 +58,17 @@ export function resultError(r) {
   return `claude reported an error (${r.subtype ?? 'is_error'})`;
 }
 
+/** claude's system/api_retry event as a thinking line: "API error 529 (overloaded), retrying (1/4)…". */
+export function retryLine(ev) {
+  const status = finite(ev.error_status);
+  const what = status !== undefined ? `API error ${status}` : 'API error';
+  const why = typeof ev.error === 'string' && ev.error ? ` (${short(ev.error.replace(/_/g, ' '))})` : '';
+  const attempt = finite(ev.attempt);
+  const max = finite(ev.max_retries);
+  const count = attempt !== undefined ? (max !== undefined ? ` (${attempt}/${max})` : ` (${attempt})`) : '';
+  return `${what}${why}, retrying${count}…`;
+}
+
 /**
  * A stateful translator. Text and thinking stream from stream_event deltas; a whole `assistant`
  * message only adds text when its deltas were not seen (CLI without partial messages). Tool use
@@ -100,6 +111,9 @@ export function createClaudeTranslator(emit, { cwd = process.cwd() } = {}) {
 
   function onAssistant(ev) {
     const msg = ev.message ?? {};
+    // On an API failure claude sends a synthetic assistant message with the error text, then a
+    // result with is_error and the same text: the error event carries it, the answer must not.
+    if (ev.is_api_error_message === true || msg.model === '<synthetic>') return;
     const blocks = Array.isArray(msg.content) ? msg.content : [];
     const fromSubagent = typeof ev.parent_tool_use_id === 'string' && ev.parent_tool_use_id !== '';
     const sawDeltas = msg.id != null && streamed.has(msg.id);
@@ -117,7 +131,9 @@ export function createClaudeTranslator(emit, { cwd = process.cwd() } = {}) {
     handle(ev) {
       if (typeof ev.session_id === 'string') emit.noteSessionId(ev.session_id);
       switch (ev.type) {
-        case 'system': return null;
+        case 'system':
+          if (ev.subtype === 'api_retry') thinking.line(retryLine(ev));
+          return null;
         case 'stream_event':
           if (typeof ev.parent_tool_use_id === 'string' && ev.parent_tool_use_id !== '') return null;
           onStreamEvent(ev);

@@ -4,6 +4,23 @@ import { envValue, envList } from '../lib/env-knobs.mjs';
 import { messageWithFiles, splitAttachments } from '../lib/turn-attachments.mjs';
 
 /**
+ * claude retries a failed API call 10 times by default (~3 minutes on a bad key): too long for a
+ * chat. Each retry shows as a thinking line; CLAUDE_CODE_MAX_RETRIES set in the profile wins.
+ */
+export const CHAT_MAX_RETRIES = '4';
+
+/** claude's environment: the profile env plus the chat retry bound. */
+export function claudeEnv(env) {
+  return envValue(env, 'CLAUDE_CODE_MAX_RETRIES') ? env : { ...env, CLAUDE_CODE_MAX_RETRIES: CHAT_MAX_RETRIES };
+}
+
+/** The hint for claude's refusal of unattended mode under root (containers run as root). */
+export function rootRefusalHint(stderr) {
+  if (!/cannot be used with root\/sudo privileges/i.test(stderr)) return '';
+  return ' (claude refuses unattended mode as root: set IS_SANDBOX=1 in the bridge\'s environment when it runs in a container or sandbox, or choose a CLAUDE_PERMISSION_MODE such as acceptEdits)';
+}
+
+/**
  * argv after the binary. The message never appears here: it goes on stdin as a stream-json
  * user message, so a message starting with "-" is never read as a flag and stays out of ps(1).
  */

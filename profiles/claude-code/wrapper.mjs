@@ -4,7 +4,7 @@
 import { serveTurn } from '../lib/agentproc-wire.mjs';
 import { onJsonLines } from '../lib/cli-process.mjs';
 import { runCliTurn, howItEnded } from '../lib/cli-turn.mjs';
-import { buildClaudeArgs, buildUserMessage } from './claude-input.mjs';
+import { buildClaudeArgs, buildUserMessage, claudeEnv, rootRefusalHint } from './claude-input.mjs';
 import { createClaudeTranslator, describeTool } from './claude-events.mjs';
 
 const INSTALL_HINT = 'install with npm i -g @anthropic-ai/claude-code';
@@ -21,7 +21,8 @@ function runTurn(turn, emit, stdin) {
     binVar: 'CLAUDE_BIN',
     installHint: INSTALL_HINT,
     args: buildClaudeArgs(turn, env),
-    unfinished: ({ code, signal, stderr }) => `claude ${howItEnded(code, signal)} without a result${stderr ? `: ${stderr}` : ''}`,
+    env: claudeEnv(env),
+    unfinished: ({ code, signal, stderr }) => `claude ${howItEnded(code, signal)} without a result${stderr ? `: ${stderr}` : ''}${rootRefusalHint(stderr)}`,
   });
 
   const toClaude = (obj) => {

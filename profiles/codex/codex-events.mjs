@@ -2,7 +2,8 @@
 // Agent messages arrive as whole items (one partial per item, not per token).
 import { short, shownPath, createThinking, finite, usageFrom, errorText } from '../lib/cli-events.mjs';
 
-const RECONNECTING = /^Reconnecting\.\.\. (\d+\/\d+)/;
+// "Reconnecting... 2/5 (unexpected status 503 …)" and "Reconnecting... waiting for network".
+const RECONNECTING = /^Reconnecting\.\.\.\s*(?:(\d+\/\d+)\s*)?(.*)$/s;
 
 /** The shell command without codex's `bash -lc '…'` wrapping. */
 export function unwrapCommand(cmd) {
@@ -40,6 +41,12 @@ export function codexUsage(u) {
     ['cache_read_input_tokens', u.cached_input_tokens],
     ['reasoning_tokens', u.reasoning_output_tokens],
   ]);
+}
+
+/** "Reconnecting to the model (2/5): unexpected status 503 Service Unavailable…" as a thinking line. */
+function reconnectLine(count, detail) {
+  const why = short(detail.replace(/^\((.*)\)$/s, '$1').replace(/, url: \S+$/, ''));
+  return `Reconnecting to the model${count ? ` (${count})` : ''}${why ? `: ${why}` : ''}…`;
 }
 
 /**
@@ -101,7 +108,7 @@ export function createCodexTranslator(emit, { cwd = process.cwd() } = {}) {
         case 'error': {
           const msg = typeof ev.message === 'string' ? ev.message : '';
           const retry = RECONNECTING.exec(msg);
-          if (retry) line(`Reconnecting to the model (${retry[1]})…`);
+          if (retry) line(reconnectLine(retry[1], retry[2]));
           else if (msg) lastError = msg;
           return null;
         }

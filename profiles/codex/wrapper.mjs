@@ -27,10 +27,19 @@ function buildCodexArgs(turn, env, images) {
   if (model) args.push('--model', model);
   const profile = envValue(env, 'CODEX_PROFILE');
   if (profile) args.push('--profile', profile);
+  // codex ignores OPENAI_BASE_URL; its built-in provider takes openai_base_url (a TOML string).
+  const baseUrl = envValue(env, 'CODEX_BASE_URL');
+  if (baseUrl) args.push('-c', `openai_base_url=${JSON.stringify(baseUrl)}`);
   for (const img of images) args.push('--image', img.path);
   if (turn.sessionId) args.push('resume', turn.sessionId);
   args.push('-');
   return args;
+}
+
+/** codex exec reads its API key from CODEX_API_KEY only: OPENAI_API_KEY is passed on under that name. */
+function codexEnv(env) {
+  const key = envValue(env, 'OPENAI_API_KEY');
+  return !envValue(env, 'CODEX_API_KEY') && key ? { ...env, CODEX_API_KEY: key } : env;
 }
 
 const env = process.env;
@@ -51,6 +60,7 @@ function runTurn(turn, emit) {
     binVar: 'CODEX_BIN',
     installHint: INSTALL_HINT,
     args: buildCodexArgs(turn, env, images),
+    env: codexEnv(env),
     unfinished: ({ code, signal, stderr }) => {
       const detail = translator.lastError || stderr;
       return `codex ${howItEnded(code, signal)} without finishing the turn${detail ? `: ${detail}` : ''}`;

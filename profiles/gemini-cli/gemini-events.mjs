@@ -47,6 +47,10 @@ export function createGeminiTranslator(emit, { cwd = process.cwd() } = {}) {
 
   return {
     get lastError() { return lastError; },
+    /** gemini's retry of a failed API call (reported on stderr) as a thinking line. */
+    retrying(attempt, status) {
+      line(`${status ? `API error ${status}` : 'API request failed'} (attempt ${attempt}), retrying…`);
+    },
     handle(ev) {
       switch (ev.type) {
         case 'init': emit.noteSessionId(ev.session_id); return null;

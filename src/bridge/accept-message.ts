@@ -2,7 +2,9 @@ import type { Delivery } from '../delivery/types.js';
 import type { Surface } from '../delivery/surface.js';
 import { isTurnbridgeError } from '../errors.js';
 import type { Profile } from '../profile/index.js';
-import { parseCommand } from './commands.js';
+import type { RouteConfig } from './api.js';
+import { describeRule } from './permission-rules.js';
+import { parseCommand, type BridgeCommand } from './commands.js';
 import type { BridgeContext } from './context.js';
 import { conversationKey } from './conversation-key.js';
 import { executeTurn } from './execute-turn.js';
@@ -12,7 +14,8 @@ import { createTurn, type Turn } from './turn.js';
 import type { InboundMessage } from './types.js';
 
 export const BANNER_NO_PERMISSION = 'Note: this agent runs tools without asking for permission.';
-const MAX_BANNER_MEMORY = 10_000;
+/** The store key part of the banner's "shown once" memory. */
+const AUTO_APPROVE_NOTICE = 'auto-approve';
 
 async function tidy(ctx: BridgeContext, msg: InboundMessage): Promise<void> {
   if (msg.cleanup) await msg.cleanup().catch((err: unknown) => ctx.logger.warn({ err }, 'attachment cleanup failed'));
@@ -26,14 +29,37 @@ async function say(ctx: BridgeContext, delivery: Delivery, msg: InboundMessage, 
   }
 }
 
-async function handleCommand(ctx: BridgeContext, cmd: 'reset' | 'stop', msg: InboundMessage, key: string, delivery: Delivery): Promise<void> {
+/** `rules`: the thread's "Allow for this thread" rules, who set them and when. */
+async function listRules(ctx: BridgeContext, msg: InboundMessage, key: string, delivery: Delivery): Promise<void> {
+  const rules = await ctx.rules.list(key);
+  if (rules.length === 0) {
+    await say(ctx, delivery, msg, 'No permission rules in this thread. "Allow for this thread" on a prompt adds one.', 'info');
+    return;
+  }
+  const lines = rules.map((r) => `• \`${describeRule(r.rule)}\` set by @${r.setBy.name ?? r.setBy.id} at ${new Date(r.setAt).toISOString().replace('T', ' ').slice(0, 16)} UTC`);
+  await say(ctx, delivery, msg, `Permission rules in this thread (matching requests are allowed without asking):\n${lines.join('\n')}\nType \`rules clear\` to remove them.`, 'info');
+}
+
+async function handleCommand(ctx: BridgeContext, cmd: BridgeCommand, msg: InboundMessage, key: string, delivery: Delivery): Promise<void> {
   const log = ctx.logger.child({ platform: msg.platform, conversation: key, user: msg.user.id, command: cmd });
   if (cmd === 'reset') {
     ctx.generations.set(key, (ctx.generations.get(key) ?? 0) + 1);
     // delete() is false both for "nothing stored" and for a store failure (logged by the store).
-    const existed = await ctx.store.delete(msg.conversation, msg.platform);
-    log.info({ existed }, 'session reset');
-    await say(ctx, delivery, msg, 'Started a fresh session: the next message begins a new conversation with the agent.', 'success');
+    const [existed, rules] = await Promise.all([
+      ctx.store.delete(msg.conversation, msg.platform),
+      ctx.rules.clear(key),
+      ctx.notices.forget(key, AUTO_APPROVE_NOTICE),
+    ]);
+    log.info({ existed, rulesCleared: rules }, 'session reset');
+    const also = rules > 0 ? ` The thread's ${rules} permission rule${rules === 1 ? ' is' : 's are'} gone too.` : '';
+    await say(ctx, delivery, msg, `Started a fresh session: the next message begins a new conversation with the agent.${also}`, 'success');
+    return;
+  }
+  if (cmd === 'rules') return listRules(ctx, msg, key, delivery);
+  if (cmd === 'rules-clear') {
+    const n = await ctx.rules.clear(key);
+    log.info({ rulesCleared: n }, 'permission rules cleared');
+    await say(ctx, delivery, msg, n > 0 ? `Removed ${n} permission rule${n === 1 ? '' : 's'}: the agent asks again.` : 'No permission rules in this thread.', 'success');
     return;
   }
   const turn = findStoppable(ctx, key);
@@ -94,13 +120,13 @@ export async function acceptMessage(ctx: BridgeContext, msg: InboundMessage): Pr
     await tidy(ctx, msg);
     return;
   }
-  await enqueue(ctx, msg, { surface, delivery, key, profile, profilePath: routed.profilePath });
+  await enqueue(ctx, msg, { surface, delivery, key, profile, profilePath: routed.profilePath, route: routed.route });
 }
 
 async function enqueue(
   ctx: BridgeContext,
   msg: InboundMessage,
-  t: { surface: Surface; delivery: Delivery; key: string; profile: Profile; profilePath: string },
+  t: { surface: Surface; delivery: Delivery; key: string; profile: Profile; profilePath: string; route?: RouteConfig },
 ): Promise<void> {
   const id = ctx.idFactory();
   const log = ctx.logger.child({ turn: id, platform: msg.platform, conversation: t.key, profile: t.profilePath, user: msg.user.id });
@@ -112,6 +138,7 @@ async function enqueue(
     delivery: t.delivery,
     profilePath: t.profilePath,
     profile: t.profile,
+    route: t.route,
     stopActionId: `stop-${ctx.idFactory()}`,
     log,
     enqueuedAt: ctx.now(),
@@ -121,6 +148,9 @@ async function enqueue(
       self.reply.setStatus(`queued: position ${position}`);
     },
   });
+  // Remembered in the store, so a restart does not announce it again in the same conversation.
+  // (A message refused as busy cannot be the conversation's first: its banner was shown.)
+  const banner = !t.profile.permission && (await ctx.notices.firstTime(t.key, AUTO_APPROVE_NOTICE)) ? BANNER_NO_PERMISSION : undefined;
   if (ctx.queue.offer(turn) === 'busy') {
     log.info({ queueDepth: ctx.config.queueDepth }, 'conversation busy; message refused');
     ctx.metrics.rejected('busy');
@@ -137,12 +167,6 @@ async function enqueue(
   ctx.queue.pump();
   const position = turn.state === 'queued' ? ctx.queue.positionOf(turn) : undefined;
   turn.showedQueued = position !== undefined;
-  let banner: string | undefined;
-  if (!t.profile.permission && !ctx.bannerShown.has(t.key)) {
-    banner = BANNER_NO_PERMISSION;
-    ctx.bannerShown.add(t.key);
-    if (ctx.bannerShown.size > MAX_BANNER_MEMORY) ctx.bannerShown.delete(ctx.bannerShown.values().next().value!);
-  }
   turn.reply = t.delivery.open(msg.conversation, {
     recipient: msg.user,
     stopActionId: t.surface.capabilities.buttons ? turn.stopActionId : undefined,

@@ -13,6 +13,12 @@ export interface RouteConfig {
   allowUsers?: string[];
   /** Channel ids allowed here; absent = every channel the bot is in. */
   allowChannels?: string[];
+  /** Who may answer prompts here besides the author and the bridge's `approvers` (user ids). */
+  approvers?: string[];
+  /** Approver groups here: Slack user group (subteam) ids, Discord role ids. */
+  approverGroups?: string[];
+  /** Permission prompt timeout here (overrides permission_timeout_secs; still below the turn timeout). */
+  approvalTimeoutSecs?: number;
   /** Platform-specific switches (e.g. discord `reply: inline`). */
   options?: Record<string, unknown>;
 }

@@ -1,5 +1,5 @@
 /** Bridge commands: the whole message (after the bot mention), trimmed, any case. */
-export type BridgeCommand = 'reset' | 'stop';
+export type BridgeCommand = 'reset' | 'stop' | 'rules' | 'rules-clear';
 
 const COMMANDS: Record<string, BridgeCommand> = {
   new: 'reset',
@@ -8,9 +8,13 @@ const COMMANDS: Record<string, BridgeCommand> = {
   '/reset': 'reset',
   stop: 'stop',
   '/stop': 'stop',
+  rules: 'rules',
+  '/rules': 'rules',
+  'rules clear': 'rules-clear',
+  '/rules clear': 'rules-clear',
 };
 
 export function parseCommand(text: string, attachmentCount = 0): BridgeCommand | undefined {
   if (attachmentCount > 0) return undefined;
-  return COMMANDS[text.trim().toLowerCase()];
+  return COMMANDS[text.trim().toLowerCase().replace(/\s+/g, ' ')];
 }

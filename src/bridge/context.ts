@@ -4,8 +4,10 @@ import type { Logger } from '../log.js';
 import type { Profile } from '../profile/index.js';
 import type { run } from '../runner/index.js';
 import type { BridgeConfig } from './api.js';
+import type { AuditTrail } from './audit.js';
 import type { Metrics } from './metrics.js';
 import type { PermissionBroker } from './permission-broker.js';
+import type { ConversationNotices, RuleStore } from './rule-store.js';
 import type { SessionStore } from './session-store.js';
 import type { Turn } from './turn.js';
 import type { TurnQueue } from './turn-queue.js';
@@ -31,8 +33,11 @@ export interface BridgeContext {
   ended: Map<string, true>;
   /** Conversation keys whose reset happened: generation counter, so a turn started before `new` does not save its session. */
   generations: Map<string, number>;
-  /** Conversations that already showed the "runs tools without asking" banner. */
-  bannerShown: Set<string>;
+  /** Thread permission rules, in the store. */
+  rules: RuleStore;
+  /** Once-per-conversation notices (the "runs tools without asking" banner), in the store. */
+  notices: ConversationNotices;
+  audit: AuditTrail;
   closing: boolean;
   updateGauges(): void;
 }

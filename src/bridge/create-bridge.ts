@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import Keyv from 'keyv';
 import { createDelivery as defaultCreateDelivery } from '../delivery/index.js';
 import type { Delivery } from '../delivery/types.js';
 import type { Surface } from '../delivery/surface.js';
@@ -10,12 +11,15 @@ import { acceptMessage } from './accept-message.js';
 import type { Bridge, BridgeConfig, BridgeStats } from './api.js';
 import type { ActionEvent } from './types.js';
 import type { BridgeContext, RunTurn } from './context.js';
+import { createAuditTrail, type AuditTrail } from './audit.js';
 import { createDeduper } from './dedupe.js';
+import { createKv, type KvStore } from './kv.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { INTERRUPTED_MESSAGE } from './outcome.js';
 import { createPermissionBroker } from './permission-broker.js';
 import { createProfileCache, type ProfileLoader } from './profile-cache.js';
-import { createSessionStore, guardSessionStore, type SessionStore } from './session-store.js';
+import { createConversationNotices, createRuleStore } from './rule-store.js';
+import { buildKeyv, createSessionStore, guardSessionStore, type SessionStore } from './session-store.js';
 import { handleStopAction } from './stop-control.js';
 import type { Turn } from './turn.js';
 import { createTurnQueue } from './turn-queue.js';
@@ -25,6 +29,11 @@ export interface CreateBridgeOptions {
   logger: Logger;
   /** Default: createSessionStore(config, logger). */
   store?: SessionStore;
+  /**
+   * Rules, notices and the audit trail. Default: the session store's keyv (the embedded file or
+   * Redis); with an injected `store` and no `kv`, an in-memory keyv.
+   */
+  kv?: KvStore;
   /** Default: runner run(). */
   runTurn?: RunTurn;
   /** Default: profile loadProfile(). */
@@ -45,6 +54,7 @@ export interface CreateBridgeOptions {
 export interface CoreBridge extends Bridge {
   readonly metrics: Metrics;
   readonly store: SessionStore;
+  readonly audit: AuditTrail;
 }
 
 export function createBridge(opts: CreateBridgeOptions): CoreBridge {
@@ -55,7 +65,11 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
   const makeDelivery = opts.createDelivery ?? defaultCreateDelivery;
   const metrics = opts.metrics ?? createMetrics();
   const dedupe = createDeduper({ ...opts.dedupe, now });
-  const store = opts.store ? guardSessionStore(opts.store, logger) : createSessionStore(config, logger);
+  const keyv = opts.store ? undefined : buildKeyv(config, logger.child({ component: 'session-store' }), 100);
+  const store = opts.store ? guardSessionStore(opts.store, logger) : createSessionStore(config, logger, { keyv });
+  const kv = opts.kv ?? createKv(keyv ?? new Keyv(), logger);
+  const rules = createRuleStore(kv);
+  const audit = createAuditTrail({ kv, logger, metrics });
   const profileLoader: ProfileLoader = opts.loadProfile ?? ((path) => defaultLoadProfile(path, { logger }));
 
   const surfaces = new Map<string, { surface: Surface; delivery: Delivery & { close?(): Promise<void> } }>();
@@ -64,7 +78,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     logger,
     store,
     runTurn: opts.runTurn ?? defaultRun,
-    broker: createPermissionBroker({ approvers: config.approvers, logger, idFactory: () => `perm-${idFactory()}` }),
+    broker: createPermissionBroker({ approvers: config.approvers, logger, idFactory: () => `perm-${idFactory()}`, rules, audit, now }),
     queue: createTurnQueue<Turn>({ maxConcurrent: config.maxConcurrent, queueDepth: config.queueDepth }),
     metrics,
     now,
@@ -74,7 +88,9 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     turns: new Map(),
     ended: new Map(),
     generations: new Map(),
-    bannerShown: new Set(),
+    rules,
+    notices: createConversationNotices(kv),
+    audit,
     closing: false,
     updateGauges() {
       metrics.setQueueDepth(ctx.queue.waiting);
@@ -102,6 +118,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
       await Promise.allSettled(left.map((t) => t.finishReply({ kind: 'interrupted', message: INTERRUPTED_MESSAGE })));
     }
     await ctx.broker.idle();
+    await audit.idle();
     for (const { delivery } of surfaces.values()) await delivery.close?.().catch((err: unknown) => logger.warn({ err }, 'delivery close failed'));
     await store.close();
     logger.info('bridge stopped');
@@ -125,6 +142,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     logger,
     metrics,
     store,
+    audit,
     attach(surface) {
       const delivery = makeDelivery(surface, { logger: logger.child({ platform: surface.platform }), now });
       ctx.surfaces.set(surface.platform, { surface, delivery });
@@ -151,6 +169,11 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
         }
       }
       await handleLocally({ ...ev, notifyPrivately: notify });
+    },
+    async handleFormSubmit(ev) {
+      const notify = (text: string) =>
+        ev.notifyPrivately(text).catch((err: unknown) => logger.warn({ err, platform: ev.platform }, 'could not notify the submitter'));
+      return ctx.broker.handleFormSubmit({ ...ev, notifyPrivately: notify });
     },
     async hasConversation(platform, conversation) {
       return (await store.get(conversation, platform)) !== undefined;

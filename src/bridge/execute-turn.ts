@@ -8,7 +8,7 @@ const REMEMBER_ENDED = 5000;
 
 /** Permission prompts time out before the turn's own timeout (what is left of it, minus a margin). */
 export function permissionTimeoutMs(ctx: BridgeContext, turn: Turn): number {
-  const configured = ctx.config.permissionTimeoutSecs * 1000;
+  const configured = (turn.route?.approvalTimeoutSecs ?? ctx.config.permissionTimeoutSecs) * 1000;
   const turnMs = turn.profile.timeoutSecs * 1000;
   if (!(turnMs > 0) || turn.startedAt === undefined) return configured;
   const left = turnMs - (ctx.now() - turn.startedAt);
@@ -103,7 +103,12 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
               request,
               signal,
               timeoutMs: permissionTimeoutMs(ctx, turn),
+              approvers: {
+                users: [...ctx.config.approvers, ...(turn.route?.approvers ?? [])],
+                groups: turn.route?.approverGroups ?? [],
+              },
               log,
+              onAutoAllowed: (line) => turn.reply?.addNotice(`_${line}_`),
               beforePost: async () => turn.reply?.posted(),
               onPosted: () => turn.reply?.continueBelow(),
             });

@@ -1,3 +1,25 @@
+const SHELL_SIDE_KEYS = new Set(['command', 'description', 'timeout']);
+
+/**
+ * The command of a shell-like tool input ({command: "..."} plus at most a description and a
+ * timeout, as Claude Code's Bash sends it); undefined for every other input.
+ */
+export function shellCommandOf(input: Record<string, unknown>): string | undefined {
+  if (typeof input.command !== 'string') return undefined;
+  return Object.keys(input).every((k) => SHELL_SIDE_KEYS.has(k)) ? input.command : undefined;
+}
+
+/** The whole input as people read it: the command for shell tools, pretty JSON otherwise. */
+export function inputAsText(input: Record<string, unknown>): string {
+  const command = shellCommandOf(input);
+  if (command !== undefined) return command;
+  try {
+    return JSON.stringify(input, null, 2) ?? String(input);
+  } catch {
+    return String(input);
+  }
+}
+
 /** Longest tool input shown in a prompt; the agent always gets the full input. */
 export const PREVIEW_MAX_CHARS = 2500;
 
@@ -6,17 +28,7 @@ export const PREVIEW_MAX_CHARS = 2500;
  * otherwise pretty JSON. Truncated for display only, with a note saying so.
  */
 export function formatInputPreview(input: Record<string, unknown>, max = PREVIEW_MAX_CHARS): string {
-  let text: string;
-  const keys = Object.keys(input);
-  if (typeof input.command === 'string' && keys.every((k) => k === 'command' || k === 'description' || k === 'timeout')) {
-    text = input.command;
-  } else {
-    try {
-      text = JSON.stringify(input, null, 2) ?? String(input);
-    } catch {
-      text = String(input);
-    }
-  }
+  const text = inputAsText(input);
   if (text.length <= max) return text;
   let cut = text.slice(0, max);
   const last = cut.charCodeAt(cut.length - 1);

@@ -1,7 +1,11 @@
+import { Counter, Gauge, Histogram, Registry, Summary, collectDefaultMetrics } from 'prom-client';
 import type { DeliveryStats } from '../delivery/types.js';
 
 /** Turn duration histogram buckets, in seconds. */
 export const DURATION_BUCKETS = [0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800] as const;
+
+/** Permission decision latency buckets, in seconds (a rule answers at once; people take seconds to minutes). */
+export const DECISION_BUCKETS = [0.01, 1, 5, 15, 30, 60, 120, 300, 600, 1800] as const;
 
 /** Counters and gauges the bridge keeps; render() gives Prometheus text format (served at /metrics). */
 export interface Metrics {
@@ -14,90 +18,95 @@ export interface Metrics {
   deliveryStats(platform: string, stats: DeliveryStats): void;
   /** Time a turn waited for its slot. */
   queueWait(ms: number): void;
+  /** A permission request was answered (allow / deny) by a person, a rule, a timeout or an expiry. */
+  permissionDecision(decision: string, source: string, latencyMs: number): void;
   turnsByOutcome(): Record<string, number>;
-  render(): string;
+  /** Prometheus text format (version 0.0.4) of every metric in the registry. */
+  render(): Promise<string>;
+  /** The prom-client registry: a module adding its own metrics registers them here. */
+  readonly registry: Registry;
+  /** The Content-Type header for render()'s text. */
+  readonly contentType: string;
 }
 
-const esc = (v: string) => v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
-const num = (n: number) => (Number.isFinite(n) ? String(Math.round(n * 1e6) / 1e6) : n > 0 ? '+Inf' : '-Inf');
+export interface MetricsOptions {
+  /**
+   * prom-client's default Node metrics (process_*, nodejs_*: memory, CPU, event-loop lag, GC,
+   * handles) that dashboards expect. Off by default so tests that build many bridges do not
+   * each install a GC observer; the service (main.ts) turns it on.
+   */
+  processMetrics?: boolean;
+}
 
-export function createMetrics(): Metrics {
-  const turns = new Map<string, number>();
-  const rejections = new Map<string, number>();
-  const buckets: number[] = DURATION_BUCKETS.map(() => 0);
-  let durCount = 0;
-  let durSum = 0;
-  let waitCount = 0;
-  let waitSum = 0;
-  let queueDepth = 0;
-  let activeAgents = 0;
-  const perPlatform = new Map<string, { posts: number; edits: number; rateLimitWaits: number; replies: number }>();
-  const inc = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
-
-  function counter(lines: string[], name: string, help: string, label: string, values: Map<string, number>): void {
-    lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} counter`);
-    for (const [k, v] of [...values].sort(([a], [b]) => a.localeCompare(b))) lines.push(`${name}{${label}="${esc(k)}"} ${v}`);
-  }
+/**
+ * The bridge's metrics on a prom-client Registry of its own (not the global one, so two bridges
+ * in one process, as in tests, never collide). Metric names are the ones /metrics served before
+ * prom-client; the delivery series keep their `platform` label.
+ */
+export function createMetrics(opts: MetricsOptions = {}): Metrics {
+  const registry = new Registry();
+  if (opts.processMetrics) collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  const turns = new Counter({ name: 'turnbridge_turns_total', help: 'Turns finished, by outcome.', labelNames: ['outcome'], registers });
+  const outcomes = new Map<string, number>();
+  const rejections = new Counter({
+    name: 'turnbridge_messages_rejected_total', help: 'Messages refused before they became a turn, by reason.', labelNames: ['reason'], registers,
+  });
+  const duration = new Histogram({
+    name: 'turnbridge_turn_duration_seconds', help: 'Time from a turn start to its end.', buckets: [...DURATION_BUCKETS], registers,
+  });
+  // A summary without quantiles: _sum and _count only, as before.
+  const wait = new Summary({ name: 'turnbridge_queue_wait_seconds', help: 'Time turns waited for a free agent slot.', percentiles: [], registers });
+  const queueDepth = new Gauge({ name: 'turnbridge_queue_depth', help: 'Turns waiting to start.', registers });
+  const activeAgents = new Gauge({ name: 'turnbridge_active_agents', help: 'Agent processes running now.', registers });
+  const perPlatform = (name: string, help: string) => new Counter({ name, help, labelNames: ['platform'], registers });
+  const posts = perPlatform('turnbridge_message_posts_total', 'Messages posted by live replies, by platform.');
+  const edits = perPlatform('turnbridge_message_edits_total', 'Message edits sent by live replies, by platform.');
+  const rateLimitWaits = perPlatform('turnbridge_rate_limit_waits_total', 'Platform rate-limit answers (429) honoured, by platform.');
+  const replies = perPlatform('turnbridge_replies_total', 'Live replies finished, by platform.');
+  // Names and buckets as issue #13 (approvals) defines them, so its calls land here unchanged.
+  const decisions = new Counter({
+    name: 'turnbridge_permission_decisions_total', help: 'Permission requests answered, by decision and by how.', labelNames: ['decision', 'source'], registers,
+  });
+  const decisionTime = new Histogram({
+    name: 'turnbridge_permission_decision_seconds', help: 'Time from a permission request to its decision.', buckets: [...DECISION_BUCKETS], registers,
+  });
 
   return {
+    registry,
+    contentType: registry.contentType,
     turnFinished(outcome, durationMs) {
-      inc(turns, outcome);
-      if (durationMs === undefined) return;
-      const s = durationMs / 1000;
-      durCount++;
-      durSum += s;
-      DURATION_BUCKETS.forEach((le, i) => {
-        if (s <= le) buckets[i]!++;
-      });
+      turns.inc({ outcome });
+      outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+      if (durationMs !== undefined) duration.observe(durationMs / 1000);
     },
     rejected(reason) {
-      inc(rejections, reason);
+      rejections.inc({ reason });
     },
     setQueueDepth(n) {
-      queueDepth = n;
+      queueDepth.set(n);
     },
     setActiveAgents(n) {
-      activeAgents = n;
+      activeAgents.set(n);
     },
     deliveryStats(platform, stats) {
-      const p = perPlatform.get(platform) ?? { posts: 0, edits: 0, rateLimitWaits: 0, replies: 0 };
-      p.posts += stats.posts;
-      p.edits += stats.edits;
-      p.rateLimitWaits += stats.rateLimitWaits;
-      p.replies++;
-      perPlatform.set(platform, p);
+      posts.inc({ platform }, stats.posts);
+      edits.inc({ platform }, stats.edits);
+      rateLimitWaits.inc({ platform }, stats.rateLimitWaits);
+      replies.inc({ platform });
     },
     queueWait(ms) {
-      waitCount++;
-      waitSum += ms / 1000;
+      wait.observe(ms / 1000);
+    },
+    permissionDecision(decision, source, latencyMs) {
+      decisions.inc({ decision, source });
+      decisionTime.observe(Math.max(0, latencyMs) / 1000);
     },
     turnsByOutcome() {
-      return Object.fromEntries(turns);
+      return Object.fromEntries(outcomes);
     },
     render() {
-      const lines: string[] = [];
-      counter(lines, 'turnbridge_turns_total', 'Turns finished, by outcome.', 'outcome', turns);
-      counter(lines, 'turnbridge_messages_rejected_total', 'Messages refused before they became a turn, by reason.', 'reason', rejections);
-      lines.push('# HELP turnbridge_turn_duration_seconds Time from a turn start to its end.', '# TYPE turnbridge_turn_duration_seconds histogram');
-      DURATION_BUCKETS.forEach((le, i) => lines.push(`turnbridge_turn_duration_seconds_bucket{le="${le}"} ${buckets[i]}`));
-      lines.push(`turnbridge_turn_duration_seconds_bucket{le="+Inf"} ${durCount}`);
-      lines.push(`turnbridge_turn_duration_seconds_sum ${num(durSum)}`, `turnbridge_turn_duration_seconds_count ${durCount}`);
-      lines.push('# HELP turnbridge_queue_wait_seconds Time turns waited for a free agent slot.', '# TYPE turnbridge_queue_wait_seconds summary');
-      lines.push(`turnbridge_queue_wait_seconds_sum ${num(waitSum)}`, `turnbridge_queue_wait_seconds_count ${waitCount}`);
-      lines.push('# HELP turnbridge_queue_depth Turns waiting to start.', '# TYPE turnbridge_queue_depth gauge', `turnbridge_queue_depth ${queueDepth}`);
-      lines.push('# HELP turnbridge_active_agents Agent processes running now.', '# TYPE turnbridge_active_agents gauge', `turnbridge_active_agents ${activeAgents}`);
-      const platforms = [...perPlatform].sort(([a], [b]) => a.localeCompare(b));
-      const series = [
-        ['turnbridge_message_posts_total', 'Messages posted by live replies, by platform.', 'posts'],
-        ['turnbridge_message_edits_total', 'Message edits sent by live replies, by platform.', 'edits'],
-        ['turnbridge_rate_limit_waits_total', 'Platform rate-limit answers (429) honoured, by platform.', 'rateLimitWaits'],
-        ['turnbridge_replies_total', 'Live replies finished, by platform.', 'replies'],
-      ] as const;
-      for (const [name, help, field] of series) {
-        lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} counter`);
-        for (const [platform, p] of platforms) lines.push(`${name}{platform="${esc(platform)}"} ${p[field]}`);
-      }
-      return `${lines.join('\n')}\n`;
+      return registry.metrics();
     },
   };
 }

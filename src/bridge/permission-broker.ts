@@ -1,10 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import type { Conversation, MessageRef, PermissionPromptView, PromptState, Surface, UserRef } from '../delivery/surface.js';
+import type { Conversation, MessageRef, PermissionPromptView, PromptHow, PromptState, Surface, UserRef } from '../delivery/surface.js';
 import type { Logger } from '../log.js';
 import type { PermissionDecision, PermissionRequest } from '../protocol/types.js';
-import { mayDecide, mention } from './approvers.js';
-import { formatInputPreview } from './input-preview.js';
-import type { ActionEvent } from './types.js';
+import { mayDecideWithGroups, mention, type ApproverPolicy } from './approvers.js';
+import { inputDigest, type AuditTrail, type DecisionSource } from './audit.js';
+import { conversationKey } from './conversation-key.js';
+import { PREVIEW_MAX_CHARS, formatInputPreview, inputAsText } from './input-preview.js';
+import { autoAllowLine, describeRule, ruleFor, type PermissionRule } from './permission-rules.js';
+import { editForm, editable, readEdit, readReason, reasonForm, viewForm } from './prompt-forms.js';
+import type { RuleStore } from './rule-store.js';
+import type { ActionEvent, FormAnswer, FormSubmitEvent } from './types.js';
 
 export interface PromptRequest {
   turnId: string;
@@ -18,17 +23,23 @@ export interface PromptRequest {
   /** Answer deny after this long. */
   timeoutMs: number;
   log: Logger;
+  /** Who may decide besides the author (default: the broker's approvers). */
+  approvers?: ApproverPolicy;
   /** Wait for this before posting the prompt (the turn's live reply lands first). */
   beforePost?: () => Promise<unknown>;
   /** The prompt was posted (the turn's live reply then continues below it). */
   onPosted?: () => void;
+  /** A thread rule answered the request without a prompt: the line the reply shows. */
+  onAutoAllowed?: (line: string) => void;
 }
 
 export interface PermissionBroker {
-  /** Show a prompt and resolve with the first valid decision, a timeout deny, or an expiry deny. */
+  /** Answer from a thread rule, or show a prompt and resolve with the first valid decision, a timeout deny, or an expiry deny. */
   request(req: PromptRequest): Promise<PermissionDecision>;
-  /** An Allow / Deny click. Unknown or settled ids are answered privately. */
+  /** A prompt click. Unknown or settled ids are answered privately. */
   handleAction(ev: ActionEvent): Promise<void>;
+  /** A submitted reason or edited input. */
+  handleFormSubmit(ev: FormSubmitEvent): Promise<FormAnswer>;
   /** The turn ended: its open prompts show "expired". */
   expireTurn(turnId: string, note?: string): void;
   /** Every open prompt shows "expired" (shutdown). */
@@ -46,6 +57,10 @@ export interface PermissionBrokerOptions {
   idFactory?: () => string;
   /** How many settled prompt ids are remembered for "already decided" answers (default 1000). */
   rememberSettled?: number;
+  /** Thread rules ("Allow for this thread"); absent = that choice is not offered. */
+  rules?: RuleStore;
+  audit?: AuditTrail;
+  now?: () => number;
 }
 
 interface OpenPrompt {
@@ -53,6 +68,11 @@ interface OpenPrompt {
   turnId: string;
   surface: Surface;
   author: UserRef;
+  request: PermissionRequest;
+  conversationKey: string;
+  policy: ApproverPolicy;
+  rule: PermissionRule;
+  createdAt: number;
   view: PermissionPromptView;
   ref?: Promise<MessageRef | undefined>;
   timer?: NodeJS.Timeout;
@@ -62,29 +82,66 @@ interface OpenPrompt {
   chain: Promise<void>;
 }
 
+interface Settlement {
+  state: PromptState;
+  source: DecisionSource;
+  decidedBy?: UserRef;
+  note?: string;
+  how?: PromptHow;
+  reason?: string;
+  rule?: string;
+  editedInput?: Record<string, unknown>;
+}
+
 const EXPIRED_NOTE = 'the turn ended before anyone decided';
 
 export function createPermissionBroker(opts: PermissionBrokerOptions): PermissionBroker {
   const idFactory = opts.idFactory ?? (() => `perm-${randomUUID()}`);
+  const now = opts.now ?? Date.now;
   const open = new Map<string, OpenPrompt>();
   const settled = new Map<string, { state: PromptState; decidedBy?: UserRef }>();
   const maxSettled = opts.rememberSettled ?? 1000;
   const inFlight = new Set<Promise<void>>();
+  const defaultPolicy: ApproverPolicy = { users: opts.approvers, groups: [] };
 
   function track(p: Promise<void>): void {
     inFlight.add(p);
     void p.finally(() => inFlight.delete(p));
   }
 
-  function settle(p: OpenPrompt, state: PromptState, decision: PermissionDecision, extra: { decidedBy?: UserRef; note?: string } = {}): void {
+  function settle(p: OpenPrompt, decision: PermissionDecision, s: Settlement): void {
     if (!open.delete(p.id)) return;
     clearTimeout(p.timer);
-    settled.set(p.id, { state, decidedBy: extra.decidedBy });
+    settled.set(p.id, { state: s.state, decidedBy: s.decidedBy });
     while (settled.size > maxSettled) settled.delete(settled.keys().next().value!);
-    p.view = { ...p.view, state, decidedBy: extra.decidedBy, note: extra.note };
-    const view = p.view;
-    p.log.info({ promptId: p.id, tool: view.toolName, state, decidedBy: extra.decidedBy?.id }, 'permission settled');
+    const decidedAt = now();
+    p.view = {
+      ...p.view,
+      state: s.state,
+      decidedBy: s.decidedBy,
+      note: s.note,
+      how: s.how,
+      reason: s.reason,
+      decidedAt,
+      ...(s.editedInput ? { inputPreview: formatInputPreview(s.editedInput) } : {}),
+    };
+    opts.audit?.record({
+      at: decidedAt,
+      platform: p.surface.platform,
+      conversation: p.conversationKey,
+      ...(s.decidedBy ? { user: { id: s.decidedBy.id, ...(s.decidedBy.name ? { name: s.decidedBy.name } : {}) } } : {}),
+      tool: p.request.toolName,
+      inputDigest: inputDigest(p.request.input),
+      ...(s.editedInput ? { editedDigest: inputDigest(s.editedInput) } : {}),
+      decision: decision.behavior,
+      source: s.source,
+      ...(s.rule ? { rule: s.rule } : {}),
+      latencyMs: decidedAt - p.createdAt,
+      promptId: p.id,
+      turnId: p.turnId,
+    });
     p.resolve(decision);
+    const view = p.view;
     const update = p.chain.then(async () => {
       const ref = await p.ref;
       if (!ref) return;
@@ -98,79 +155,194 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
     track(update);
   }
 
-  return {
-    request(req) {
-      const id = idFactory();
-      const log = req.log.child({ promptId: id });
-      const view: PermissionPromptView = {
-        promptId: id,
-        toolName: req.request.toolName,
-        description: req.request.description,
-        inputPreview: formatInputPreview(req.request.input),
-        state: 'pending',
+  async function mayDecide(p: OpenPrompt, user: UserRef): Promise<boolean> {
+    return mayDecideWithGroups(user, p.author, p.policy, p.surface.groupMembers?.bind(p.surface));
+  }
+
+  function refusal(p: OpenPrompt): string {
+    return `Only ${mention(p.author)} or an approver can answer this request.`;
+  }
+
+  function closedText(id: string): string {
+    const done = settled.get(id);
+    if (done?.state === 'allowed' || done?.state === 'denied') return `This request was already ${done.state} by ${mention(done.decidedBy)}.`;
+    if (done?.state === 'timeout') return 'This permission request timed out and was denied.';
+    return 'This permission request has expired; nothing was changed.';
+  }
+
+  async function ruleAnswer(req: PromptRequest, key: string): Promise<PermissionDecision | undefined> {
+    if (!opts.rules) return undefined;
+    const hit = await opts.rules.find(key, req.request.toolName, req.request.input);
+    if (!hit) return undefined;
+    const line = autoAllowLine(hit);
+    opts.audit?.record({
+      at: now(),
+      platform: req.surface.platform,
+      conversation: key,
+      tool: req.request.toolName,
+      inputDigest: inputDigest(req.request.input),
+      decision: 'allow',
+      source: 'rule',
+      rule: describeRule(hit.rule),
+      ruleSetBy: { id: hit.setBy.id, ...(hit.setBy.name ? { name: hit.setBy.name } : {}) },
+      latencyMs: 0,
+      turnId: req.turnId,
+    });
+    req.onAutoAllowed?.(line);
+    return { behavior: 'allow' };
+  }
+
+  function show(req: PromptRequest, key: string): Promise<PermissionDecision> {
+    const id = idFactory();
+    const log = req.log.child({ promptId: id });
+    const policy = req.approvers ?? defaultPolicy;
+    const rule = ruleFor(req.request.toolName, req.request.input);
+    const preview = formatInputPreview(req.request.input);
+    const createdAt = now();
+    const view: PermissionPromptView = {
+      promptId: id,
+      toolName: req.request.toolName,
+      description: req.request.description,
+      inputPreview: preview,
+      state: 'pending',
+      ...(opts.rules ? { rule: describeRule(rule) } : {}),
+      ...(inputAsText(req.request.input).length > PREVIEW_MAX_CHARS ? { truncated: true } : {}),
+      editable: editable(req.request),
+      deciders: { author: req.author, users: [...policy.users], groups: [...policy.groups] },
+      expiresAt: createdAt + Math.max(0, req.timeoutMs),
+    };
+    return new Promise<PermissionDecision>((resolve) => {
+      const p: OpenPrompt = {
+        id, turnId: req.turnId, surface: req.surface, author: req.author, request: req.request, conversationKey: key, policy, rule,
+        createdAt, view, resolve, log, chain: Promise.resolve(),
       };
-      if (req.signal.aborted) return Promise.resolve({ behavior: 'deny', message: 'The turn ended before the request was shown.' });
-      return new Promise<PermissionDecision>((resolve) => {
-        const p: OpenPrompt = { id, turnId: req.turnId, surface: req.surface, author: req.author, view, resolve, log, chain: Promise.resolve() };
-        open.set(id, p);
-        log.info({ tool: view.toolName, timeoutMs: Math.round(req.timeoutMs) }, 'permission requested');
-        log.debug({ input: req.request.input }, 'permission input');
-        const ready = req.beforePost ? req.beforePost().catch(() => undefined) : Promise.resolve();
-        p.ref = ready.then(() => req.surface.postPrompt(req.conversation, view)).then(
-          (ref) => {
-            req.onPosted?.();
-            return ref;
-          },
-          (err: unknown) => {
-            log.error({ err }, 'could not show the permission prompt; answering deny');
-            settle(p, 'expired', { behavior: 'deny', message: 'The bridge could not show the permission prompt to the user.' });
-            return undefined;
-          },
-        );
-        track(p.ref.then(() => undefined));
-        p.timer = setTimeout(() => {
-          const mins = req.timeoutMs >= 60_000 ? `${Math.round(req.timeoutMs / 60_000)} min` : `${Math.round(req.timeoutMs / 1000)} s`;
-          settle(p, 'timeout', { behavior: 'deny', message: `No one answered the permission request within ${mins}; denied.` }, {
-            note: `timed out after ${mins}: denied`,
-          });
-        }, Math.max(0, req.timeoutMs));
-        req.signal.addEventListener('abort', () => settle(p, 'expired', { behavior: 'deny', message: 'The turn ended.' }, { note: EXPIRED_NOTE }), { once: true });
-      });
+      open.set(id, p);
+      log.info({ tool: view.toolName, timeoutMs: Math.round(req.timeoutMs) }, 'permission requested');
+      log.debug({ input: req.request.input }, 'permission input');
+      const ready = req.beforePost ? req.beforePost().catch(() => undefined) : Promise.resolve();
+      p.ref = ready.then(() => req.surface.postPrompt(req.conversation, view)).then(
+        (ref) => {
+          req.onPosted?.();
+          return ref;
+        },
+        (err: unknown) => {
+          log.error({ err }, 'could not show the permission prompt; answering deny');
+          settle(p, { behavior: 'deny', message: 'The bridge could not show the permission prompt to the user.' }, { state: 'expired', source: 'unavailable' });
+          return undefined;
+        },
+      );
+      track(p.ref.then(() => undefined));
+      p.timer = setTimeout(() => {
+        const mins = req.timeoutMs >= 60_000 ? `${Math.round(req.timeoutMs / 60_000)} min` : `${Math.round(req.timeoutMs / 1000)} s`;
+        settle(p, { behavior: 'deny', message: `No one answered the permission request within ${mins}; denied.` }, {
+          state: 'timeout', source: 'timeout', note: `timed out after ${mins}: denied`,
+        });
+      }, Math.max(0, req.timeoutMs));
+      req.signal.addEventListener('abort', () => settle(p, { behavior: 'deny', message: 'The turn ended.' }, { state: 'expired', source: 'expired', note: EXPIRED_NOTE }), { once: true });
+    });
+  }
+
+  async function allowForThread(p: OpenPrompt, user: UserRef, notify: (t: string) => Promise<void>): Promise<void> {
+    const label = describeRule(p.rule);
+    const saved = opts.rules ? await opts.rules.add(p.conversationKey, { rule: p.rule, setBy: user, setAt: now() }) : false;
+    if (!open.has(p.id)) return;
+    if (!saved) {
+      p.log.warn({ rule: label }, 'could not store the thread rule; allowing once');
+      settle(p, { behavior: 'allow' }, { state: 'allowed', source: 'once', how: 'once', decidedBy: user });
+      await notify(`Allowed once: the rule ${label} could not be saved, so the next request will ask again.`);
+      return;
+    }
+    settle(p, { behavior: 'allow' }, { state: 'allowed', source: 'thread', how: 'thread', decidedBy: user, rule: label });
+  }
+
+  return {
+    async request(req) {
+      if (req.signal.aborted) return { behavior: 'deny', message: 'The turn ended before the request was shown.' };
+      const key = conversationKey(req.surface.platform, req.conversation);
+      const auto = await ruleAnswer(req, key);
+      if (auto) return auto;
+      if (req.signal.aborted) return { behavior: 'deny', message: 'The turn ended before the request was shown.' };
+      return show(req, key);
     },
 
     holds: (promptId) => open.has(promptId),
 
     async handleAction(ev) {
+      if (ev.action === 'stop') return;
       const p = open.get(ev.id);
       if (!p) {
-        const done = settled.get(ev.id);
-        let text = 'This permission request has expired; nothing was changed.';
-        if (done?.state === 'allowed' || done?.state === 'denied') {
-          text = `This request was already ${done.state} by ${mention(done.decidedBy)}.`;
-        } else if (done?.state === 'timeout') {
-          text = 'This permission request timed out and was denied.';
+        await ev.notifyPrivately(closedText(ev.id));
+        return;
+      }
+      if (ev.action === 'show_input') {
+        const form = viewForm(p.id, p.request);
+        if (ev.openForm) await ev.openForm(form);
+        else await ev.notifyPrivately(form.kind === 'view' ? form.text : '');
+        return;
+      }
+      if (!(await mayDecide(p, ev.user))) {
+        p.log.info({ user: ev.user.id, action: ev.action }, 'permission click refused: not the author or an approver');
+        await ev.notifyPrivately(refusal(p));
+        return;
+      }
+      switch (ev.action) {
+        case 'allow':
+          settle(p, { behavior: 'allow' }, { state: 'allowed', source: 'once', how: 'once', decidedBy: ev.user });
+          return;
+        case 'allow_thread':
+          if (!opts.rules) break;
+          await allowForThread(p, ev.user, ev.notifyPrivately);
+          return;
+        case 'deny':
+          settle(p, { behavior: 'deny', message: `Denied by ${mention(ev.user)}.` }, { state: 'denied', source: 'button', decidedBy: ev.user });
+          return;
+        case 'deny_reason':
+        case 'edit': {
+          if (ev.action === 'edit' && !p.view.editable) {
+            await ev.notifyPrivately('This input is too long to edit here; allow or deny it as it is.');
+            return;
+          }
+          if (!ev.openForm) {
+            await ev.notifyPrivately('This chat cannot show a form; use Allow or Deny.');
+            return;
+          }
+          await ev.openForm(ev.action === 'edit' ? editForm(p.id, p.request) : reasonForm(p.id, p.request.toolName));
+          return;
         }
-        await ev.notifyPrivately(text);
-        return;
       }
-      if (ev.action !== 'allow' && ev.action !== 'deny') return;
-      if (!mayDecide(ev.user, p.author, opts.approvers)) {
-        p.log.info({ user: ev.user.id }, 'permission click refused: not the author or an approver');
-        await ev.notifyPrivately(`Only ${mention(p.author)} or an approver can answer this request.`);
-        return;
+      await ev.notifyPrivately('That choice is not available here.');
+    },
+
+    async handleFormSubmit(ev) {
+      const p = open.get(ev.id);
+      if (!p) return { ok: false, error: closedText(ev.id) };
+      if (!(await mayDecide(p, ev.user))) {
+        p.log.info({ user: ev.user.id, form: ev.kind }, 'permission form refused: not the author or an approver');
+        return { ok: false, error: refusal(p) };
       }
-      if (ev.action === 'allow') settle(p, 'allowed', { behavior: 'allow' }, { decidedBy: ev.user });
-      else settle(p, 'denied', { behavior: 'deny', message: `Denied by ${mention(ev.user)}.` }, { decidedBy: ev.user });
+      if (ev.kind === 'reason') {
+        const r = readReason(ev.value);
+        if (!r.ok) return r;
+        settle(p, { behavior: 'deny', message: r.reason }, { state: 'denied', source: 'reason', how: 'reason', reason: r.reason, decidedBy: ev.user });
+        return { ok: true };
+      }
+      const e = readEdit(p.request, ev.value);
+      if (!e.ok) return e;
+      settle(p, e.decision, {
+        state: 'allowed', source: e.edited ? 'edited' : 'once', how: e.edited ? 'edited' : 'once', decidedBy: ev.user,
+        ...(e.decision.updatedInput ? { editedInput: e.decision.updatedInput } : {}),
+      });
+      return { ok: true };
     },
 
     expireTurn(turnId, note = EXPIRED_NOTE) {
       for (const p of [...open.values()]) {
-        if (p.turnId === turnId) settle(p, 'expired', { behavior: 'deny', message: 'The turn ended.' }, { note });
+        if (p.turnId === turnId) settle(p, { behavior: 'deny', message: 'The turn ended.' }, { state: 'expired', source: 'expired', note });
       }
     },
 
     expireAll(note = 'the bridge restarted') {
-      for (const p of [...open.values()]) settle(p, 'expired', { behavior: 'deny', message: 'The bridge is shutting down.' }, { note });
+      for (const p of [...open.values()]) settle(p, { behavior: 'deny', message: 'The bridge is shutting down.' }, { state: 'expired', source: 'expired', note });
     },
 
     async idle() {

@@ -7,6 +7,7 @@ import type { Conversation } from '../delivery/surface.js';
 import type { Logger } from '../log.js';
 import type { BridgeConfig } from './api.js';
 import { conversationKey } from './conversation-key.js';
+import { createGuardedOps } from './kv.js';
 
 /** What is kept per conversation. */
 export interface SessionRecord {
@@ -41,7 +42,8 @@ export interface SessionStoreOptions {
   writeDelayMs?: number;
 }
 
-function buildKeyv(config: BridgeConfig, logger: Logger, writeDelay: number): Keyv {
+/** The bridge's keyv: Redis when REDIS_URL is set, else the embedded file store in data_dir. */
+export function buildKeyv(config: BridgeConfig, logger: Logger, writeDelay: number): Keyv {
   if (config.redisUrl) {
     logger.info('session store: redis');
     const store = new KeyvRedis(config.redisUrl, { throwOnConnectError: false, connectionTimeout: 3000 });
@@ -58,30 +60,9 @@ export function createSessionStore(config: BridgeConfig, logger: Logger, opts: S
   const keyv = opts.keyv ?? buildKeyv(config, log, opts.writeDelayMs ?? 100);
   const timeoutMs = opts.opTimeoutMs ?? 3000;
   const now = opts.now ?? Date.now;
-  const pending = new Set<Promise<unknown>>();
+  const ops = createGuardedOps(log, timeoutMs, 'the turn goes on without a stored session');
   keyv.on('error', (err: unknown) => log.error({ err }, 'session store error'));
-
-  /** Run a store operation; on failure or timeout log and return the fallback. */
-  async function guarded<T>(op: string, key: string, fn: () => Promise<T>, fallback: T): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const work = fn();
-    pending.add(work);
-    const done = () => pending.delete(work);
-    work.then(done, done);
-    try {
-      return await Promise.race([
-        work,
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`session store ${op} took longer than ${timeoutMs} ms`)), timeoutMs);
-        }),
-      ]);
-    } catch (err) {
-      log.error({ err, op, key }, 'session store failed; the turn goes on without a stored session');
-      return fallback;
-    } finally {
-      clearTimeout(timer);
-    }
-  }
+  const guarded = ops.run;
 
   return {
     async get(conversation, platform) {
@@ -104,7 +85,7 @@ export function createSessionStore(config: BridgeConfig, logger: Logger, opts: S
       return guarded('delete', key, () => keyv.delete(key), false);
     },
     async close() {
-      await Promise.allSettled([...pending]);
+      await ops.drain();
       try {
         await keyv.disconnect();
       } catch (err) {

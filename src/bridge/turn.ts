@@ -2,6 +2,7 @@ import type { Delivery, DeliveryStats, LiveReply, ReplyOutcome } from '../delive
 import type { Surface, UserRef } from '../delivery/surface.js';
 import type { Logger } from '../log.js';
 import type { Profile } from '../profile/index.js';
+import type { RouteConfig } from './api.js';
 import type { QueueEntry } from './turn-queue.js';
 import type { InboundMessage } from './types.js';
 
@@ -16,6 +17,8 @@ export interface Turn extends QueueEntry {
   readonly delivery: Delivery;
   readonly profilePath: string;
   readonly profile: Profile;
+  /** The route that picked the profile (approvers, approval timeout); absent = the default profile. */
+  readonly route?: RouteConfig;
   readonly stopActionId: string;
   readonly log: Logger;
   readonly enqueuedAt: number;
@@ -47,6 +50,7 @@ export interface NewTurn {
   delivery: Delivery;
   profilePath: string;
   profile: Profile;
+  route?: RouteConfig;
   stopActionId: string;
   log: Logger;
   enqueuedAt: number;
@@ -65,6 +69,7 @@ export function createTurn(init: NewTurn): Turn {
     delivery: init.delivery,
     profilePath: init.profilePath,
     profile: init.profile,
+    ...(init.route ? { route: init.route } : {}),
     stopActionId: init.stopActionId,
     log: init.log,
     enqueuedAt: init.enqueuedAt,

@@ -21,17 +21,49 @@ export interface InboundMessage {
   notices?: string[];
 }
 
+/** The choices on a permission prompt. */
+export type PromptAction = 'allow' | 'allow_thread' | 'edit' | 'deny' | 'deny_reason' | 'show_input';
+export const PROMPT_ACTIONS: readonly PromptAction[] = ['allow', 'allow_thread', 'edit', 'deny', 'deny_reason', 'show_input'];
+
+/**
+ * A form the platform shows the clicker (a Slack modal, a Discord modal, a dialog on the local
+ * page). `reason` and `edit` come back as a FormSubmitEvent; `view` only shows text.
+ */
+export type PromptForm =
+  | { kind: 'reason'; promptId: string; title: string; label: string; toolName: string }
+  | { kind: 'edit'; promptId: string; title: string; label: string; toolName: string; initial: string; format: 'command' | 'json' }
+  | { kind: 'view'; promptId: string; title: string; toolName: string; text: string };
+
 /** A button click, decoded by the platform. */
 export interface ActionEvent {
   platform: string;
-  /** 'allow' | 'deny' for prompts, 'stop' for the Stop control. */
-  action: 'allow' | 'deny' | 'stop';
+  /** A prompt choice, or 'stop' for the Stop control. */
+  action: PromptAction | 'stop';
   /** The opaque id the core put in the button (promptId or stopActionId). */
   id: string;
   user: UserRef;
   /** Tell only the clicker something (ephemeral where the platform allows it). */
   notifyPrivately(text: string): Promise<void>;
+  /**
+   * Show the clicker a form. Slack and Discord must open it within 3 s of the click, so the
+   * core calls this before anything slow. Absent = the platform has no forms.
+   */
+  openForm?(form: PromptForm): Promise<void>;
 }
+
+/** A submitted reason / edited input form. */
+export interface FormSubmitEvent {
+  platform: string;
+  kind: 'reason' | 'edit';
+  /** The promptId the form was opened for. */
+  id: string;
+  value: string;
+  user: UserRef;
+  notifyPrivately(text: string): Promise<void>;
+}
+
+/** ok, or why the submission was refused (shown in the form where the platform can). */
+export type FormAnswer = { ok: true } | { ok: false; error: string };
 
 /** What the bridge core offers platforms. */
 export interface BridgeInbound {
@@ -39,6 +71,8 @@ export interface BridgeInbound {
   handleMessage(msg: InboundMessage): Promise<void>;
   /** Handle a button click. Resolves after the decision is recorded. */
   handleAction(ev: ActionEvent): Promise<void>;
+  /** Handle a submitted form (reason, edited input). Optional for test doubles. */
+  handleFormSubmit?(ev: FormSubmitEvent): Promise<FormAnswer>;
   /**
    * Whether the bridge holds an agent session for this conversation (so a thread the bot answered
    * before a restart still continues without a new mention). Optional for test doubles.

@@ -21,7 +21,7 @@ export function parseCommandArgs<O extends Options>(
   let parsed;
   try {
     parsed = parseArgs({
-      args: argv,
+      args: attachStringValues(argv, options),
       options: { ...options, help: { type: 'boolean', short: 'h' } },
       allowPositionals: true,
       strict: true,
@@ -36,6 +36,36 @@ export function parseCommandArgs<O extends Options>(
     if (count > positionals.max) throw usageError(command, `unexpected argument ${JSON.stringify(parsed.positionals[positionals.max])}`);
   }
   return parsed;
+}
+
+/**
+ * A string option always takes the next argument as its value, even one that starts with a
+ * dash (`--message -x`, `-m --json`), as `git commit -m -x` does; parseArgs alone calls that
+ * ambiguous. Rewritten to `--name=value`, which parseArgs accepts. `--` still ends options.
+ */
+export function attachStringValues(argv: readonly string[], options: Options): string[] {
+  const longOf = new Map<string, string>();
+  for (const [name, opt] of Object.entries(options)) {
+    if (opt.type !== 'string') continue;
+    longOf.set(`--${name}`, name);
+    if (opt.short) longOf.set(`-${opt.short}`, name);
+  }
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
+    const name = longOf.get(arg);
+    if (name !== undefined && i + 1 < argv.length) {
+      out.push(`--${name}=${argv[i + 1]!}`);
+      i++;
+    } else {
+      out.push(arg);
+    }
+  }
+  return out;
 }
 
 export function usageError(command: string, message: string): TurnbridgeError {

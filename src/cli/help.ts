@@ -1,12 +1,14 @@
 import { readFileSync } from 'node:fs';
 
-export type CommandName = 'run' | 'chat' | 'start';
+export type CommandName = 'run' | 'chat' | 'start' | 'doctor' | 'audit';
 
 const USAGE: Record<CommandName | 'main', string> = {
-  main: 'usage: turnbridge <run|chat|start> [options]   (turnbridge --help, turnbridge <command> --help)',
+  main: 'usage: turnbridge <run|chat|start|doctor|audit> [options]   (turnbridge --help, turnbridge <command> --help)',
   run: 'usage: turnbridge run <profile> --message TEXT [--session ID] [--session-name NAME] [--attach URL]... [--no-stream] [--json]',
   chat: 'usage: turnbridge chat <profile> [--session ID] [--session-name NAME] [--no-stream]',
   start: 'usage: turnbridge start [bridge options]',
+  doctor: 'usage: turnbridge doctor [--json] [--config FILE]',
+  audit: 'usage: turnbridge audit [--since 24h] [--json] [--config FILE]',
 };
 
 const HELP: Record<CommandName | 'main', string> = {
@@ -18,6 +20,8 @@ Commands:
   run <profile>     Run one turn of an agent and print its reply
   chat <profile>    Talk to an agent in the terminal, turn after turn
   start             Start the bridge (Slack, Discord, local)
+  doctor            Check the setup (tokens, scopes, intents, profiles, store, access) and say what to fix
+  audit             Print recent permission decisions (who allowed or denied what)
 
 Options:
   -h, --help        Show help (also after a command)
@@ -32,13 +36,15 @@ Examples:
 ${USAGE.run}
 
 Options:
-  -m, --message TEXT       The user message (required unless --attach is given)
+  -m, --message TEXT       The user message (required unless --attach is given); "-" reads it
+                           from stdin. A value may start with a dash (--message -x); -- ends options
   -s, --session ID         Continue this agent session (the id a previous turn printed)
       --session-name NAME  Human-readable session name (default "default")
   -a, --attach URL         Add an attachment; kind "image" for image extensions, else "file". Repeatable
       --no-stream          Ignore partial events for this run (profile streaming: false)
       --json               Print exactly one JSON object at the end instead of streaming:
-                           {"reply","session_id","error","exit_code","partials":[{"text","role"?}],"usage"?}
+                           {"reply","session_id","error","exit_code","partials":[{"text","role"?}],
+                            "notices":[string],"usage"?}  (notices always present)
   -h, --help               Show this help
 
 Output without --json: output partials go to stdout as they arrive, followed by the rest of
@@ -66,6 +72,20 @@ In the conversation:
   Ctrl-C      Cancel the running turn (at the prompt: press twice to leave)
 Permission requests are asked as "Allow? [y/N]"; anything but y/yes denies.
 `,
+  audit: `Print the recent permission decisions the bridge keeps in its store, oldest first.
+
+${USAGE.audit}
+
+Options:
+      --since WHEN     How far back: 90s, 30m, 2h, 7d, or a date (2026-12-01T09:00Z). Default 24h
+      --json           One JSON object per decision (at, platform, conversation, user, tool,
+                       inputDigest, editedDigest?, decision, source, rule?, ruleSetBy?, latencyMs)
+  -c, --config FILE    The bridge config file (default: TURNBRIDGE_CONFIG or ./turnbridge.yaml)
+  -h, --help           Show this help
+
+Reads the same store as the bridge (data_dir, or Redis when REDIS_URL is set) and changes
+nothing. The store keeps the last 1,000 decisions; the bridge log has one line for every one.
+`,
   start: `Start the bridge: connect the configured platforms and serve turns until stopped.
 
 ${USAGE.start}
@@ -73,7 +93,24 @@ ${USAGE.start}
 The configuration comes from the environment and the bridge config file; see the README and
 docs/operations.md. Stop with Ctrl-C or SIGTERM.
 `,
+  doctor: `Check the setup that \`turnbridge start\` would use and say what to fix.
+
+${USAGE.doctor}
+
+Options:
+  -c, --config FILE  The bridge config file (default ./turnbridge.yaml; TURNBRIDGE_CONFIG wins)
+      --json         Print one JSON object: {"ok","checks":[{"section","status","text","fix"?}]}
+  -h, --help         Show this help
+
+Reads the environment and ./.env as start does. For each platform with a token: the token, its
+scopes or intents, Socket Mode or the HTTP URL, channel membership or servers and permissions.
+Then each profile (loads, command found, CLI installed and logged in, cwd writable), the store
+(data directory writable or Redis reachable) and access and sandboxing.
+Each line is ✓ (fine), ! (works, with a risk) or ✗ (broken), with the fix under it.
+Exit status: 0 when nothing is ✗, 1 otherwise, 2 for bad arguments.
+`,
 };
+
 
 export function usageLine(command: CommandName | 'main'): string {
   return USAGE[command];

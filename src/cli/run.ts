@@ -35,7 +35,10 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   }
   const attachments = (values.attach ?? []).map(attachmentFromUrl);
   if (values.message === undefined && attachments.length === 0) throw usageError('run', 'missing --message TEXT');
-  if (!values.message && attachments.length === 0) throw usageError('run', '--message is empty and no --attach was given: an empty turn cannot be sent');
+  // `--message -` reads the message from stdin (as `git commit -F -`); `--message=-` too.
+  const fromStdin = values.message === '-';
+  const message = fromStdin ? await readAll(io.stdin) : values.message;
+  if (!message && attachments.length === 0) throw usageError('run', '--message is empty and no --attach was given: an empty turn cannot be sent');
   const json = values.json === true;
 
   const [{ loadProfile }, { run }] = await Promise.all([import('../profile/index.js'), import('../runner/index.js')]);
@@ -66,13 +69,14 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const printer = json ? undefined : streamPrinter(io);
   const handlers: RunHandlers = {
     onPartial: printer?.partial,
-    onPermissionRequest: (req, ctx) => askOnTerminal(req, ctx.signal, io),
+    // stdin already held the message: nobody is left there to answer a prompt.
+    onPermissionRequest: (req, ctx) => askOnTerminal(req, ctx.signal, io, fromStdin),
   };
   let result: RunResult;
   try {
     result = await run(
       profile,
-      { message: values.message ?? '', sessionId: values.session ?? '', sessionName: values['session-name'] ?? 'default', attachments },
+      { message: message ?? '', sessionId: values.session ?? '', sessionName: values['session-name'] ?? 'default', attachments },
       handlers,
       { signal: controller.signal, logger: createCliLogger(io), env: io.env },
     );
@@ -109,9 +113,9 @@ function streamPrinter(io: CliIo) {
 }
 
 /** y/n on the terminal; without a terminal on stdin nobody can answer, so deny. */
-function askOnTerminal(req: PermissionRequest, signal: AbortSignal, io: CliIo): Promise<PermissionDecision> {
+function askOnTerminal(req: PermissionRequest, signal: AbortSignal, io: CliIo, stdinUsed: boolean): Promise<PermissionDecision> {
   io.stderr.write(`\n${describePermissionRequest(req)}\n`);
-  if (io.stdin.isTTY !== true) {
+  if (io.stdin.isTTY !== true || stdinUsed) {
     io.stderr.write('no terminal on stdin to ask: denied\n');
     return Promise.resolve({ behavior: 'deny', message: 'no terminal to ask for approval' });
   }
@@ -128,4 +132,12 @@ function askOnTerminal(req: PermissionRequest, signal: AbortSignal, io: CliIo): 
       resolve(isYes(answer) ? { behavior: 'allow' } : { behavior: 'deny', message: 'denied on the terminal' });
     });
   });
+}
+
+/** All of stdin as UTF-8 (for `--message -`). */
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  let text = '';
+  stream.setEncoding('utf8');
+  for await (const chunk of stream) text += chunk as string;
+  return text;
 }

@@ -76,7 +76,26 @@ export interface PermissionPromptView {
   decidedBy?: UserRef;
   /** Extra line for timeout / expired states. */
   note?: string;
+  /** The rule "Allow for this thread" adds, e.g. `Bash(npm test:*)`; absent = that choice is not offered. */
+  rule?: string;
+  /** `inputPreview` was cut for display: offer "Show full input". */
+  truncated?: boolean;
+  /** "Edit and allow" is offered. */
+  editable?: boolean;
+  /** Who may decide: the author, approver user ids, approver group ids (Slack subteams, Discord roles). */
+  deciders?: { author: UserRef; users: string[]; groups: string[] };
+  /** When a pending prompt times out (ms since the epoch). */
+  expiresAt?: number;
+  /** When it was decided (ms since the epoch). */
+  decidedAt?: number;
+  /** How it was allowed or denied. */
+  how?: PromptHow;
+  /** The reason given with "Deny with a reason". */
+  reason?: string;
 }
+
+/** once / for this thread (rule) / with edited input / with a reason. */
+export type PromptHow = 'once' | 'thread' | 'edited' | 'reason';
 
 /** States shown on the user's own message (Slack / Discord reactions). */
 export type ReactionState = 'working' | 'success' | 'failure';
@@ -172,4 +191,9 @@ export interface SurfaceExtras {
   remove?(ref: MessageRef): Promise<void>;
   /** The budgets `remove` consumes. */
   removeBudgets?(conversation: Conversation): RateBudget[];
+  /**
+   * Members (user ids) of an approver group that the click does not carry (Slack user groups;
+   * Discord roles come with the member). Absent = groups are matched on UserRef.roles only.
+   */
+  groupMembers?(groupId: string): Promise<readonly string[]>;
 }

@@ -41,6 +41,8 @@ export interface HttpServer extends HttpMount {
   readonly port: number;
   /** Add a platform to /readyz. */
   addReadiness(source: ReadinessSource): void;
+  /** Add `key: fn()` to every /readyz body (details such as the start-up checks; the status code is unchanged). */
+  addReadyDetail(key: string, fn: () => unknown): void;
   /** /readyz answers 503 "shutting down" from now on. */
   setDraining(): void;
   /** Stop accepting, let requests finish for up to graceMs, then drop the rest (SSE streams). */
@@ -54,6 +56,7 @@ export function createHttpServer(opts: HttpServerOptions): HttpServer {
   const log = opts.logger;
   const mounts: Mounted[] = [];
   const sources: ReadinessSource[] = [];
+  const details = new Map<string, () => unknown>();
   const closeHooks: Array<() => void> = [];
   let draining = false;
   let boundUrl = '';
@@ -96,11 +99,15 @@ export function createHttpServer(opts: HttpServerOptions): HttpServer {
   }
 
   function readyz(res: ServerResponse): void {
-    if (draining) return sendJson(res, 503, { status: 'not ready', reason: 'shutting down', platforms: statuses() });
+    const extra: Record<string, unknown> = {};
+    for (const [key, fn] of details) {
+      try { extra[key] = fn(); } catch (err) { extra[key] = { error: (err as Error).message }; }
+    }
+    if (draining) return sendJson(res, 503, { status: 'not ready', reason: 'shutting down', platforms: statuses(), ...extra });
     const all = statuses();
     const notReady = all.filter((p) => p.state !== 'ready');
-    if (notReady.length === 0) return sendJson(res, 200, { status: 'ready', platforms: all });
-    sendJson(res, 503, { status: 'not ready', notReady, platforms: all });
+    if (notReady.length === 0) return sendJson(res, 200, { status: 'ready', platforms: all, ...extra });
+    sendJson(res, 503, { status: 'not ready', notReady, platforms: all, ...extra });
   }
 
   function statuses(): Array<{ name: string } & Record<string, unknown>> {
@@ -135,6 +142,7 @@ export function createHttpServer(opts: HttpServerOptions): HttpServer {
     },
     onClose(fn) { closeHooks.push(fn); },
     addReadiness(source) { sources.push(source); },
+    addReadyDetail(key, fn) { details.set(key, fn); },
     setDraining() { draining = true; },
     listen() {
       return new Promise((resolve, reject) => {

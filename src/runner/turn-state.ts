@@ -49,7 +49,11 @@ export class TurnState {
     if (e.sessionId !== undefined) this.noteSession(e.sessionId);
     switch (e.type) {
       case 'partial':
-        if (this.opts.streaming) this.forward(e.text, e.role);
+        // An empty partial ("text":"", a non-string text, or none; classify gives '' for all three)
+        // carries nothing to show. It is dropped, not forwarded: forwarding it would make it
+        // count as "a partial was forwarded", after which the spec forbids using result.text.
+        if (e.text === '') log?.debug('empty partial dropped');
+        else if (this.opts.streaming) this.forward(e.text, e.role);
         break;
       case 'result':
         if (this.result !== null) log?.warn('second result event ignored');
@@ -86,7 +90,7 @@ export class TurnState {
     this.keptBytes += Buffer.byteLength(text);
     const chunk: PartialChunk = role === undefined ? { text } : { text, role };
     this.partials.push(chunk);
-    if (role !== 'thinking' && text !== '') this.outputForwarded = true;
+    if (role !== 'thinking') this.outputForwarded = true;
     this.opts.onPartial?.(chunk);
   }
 

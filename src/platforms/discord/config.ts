@@ -4,6 +4,7 @@
  */
 import { TurnbridgeError, describeFieldError } from '../../errors.js';
 import type { BridgeConfig, RouteConfig } from '../../bridge/api.js';
+import type { ReadUnmentioned } from './message-content.js';
 
 export type ReplyMode = 'thread' | 'inline';
 
@@ -11,8 +12,11 @@ export interface DiscordConfig {
   token: string;
   /** REST base without the version (discord.js appends /v10); undefined = discord.com. */
   apiUrl?: string;
-  /** Ask for the privileged MessageContent intent and answer un-mentioned follow-ups in the bot's threads. */
-  readUnmentioned: boolean;
+  /**
+   * Answer un-mentioned follow-ups in the bot's threads (needs the privileged Message Content
+   * intent). 'auto' (default): ask for the intent when the application has it granted.
+   */
+  readUnmentioned: ReadUnmentioned;
   /** Ignore messages from other bots and webhooks (the bot's own messages are always ignored). */
   ignoreBots: boolean;
   /** Reactions on the user's message for turn state. */
@@ -55,6 +59,12 @@ function bool(section: Record<string, unknown>, key: string, fallback: boolean, 
   const v = section[key];
   if (v === undefined) return fallback;
   if (typeof v !== 'boolean') throw invalid(file, `discord.${key}`, v, 'true or false');
+  return v;
+}
+
+function boolOr(section: Record<string, unknown>, key: string, file: string | undefined, expected: string, hint: string): boolean {
+  const v = section[key];
+  if (typeof v !== 'boolean') throw invalid(file, `discord.${key}`, v, expected, hint);
   return v;
 }
 
@@ -146,7 +156,8 @@ export function parseDiscordConfig(config: BridgeConfig, env: NodeJS.ProcessEnv)
   return {
     token,
     apiUrl,
-    readUnmentioned: bool(section, 'read_unmentioned', false, file),
+    readUnmentioned: section.read_unmentioned === 'auto' ? 'auto' : section.read_unmentioned === undefined ? 'auto'
+      : boolOr(section, 'read_unmentioned', file, 'auto, true or false', 'auto asks for Message Content when the portal grants it'),
     ignoreBots: allowBots === undefined ? bool(section, 'ignore_bots', true, file) : !allowBots,
     reactions: bool(section, 'reactions', true, file),
     reply: section.reply === undefined ? 'thread' : replyMode(section.reply, 'discord.reply', file),

@@ -22,7 +22,8 @@ export function decodeMessageRef(id: string): { channelId: string; messageId: st
   return { channelId: id.slice(0, slash), messageId: id.slice(slash + 1) };
 }
 
-export type ButtonAction = 'allow' | 'deny' | 'stop';
+export type ButtonAction = 'allow' | 'allow_thread' | 'edit' | 'deny' | 'deny_reason' | 'show_input' | 'stop';
+export type FormKind = 'reason' | 'edit';
 const MAX_CUSTOM_ID = 100;
 
 /**
@@ -32,7 +33,7 @@ const MAX_CUSTOM_ID = 100;
 export class CustomIds {
   private readonly longIds = new Map<string, string>();
 
-  encode(action: ButtonAction, id: string): string {
+  encode(action: ButtonAction | `form-${FormKind}`, id: string): string {
     const plain = `tb:${action}:${id}`;
     if (plain.length <= MAX_CUSTOM_ID) return plain;
     const hash = createHash('sha256').update(id).digest('base64url').slice(0, 32);
@@ -41,9 +42,21 @@ export class CustomIds {
   }
 
   decode(customId: string): { action: ButtonAction; id: string } | undefined {
-    const m = /^tb:(allow|deny|stop)([:~])(.+)$/s.exec(customId);
+    const m = /^tb:(allow|allow_thread|edit|deny|deny_reason|show_input|stop)([:~])(.+)$/s.exec(customId);
     if (!m) return undefined;
     const id = m[2] === ':' ? m[3] : this.longIds.get(m[3]!);
     return id === undefined ? undefined : { action: m[1] as ButtonAction, id };
+  }
+
+  /** A modal's custom_id: `tb:form-<kind>:<promptId>`. */
+  encodeForm(kind: FormKind, id: string): string {
+    return this.encode(`form-${kind}`, id);
+  }
+
+  decodeForm(customId: string): { kind: FormKind; id: string } | undefined {
+    const m = /^tb:form-(reason|edit)([:~])(.+)$/s.exec(customId);
+    if (!m) return undefined;
+    const id = m[2] === ':' ? m[3] : this.longIds.get(m[3]!);
+    return id === undefined ? undefined : { kind: m[1] as FormKind, id };
   }
 }

@@ -12,6 +12,7 @@ import { replyModeFor, type DiscordConfig } from './config.js';
 import { INLINE_THREAD_PREFIX, encodeMessageRef } from './ids.js';
 import { readableText, threadName } from './mentions.js';
 import { toSurfaceError } from './surface.js';
+import { ENABLE_MESSAGE_CONTENT } from './message-content.js';
 
 export interface InboundOptions {
   client: Client;
@@ -20,6 +21,8 @@ export interface InboundOptions {
   /** Parent directory for per-turn attachment directories (default os tmpdir). */
   attachmentDir?: string;
   fetch?: typeof fetch;
+  /** Whether the gateway connection carries the Message Content intent (decided at start). */
+  messageContent(): boolean;
 }
 
 type Decision = { conversation: Conversation; notices: string[] } | { skip: string };
@@ -51,9 +54,9 @@ export function createMessageHandler(opts: InboundOptions, bridge: BridgeInbound
       const ours = ownThreads.has(channel.id) || channel.ownerId === botId;
       if (!ours) return { skip: 'not mentioned in a thread the bot did not start' };
       if (!msg.content && msg.attachments.size === 0) {
-        if (!cfg.readUnmentioned && !warnedContent) {
+        if (!opts.messageContent() && !warnedContent) {
           warnedContent = true;
-          logger.info('discord: a follow-up without a mention in a bot thread arrived without content; set discord.read_unmentioned: true and enable the Message Content intent to answer those (docs/discord.md)');
+          logger.info(`discord: a follow-up without a mention in a bot thread arrived without content (Message Content intent off); to answer those: ${ENABLE_MESSAGE_CONTENT} (docs/discord.md)`);
         }
         return { skip: 'empty content (Message Content intent off)' };
       }

@@ -3,6 +3,7 @@ export { createDiscordPlatform, type DiscordPlatformOptions } from './platform.j
 export { createLiveLimitFilter, type LiveLimitFilter } from './rate-limit-filter.js';
 export { parseDiscordConfig, replyModeFor, type DiscordConfig, type ReplyMode } from './config.js';
 export { createDiscordSurface, toSurfaceError, type DiscordSurface, type DiscordSurfaceOptions } from './surface.js';
-export { renderMessage, renderPrompt, DISCORD_CAPABILITIES, DISCORD_MAX_CONTENT } from './render.js';
+export { renderMessage, DISCORD_CAPABILITIES, DISCORD_MAX_CONTENT } from './render.js';
+export { renderPrompt, renderModal } from './prompt-render.js';
 export { CustomIds, encodeMessageRef, decodeMessageRef, targetChannel } from './ids.js';
 export { readableText } from './mentions.js';

@@ -1,41 +1,85 @@
 /**
- * Button clicks (interactionCreate) -> ActionEvent. Every click is acknowledged first (deferUpdate,
- * well inside Discord's 3 s), then handed to the bridge; private answers are ephemeral follow-ups.
+ * Button clicks and modal submits (interactionCreate) -> ActionEvent / FormSubmitEvent.
+ *
+ * Allow / Deny / Stop clicks are acknowledged first (deferUpdate, well inside Discord's 3 s).
+ * "Edit and allow" and "Deny with reason" must answer with a modal as the FIRST response, so they
+ * go to the bridge unacknowledged; whatever the bridge did, the click is acknowledged before this
+ * handler returns. Private answers are ephemeral (a reply, or a follow-up after an ack). Discord
+ * cannot show an error inside a modal, so a refused submission is answered ephemerally with the
+ * submitted text, so nothing typed is lost.
  */
-import { MessageFlags, type Interaction } from 'discord.js';
+import {
+  LabelBuilder, MessageFlags, ModalBuilder, TextInputBuilder, TextInputStyle,
+  type ButtonInteraction, type Interaction, type ModalSubmitInteraction,
+} from 'discord.js';
 import type { Logger } from '../../log.js';
-import type { ActionEvent, BridgeInbound } from '../../bridge/types.js';
+import type { ActionEvent, BridgeInbound, PromptForm } from '../../bridge/types.js';
+import type { UserRef } from '../../delivery/surface.js';
 import type { CustomIds } from './ids.js';
+import { FORM_INPUT_ID, inputChunks, renderModal } from './prompt-render.js';
+import { codeBlock } from './render.js';
+
+/** Clicks answered with a modal or an ephemeral reply, so not acknowledged up front. */
+const ANSWERED_BY_BRIDGE = new Set(['edit', 'deny_reason', 'show_input']);
+
+function userOf(interaction: ButtonInteraction | ModalSubmitInteraction): UserRef {
+  const member = interaction.member;
+  const roles = member && 'roles' in member
+    ? (Array.isArray(member.roles) ? member.roles : [...member.roles.cache.keys()])
+    : undefined;
+  const name = member && 'displayName' in member && typeof member.displayName === 'string'
+    ? member.displayName
+    : interaction.user.globalName ?? interaction.user.username;
+  return { id: interaction.user.id, name, ...(roles ? { roles: roles.filter((r) => r !== interaction.guildId) } : {}) };
+}
+
+function modalOf(form: Extract<PromptForm, { kind: 'reason' | 'edit' }>, ids: CustomIds): ModalBuilder {
+  const m = renderModal(form, ids);
+  const c = m.components[0]!;
+  const input = new TextInputBuilder().setCustomId(FORM_INPUT_ID).setStyle(TextInputStyle.Paragraph).setRequired(true).setMaxLength(c.component.max_length);
+  if (c.component.value !== undefined) input.setValue(c.component.value);
+  if (c.component.placeholder !== undefined) input.setPlaceholder(c.component.placeholder);
+  return new ModalBuilder().setCustomId(m.custom_id).setTitle(m.title).addLabelComponents(new LabelBuilder().setLabel(c.label).setTextInputComponent(input));
+}
+
+/** Tell only this person: a reply when nothing answered the interaction yet, else a follow-up. */
+async function tell(interaction: ButtonInteraction | ModalSubmitInteraction, content: string): Promise<void> {
+  const body = { content, flags: MessageFlags.Ephemeral as const, allowedMentions: { parse: [] } };
+  if (interaction.replied || interaction.deferred) await interaction.followUp(body);
+  else await interaction.reply(body);
+}
 
 export function createInteractionHandler(ids: CustomIds, logger: Logger, bridge: BridgeInbound): (i: Interaction) => Promise<void> {
-  return async (interaction: Interaction): Promise<void> => {
-    if (!interaction.isButton()) return;
-    try {
-      await interaction.deferUpdate();
-    } catch (e) {
-      logger.warn({ err: (e as Error)?.message, customId: interaction.customId }, 'discord: could not acknowledge a button click');
-      return;
-    }
+  async function onButton(interaction: ButtonInteraction): Promise<void> {
     const decoded = ids.decode(interaction.customId);
+    const early = !decoded || !ANSWERED_BY_BRIDGE.has(decoded.action);
+    if (early) {
+      try {
+        await interaction.deferUpdate();
+      } catch (e) {
+        logger.warn({ err: (e as Error)?.message, customId: interaction.customId }, 'discord: could not acknowledge a button click');
+        return;
+      }
+    }
     if (!decoded) {
       logger.debug({ customId: interaction.customId }, 'discord: click on a button this bridge does not know');
       await interaction.followUp({ content: 'This button is no longer active.', flags: MessageFlags.Ephemeral }).catch(() => {});
       return;
     }
-    const member = interaction.member;
-    const roles = member && 'roles' in member
-      ? (Array.isArray(member.roles) ? member.roles : [...member.roles.cache.keys()])
-      : undefined;
-    const name = member && 'displayName' in member && typeof member.displayName === 'string'
-      ? member.displayName
-      : interaction.user.globalName ?? interaction.user.username;
+    let modalShown = false;
     const event: ActionEvent = {
       platform: 'discord',
       action: decoded.action,
       id: decoded.id,
-      user: { id: interaction.user.id, name, ...(roles ? { roles: roles.filter((r) => r !== interaction.guildId) } : {}) },
-      notifyPrivately: async (text: string) => {
-        await interaction.followUp({ content: text, flags: MessageFlags.Ephemeral, allowedMentions: { parse: [] } });
+      user: userOf(interaction),
+      notifyPrivately: (text: string) => tell(interaction, text),
+      async openForm(form) {
+        if (form.kind === 'view') {
+          for (const chunk of inputChunks(form.text)) await tell(interaction, chunk);
+          return;
+        }
+        await interaction.showModal(modalOf(form, ids));
+        modalShown = true;
       },
     };
     logger.debug({ action: decoded.action, id: decoded.id, userId: interaction.user.id }, 'discord: button click');
@@ -44,5 +88,47 @@ export function createInteractionHandler(ids: CustomIds, logger: Logger, bridge:
     } catch (e) {
       logger.error({ err: (e as Error)?.message, action: decoded.action }, 'discord: the bridge failed on a button click');
     }
+    if (!early && !modalShown && !interaction.replied && !interaction.deferred) {
+      await interaction.deferUpdate().catch((e: unknown) => logger.warn({ err: (e as Error)?.message }, 'discord: could not acknowledge a button click'));
+    }
+  }
+
+  async function onModal(interaction: ModalSubmitInteraction): Promise<void> {
+    const decoded = ids.decodeForm(interaction.customId);
+    if (!decoded || !bridge.handleFormSubmit) {
+      await tell(interaction, 'This form is no longer active.').catch(() => {});
+      return;
+    }
+    let value = '';
+    try {
+      value = interaction.fields.getTextInputValue(FORM_INPUT_ID);
+    } catch {
+      // an empty or foreign form: the bridge refuses the empty value with a clear message
+    }
+    let answer;
+    try {
+      answer = await bridge.handleFormSubmit({
+        platform: 'discord', kind: decoded.kind, id: decoded.id, value, user: userOf(interaction),
+        notifyPrivately: (text) => tell(interaction, text),
+      });
+    } catch (e) {
+      logger.error({ err: (e as Error)?.message, form: decoded.kind }, 'discord: the bridge failed on a modal submit');
+      answer = { ok: false as const, error: 'The bridge failed on this submission; try again.' };
+    }
+    try {
+      if (answer.ok) {
+        if (!interaction.replied && !interaction.deferred) await interaction.deferUpdate();
+      } else {
+        const kept = value.trim() ? `\nWhat you wrote:\n${codeBlock(value, 1500)}` : '';
+        await tell(interaction, `${answer.error}${kept}`);
+      }
+    } catch (e) {
+      logger.warn({ err: (e as Error)?.message }, 'discord: could not answer a modal submit');
+    }
+  }
+
+  return async (interaction: Interaction): Promise<void> => {
+    if (interaction.isButton()) return onButton(interaction);
+    if (interaction.isModalSubmit()) return onModal(interaction);
   };
 }

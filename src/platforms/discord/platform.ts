@@ -2,7 +2,7 @@
  * The Discord platform: one discord.js client (gateway + REST), its Surface, and the status the
  * health endpoint reports. Connection problems are logged with what to do and never thrown.
  */
-import { Client, Events, GatewayIntentBits, Partials, type ClientOptions } from 'discord.js';
+import { Client, Events, GatewayIntentBits, IntentsBitField, Partials, type ClientOptions } from 'discord.js';
 import type { BridgeInbound, Platform, PlatformFactoryOptions, PlatformStatus } from '../../bridge/types.js';
 import { parseDiscordConfig } from './config.js';
 import { CustomIds } from './ids.js';
@@ -10,6 +10,7 @@ import { createMessageHandler } from './inbound.js';
 import { createLiveLimitFilter } from './rate-limit-filter.js';
 import { createInteractionHandler } from './interactions.js';
 import { createDiscordSurface } from './surface.js';
+import { ENABLE_MESSAGE_CONTENT, decideMessageContent, logMessageContentMode, type MessageContentMode } from './message-content.js';
 
 /** Test and embedding seams; main.ts passes none of these. */
 export interface DiscordPlatformOptions extends PlatformFactoryOptions {
@@ -27,20 +28,19 @@ const FATAL_CLOSE: Record<number, { reason: string; hint: string }> = {
   4013: { reason: 'invalid gateway intents (close 4013)', hint: 'this is a turnbridge bug; please report it' },
   4014: {
     reason: 'Discord refused a privileged intent (close 4014, Message Content)',
-    hint: 'enable "Message Content Intent" under Bot > Privileged Gateway Intents in the Developer Portal, or set discord.read_unmentioned: false',
+    hint: `${ENABLE_MESSAGE_CONTENT}; or set discord.read_unmentioned: auto (the default) to connect without it`,
   },
 };
 
 export function createDiscordPlatform(opts: DiscordPlatformOptions): Platform {
   const cfg = parseDiscordConfig(opts.config, opts.env);
   const logger = opts.logger.child({ platform: 'discord' });
-  const intents = [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages];
-  if (cfg.readUnmentioned) intents.push(GatewayIntentBits.MessageContent);
+  const baseIntents = [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages];
   const extra = opts.clientOptions ?? {};
   const limits = createLiveLimitFilter();
   const client = new Client({
     ...extra,
-    intents,
+    intents: baseIntents,
     ...(cfg.shards ? { shards: cfg.shards.ids, shardCount: cfg.shards.count } : {}),
     partials: [Partials.Channel],
     rest: { ...(cfg.apiUrl ? { api: cfg.apiUrl } : {}), ...extra.rest, rejectOnRateLimit: (data) => limits.shouldReject(data) },
@@ -49,6 +49,7 @@ export function createDiscordPlatform(opts: DiscordPlatformOptions): Platform {
   const surface = createDiscordSurface({ rest: client.rest, logger, ids, reactions: cfg.reactions, typingIntervalMs: cfg.typingIntervalMs });
   let status: PlatformStatus = { state: 'stopped' };
   let fatal = false;
+  let content: MessageContentMode = { kind: 'off', why: 'unknown' };
 
   function degrade(reason: string, hint?: string): void {
     status = { state: 'degraded', reason, ...(hint ? { hint } : {}) };
@@ -92,7 +93,14 @@ export function createDiscordPlatform(opts: DiscordPlatformOptions): Platform {
     async start(bridge: BridgeInbound): Promise<void> {
       status = { state: 'starting' };
       fatal = false;
-      const onMessage = createMessageHandler({ client, cfg, logger, attachmentDir: opts.attachmentDir, fetch: opts.fetch }, bridge);
+      client.rest.setToken(cfg.token);
+      content = await decideMessageContent(cfg.readUnmentioned, client.rest);
+      logMessageContentMode(content, logger);
+      // discord.js reads options.intents when the gateway connects (login), not at construction.
+      client.options.intents = new IntentsBitField(content.kind === 'on' ? [...baseIntents, GatewayIntentBits.MessageContent] : baseIntents);
+      const onMessage = createMessageHandler({
+        client, cfg, logger, attachmentDir: opts.attachmentDir, fetch: opts.fetch, messageContent: () => content.kind === 'on',
+      }, bridge);
       const onInteraction = createInteractionHandler(ids, logger, bridge);
       client.on(Events.MessageCreate, (msg) => {
         onMessage(msg).catch((e: unknown) => logger.error({ err: (e as Error)?.message }, 'discord: message handling failed'));
@@ -103,7 +111,7 @@ export function createDiscordPlatform(opts: DiscordPlatformOptions): Platform {
       const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
       const login = client.login(cfg.token).then(() => ready).then(() => {
         if (!fatal) status = { state: 'ready' };
-        logger.info({ user: client.user?.tag, intents: cfg.readUnmentioned ? 'with Message Content' : 'without Message Content' }, 'discord: connected');
+        logger.info({ user: client.user?.tag, intents: content.kind === 'on' ? 'with Message Content' : 'without Message Content' }, 'discord: connected');
       }, (e: unknown) => {
         if (fatal) return;
         const message = (e as Error)?.message ?? String(e);

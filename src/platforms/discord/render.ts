@@ -1,14 +1,15 @@
 /**
- * MessageContent and permission prompts -> Discord message bodies (content + button rows).
+ * MessageContent -> Discord message bodies (content + button rows); prompts: prompt-render.ts.
  * Pure functions; the Surface sends what these return.
  */
-import type { MessageContent, PermissionPromptView, SurfaceCapabilities } from '../../delivery/surface.js';
+import type { MessageContent, SurfaceCapabilities } from '../../delivery/surface.js';
 import type { CustomIds } from './ids.js';
 
 /** Discord's hard limit for `content`. */
 export const DISCORD_MAX_CONTENT = 2000;
 const MAX_STATUS_CHARS = 120;
-const MAX_INPUT_CHARS = 1200;
+/** Longest tool input shown in a prompt's code block (the rest: "Show full input"). */
+export const MAX_INPUT_CHARS = 1200;
 
 export const DISCORD_CAPABILITIES: SurfaceCapabilities = {
   // 2000 minus room for the thinking and status subtext lines (see renderMessage).
@@ -19,7 +20,7 @@ export const DISCORD_CAPABILITIES: SurfaceCapabilities = {
 };
 
 /** Button styles (discord-api-types ButtonStyle). */
-const STYLE = { success: 3, danger: 4, secondary: 2 } as const;
+export const STYLE = { primary: 1, secondary: 2, success: 3, danger: 4 } as const;
 
 export interface DiscordButton { type: 2; style: number; label: string; custom_id: string }
 export interface DiscordActionRow { type: 1; components: DiscordButton[] }
@@ -35,7 +36,7 @@ const TONE_ICON: Record<NonNullable<MessageContent['tone']>, string> = {
   progress: '⏳', success: '✅', error: '⚠️', warning: '⚠️', info: 'ℹ️',
 };
 
-function oneLine(text: string, max: number): string {
+export function oneLine(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
 }
@@ -47,7 +48,7 @@ function tailLine(text: string, max: number): string {
 }
 
 /** Subtext (`-# `) is one muted line; keep markdown that would break it out. */
-function subtext(text: string): string {
+export function subtext(text: string): string {
   return `-# ${text.replace(/^[#>\-*\s]+/, '')}`;
 }
 
@@ -79,32 +80,4 @@ export function codeBlock(text: string, max = MAX_INPUT_CHARS): string {
   let shown = text.length > max ? `${text.slice(0, max)}\n… (${text.length - max} more characters)` : text;
   shown = shown.replace(/```/g, '`\u200b``');
   return `\`\`\`\n${shown}\n\`\`\``;
-}
-
-function who(view: PermissionPromptView): string {
-  if (!view.decidedBy) return 'someone';
-  return view.decidedBy.name ? `@${view.decidedBy.name}` : `<@${view.decidedBy.id}>`;
-}
-
-export function renderPrompt(view: PermissionPromptView, ids: CustomIds): DiscordMessageBody {
-  const head: Record<PermissionPromptView['state'], string> = {
-    pending: '🔐 **Permission needed**',
-    allowed: `✅ **Allowed** by ${who(view)}`,
-    denied: `⛔ **Denied** by ${who(view)}`,
-    timeout: '⌛ **Timed out**: denied',
-    expired: '⌛ **Expired**',
-  };
-  const parts = [head[view.state], `Tool: \`${oneLine(view.toolName, 100).replace(/`/g, "'")}\``];
-  if (view.description) parts.push(oneLine(view.description, 300));
-  parts.push(codeBlock(view.inputPreview));
-  if (view.note) parts.push(subtext(oneLine(view.note, 200)));
-  let content = parts.join('\n');
-  if (content.length > DISCORD_MAX_CONTENT) content = `${content.slice(0, DISCORD_MAX_CONTENT - 4)}\n\`\`\``;
-  const components: DiscordActionRow[] = view.state === 'pending'
-    ? [{ type: 1, components: [
-      { type: 2, style: STYLE.success, label: 'Allow', custom_id: ids.encode('allow', view.promptId) },
-      { type: 2, style: STYLE.danger, label: 'Deny', custom_id: ids.encode('deny', view.promptId) },
-    ] }]
-    : [];
-  return { content, components, allowed_mentions: { parse: [] } };
 }

@@ -9,7 +9,8 @@ import type {
   Conversation, MessageContent, MessageRef, PermissionPromptView, RateBudget, ReactionState, SourceMessageRef, Surface,
 } from '../../delivery/surface.js';
 import { CustomIds, decodeMessageRef, encodeMessageRef, targetChannel } from './ids.js';
-import { DISCORD_CAPABILITIES, renderMessage, renderPrompt } from './render.js';
+import { DISCORD_CAPABILITIES, renderMessage } from './render.js';
+import { renderPrompt } from './prompt-render.js';
 import { TypingLoop } from './typing.js';
 
 export interface DiscordSurfaceOptions {

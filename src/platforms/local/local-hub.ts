@@ -62,6 +62,11 @@ export class LocalHub {
     this.send(this.page(pageId), 'toast', { text });
   }
 
+  /** Open a form (reason, edited input, full input) in the page's open tabs. */
+  form(pageId: string, form: unknown): void {
+    this.send(this.page(pageId), 'form', form);
+  }
+
   typing(pageId: string): void {
     this.send(this.page(pageId), 'typing', {});
   }

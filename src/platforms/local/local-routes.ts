@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../log.js';
 import type { BridgeInbound } from '../../bridge/index.js';
+import { PROMPT_ACTIONS, type PromptAction } from '../../bridge/types.js';
 import type { Conversation } from '../../delivery/index.js';
 import { readJsonBody, sendJson, sendText, type RouteHandler } from '../../http/index.js';
 import type { LocalConfig } from './local-config.js';
@@ -17,6 +18,7 @@ const STATIC: Record<string, { file: string; type: string }> = {
   '/local/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
   '/local/markdown.js': { file: 'markdown.js', type: 'text/javascript; charset=utf-8' },
   '/local/app.css': { file: 'app.css', type: 'text/css; charset=utf-8' },
+  '/local/prompt.js': { file: 'prompt.js', type: 'text/javascript; charset=utf-8' },
 };
 
 export interface LocalRoutesOptions {
@@ -47,7 +49,7 @@ export function conversationOf(page: string): Conversation {
   return { space: 'local', channel: page, thread: '' };
 }
 
-/** The local page's HTTP routes: static files, the SSE stream, and the two POST endpoints. */
+/** The local page's HTTP routes: static files, the SSE stream, and the POST endpoints (send, action, form). */
 export function createLocalRoutes(opts: LocalRoutesOptions): RouteHandler {
   const { hub, config, logger } = opts;
   const now = opts.now ?? Date.now;
@@ -102,17 +104,36 @@ export function createLocalRoutes(opts: LocalRoutesOptions): RouteHandler {
     const body = await readJsonBody(req);
     const b = (body ?? {}) as { page?: unknown; action?: unknown; id?: unknown };
     if (typeof b.page !== 'string' || !PAGE_ID.test(b.page)) return sendJson(res, 400, { error: 'page must match [A-Za-z0-9_-]{1,64}' });
-    if (b.action !== 'allow' && b.action !== 'deny' && b.action !== 'stop') return sendJson(res, 400, { error: 'action must be allow, deny or stop' });
+    const action = b.action as PromptAction | 'stop';
+    if (action !== 'stop' && !PROMPT_ACTIONS.includes(action)) return sendJson(res, 400, { error: `action must be one of ${[...PROMPT_ACTIONS, 'stop'].join(', ')}` });
     if (typeof b.id !== 'string' || b.id === '' || b.id.length > 200) return sendJson(res, 400, { error: 'id must be a non-empty string' });
     const page = b.page;
     await bridge.handleAction({
       platform: 'local',
-      action: b.action,
+      action,
       id: b.id,
       user,
       notifyPrivately: async (text) => hub.toast(page, text),
+      openForm: async (form) => hub.form(page, form),
     });
     sendJson(res, 200, { ok: true });
+  }
+
+  /** A submitted reason / edited input: 200 when taken, 422 with the reason it was not (the dialog stays open). */
+  async function form(req: IncomingMessage, res: ServerResponse, bridge: BridgeInbound): Promise<void> {
+    const body = await readJsonBody(req);
+    const b = (body ?? {}) as { page?: unknown; kind?: unknown; id?: unknown; value?: unknown };
+    if (typeof b.page !== 'string' || !PAGE_ID.test(b.page)) return sendJson(res, 400, { error: 'page must match [A-Za-z0-9_-]{1,64}' });
+    if (b.kind !== 'reason' && b.kind !== 'edit') return sendJson(res, 400, { error: 'kind must be reason or edit' });
+    if (typeof b.id !== 'string' || b.id === '' || b.id.length > 200) return sendJson(res, 400, { error: 'id must be a non-empty string' });
+    if (typeof b.value !== 'string' || b.value.length > MAX_TEXT) return sendJson(res, 400, { error: `value must be a string of at most ${MAX_TEXT} characters` });
+    if (!bridge.handleFormSubmit) return sendJson(res, 501, { error: 'this bridge takes no forms' });
+    const page = b.page;
+    const answer = await bridge.handleFormSubmit({
+      platform: 'local', kind: b.kind, id: b.id, value: b.value, user, notifyPrivately: async (text) => hub.toast(page, text),
+    });
+    if (answer.ok) sendJson(res, 200, { ok: true });
+    else sendJson(res, 422, { error: answer.error });
   }
 
   const loopbackOnly = isLoopback(opts.bindHost);
@@ -132,11 +153,12 @@ export function createLocalRoutes(opts: LocalRoutesOptions): RouteHandler {
       }
       return sendJson(res, 404, { error: 'not found', path });
     }
-    if (req.method === 'POST' && (path === '/local/send' || path === '/local/action')) {
+    if (req.method === 'POST' && (path === '/local/send' || path === '/local/action' || path === '/local/form')) {
       if (!sameOrigin(req)) return sendJson(res, 403, { error: 'cross-origin or non-JSON request refused' });
       const bridge = opts.bridge();
       if (!bridge) return sendJson(res, 503, { error: 'the local platform is not running' });
-      return path === '/local/send' ? send(req, res, bridge) : action(req, res, bridge);
+      if (path === '/local/send') return send(req, res, bridge);
+      return path === '/local/action' ? action(req, res, bridge) : form(req, res, bridge);
     }
     return sendJson(res, 404, { error: 'not found', path });
   };

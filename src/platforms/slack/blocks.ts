@@ -1,18 +1,16 @@
 /**
  * Block Kit rendering: MessageContent and PermissionPromptView -> {text, blocks}.
  * The answer goes in a `markdown` block (standard markdown, rendered by Slack); thinking and
- * status are small muted context lines; Stop / Allow / Deny are buttons whose value is the
- * opaque id the core gave, never anything the agent wrote.
+ * status are small muted context lines; Stop is a button whose value is the opaque id the core
+ * gave, never anything the agent wrote. Permission prompts: prompt-blocks.ts.
  */
 import type { types } from '@slack/bolt';
-import type { MessageContent, PermissionPromptView } from '../../delivery/surface.js';
+import type { MessageContent } from '../../delivery/surface.js';
 import { tablesAsCode } from './markdown-tables.js';
 
 type Block = types.KnownBlock;
 
 export const ACTION_STOP = 'tb_stop';
-export const ACTION_ALLOW = 'tb_allow';
-export const ACTION_DENY = 'tb_deny';
 
 /** Cumulative markdown-block limit per message (Slack). */
 export const MARKDOWN_BLOCK_LIMIT = 12_000;
@@ -40,7 +38,7 @@ export function truncateMarkdown(s: string, max: number): string {
   return cut;
 }
 
-function plainCut(s: string, max: number): string {
+export function plainCut(s: string, max: number): string {
   return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
 }
 
@@ -73,68 +71,5 @@ export function renderMessage(content: MessageContent): RenderedMessage {
   }
   if (blocks.length === 0) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: '…' }] });
   const fallback = answer.trim() ? answer : (content.status ?? content.thinking ?? '…');
-  return { text: plainCut(fallback, FALLBACK_TEXT_LIMIT), blocks };
-}
-
-/** Keep a code block intact: no ``` inside, escaped, and the whole section under `max` chars. */
-function codeBlock(body: string, max: number): string {
-  const escaped = escapeMrkdwn(body.replace(/```/g, '`\u200b``'));
-  const room = max - 8;
-  const shown = escaped.length <= room
-    ? escaped
-    : `${escaped.slice(0, room - 16).replace(/&[a-z]{0,3}$/, '')}\n… (truncated)`;
-  return '```\n' + shown + '\n```';
-}
-
-function who(view: PermissionPromptView): { mention: string; plain: string } {
-  const u = view.decidedBy;
-  if (!u) return { mention: 'someone', plain: 'someone' };
-  return { mention: `<@${u.id}>`, plain: `@${u.name ?? u.id}` };
-}
-
-export function renderPrompt(view: PermissionPromptView): RenderedMessage {
-  const title = `:lock: *Permission request:* \`${escapeMrkdwn(plainCut(view.toolName, 200))}\``;
-  const desc = view.description ? `\n${escapeMrkdwn(plainCut(view.description, 1_000))}` : '';
-  const blocks: Block[] = [{ type: 'section', text: { type: 'mrkdwn', text: plainCut(title + desc, SECTION_TEXT_LIMIT) } }];
-  if (view.inputPreview) {
-    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: codeBlock(view.inputPreview, SECTION_TEXT_LIMIT) } });
-  }
-  const d = who(view);
-  let outcome = '';
-  let fallback = `Permission request: ${view.toolName}`;
-  switch (view.state) {
-    case 'pending':
-      blocks.push({
-        type: 'actions',
-        block_id: 'tb_prompt',
-        elements: [
-          { type: 'button', action_id: ACTION_ALLOW, style: 'primary', text: { type: 'plain_text', text: 'Allow' }, value: view.promptId },
-          { type: 'button', action_id: ACTION_DENY, style: 'danger', text: { type: 'plain_text', text: 'Deny' }, value: view.promptId },
-        ],
-      });
-      fallback += ' (waiting for Allow / Deny)';
-      break;
-    case 'allowed':
-      outcome = `:white_check_mark: Allowed by ${d.mention}`;
-      fallback += ` - Allowed by ${d.plain}`;
-      break;
-    case 'denied':
-      outcome = `:no_entry_sign: Denied by ${d.mention}`;
-      fallback += ` - Denied by ${d.plain}`;
-      break;
-    case 'timeout':
-      outcome = ':hourglass: Timed out - denied';
-      fallback += ' - Timed out';
-      break;
-    case 'expired':
-      outcome = ':hourglass: Expired';
-      fallback += ' - Expired';
-      break;
-  }
-  if (view.note) {
-    outcome = outcome ? `${outcome} - ${escapeMrkdwn(view.note)}` : escapeMrkdwn(view.note);
-    fallback += ` (${view.note})`;
-  }
-  if (outcome) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: plainCut(outcome, SECTION_TEXT_LIMIT) }] });
   return { text: plainCut(fallback, FALLBACK_TEXT_LIMIT), blocks };
 }

@@ -1,5 +1,6 @@
 /**
- * Bolt listeners: Slack events -> InboundMessage, button clicks -> ActionEvent.
+ * Bolt listeners: Slack events -> InboundMessage, the Stop button -> ActionEvent (prompt clicks and
+ * modals: prompt-actions.ts).
  *
  * - app_mention in a channel: the thread of that message is the conversation (thread_ts ?? ts),
  *   and the thread becomes "active": later messages there continue without a mention.
@@ -12,7 +13,8 @@ import type { App, webApi } from '@slack/bolt';
 import type { ActionEvent, BridgeInbound, InboundMessage } from '../../bridge/types.js';
 import type { Logger } from '../../log.js';
 import { downloadAttachments, type RemoteFile } from '../attachments.js';
-import { ACTION_ALLOW, ACTION_DENY, ACTION_STOP } from './blocks.js';
+import { ACTION_STOP } from './blocks.js';
+import { registerPromptListeners } from './prompt-actions.js';
 import type { SlackConfig } from './config.js';
 import { encodeMessageId, threadKey } from './ids.js';
 import { mentionsUser, normalizeInboundText } from './inbound-text.js';
@@ -178,12 +180,14 @@ export function registerSlackListeners(app: App, deps: SlackListenerDeps, state:
     await onMessage(event as unknown as MessageLikeEvent, body, context, false);
   });
 
-  app.action(new RegExp(`^(${ACTION_ALLOW}|${ACTION_DENY}|${ACTION_STOP})$`), async ({ ack, body, action, respond }) => {
+  registerPromptListeners(app, { logger, client, bridge: deps.bridge, userName: resolveUser });
+
+  app.action(ACTION_STOP, async ({ ack, body, action, respond }) => {
     await ack();
     const bridge = deps.bridge();
     if (!bridge || body.type !== 'block_actions' || action.type !== 'button') return;
     const button = action as { action_id: string; value?: string };
-    const kind: ActionEvent['action'] = button.action_id === ACTION_ALLOW ? 'allow' : button.action_id === ACTION_DENY ? 'deny' : 'stop';
+    const kind: ActionEvent['action'] = 'stop';
     const channel = body.channel?.id ?? body.container?.channel_id;
     const threadTs = (body.message as { thread_ts?: string } | undefined)?.thread_ts;
     const user = { id: body.user.id, ...(body.user.username || body.user.name ? { name: body.user.username ?? body.user.name } : {}) };

@@ -8,7 +8,8 @@ import type {
   Conversation, MessageContent, MessageRef, PermissionPromptView, RateBudget, ReactionState, SourceMessageRef,
   Surface, SurfaceCapabilities,
 } from '../../delivery/surface.js';
-import { renderMessage, renderPrompt } from './blocks.js';
+import { renderMessage } from './blocks.js';
+import { renderPrompt } from './prompt-blocks.js';
 import type { SlackConfig } from './config.js';
 import { decodeMessageId, encodeMessageId } from './ids.js';
 import { createSlackStreaming } from './stream.js';
@@ -27,6 +28,9 @@ export const SLACK_LIMITS = {
   /** reactions.add / reactions.remove: Tier 3, per workspace. */
   reactionsPerMinute: 50,
 } as const;
+
+/** How long a user group's member list is reused. */
+const GROUP_CACHE_MS = 60_000;
 
 /** Share of each budget the bridge uses; the rest is headroom for clock skew and other calls. */
 const HEADROOM = 0.9;
@@ -92,6 +96,20 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
     }
   }
 
+  // Approver groups: members change rarely, and a click must open a modal within 3 s.
+  const groups = new Map<string, { at: number; members: Promise<readonly string[]> }>();
+  async function groupMembers(id: string): Promise<readonly string[]> {
+    const hit = groups.get(id);
+    if (hit && Date.now() - hit.at < GROUP_CACHE_MS) return hit.members;
+    const members = client.usergroups.users.list({ usergroup: id }).then((r) => r.users ?? [], (e: unknown) => {
+      logger.warn({ err: slackErrorCode(e) ?? (e as Error)?.message, usergroup: id }, 'slack usergroups.users.list failed (the app needs usergroups:read); the group counts as empty');
+      groups.delete(id);
+      return [] as string[];
+    });
+    groups.set(id, { at: Date.now(), members });
+    return members;
+  }
+
   const mode = config.streaming ?? 'edit';
   const streaming = mode === 'edit' ? undefined : createSlackStreaming({ client, mode, rateScale: scale, headroom: HEADROOM, logger });
 
@@ -116,6 +134,7 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
     edit: (ref, content: MessageContent) => updateRendered(ref, renderMessage(content)),
     postPrompt: (c, view: PermissionPromptView) => postRendered(c, renderPrompt(view)),
     updatePrompt: (ref, view: PermissionPromptView) => updateRendered(ref, renderPrompt(view)),
+    groupMembers,
 
     async showTyping(c: Conversation): Promise<void> {
       if (!typingEnabled || !c.thread) return;

@@ -83,12 +83,9 @@ export interface RigOptions {
   logger?: Logger;
 }
 
-/** Starts a fake and builds (but does not start) the platform. */
-export async function makeRig(opts: RigOptions = {}): Promise<Rig> {
-  const fake = await new FakeDiscord(opts.fake).start();
-  const dir = await mkdtemp(join(tmpdir(), 'tb-discord-e2e-'));
-  const config = testConfig(dir, { ...opts.config, platforms: { discord: { typing_interval_ms: 200, ...opts.discord } } });
-  const platform = createDiscordPlatform({
+/** A (not started) Discord platform on the fake: the same settings every rig uses (also for restarts). */
+export function platformFor(fake: FakeDiscord, config: BridgeConfig, dir: string, opts: RigOptions = {}): Platform {
+  return createDiscordPlatform({
     config,
     env: { DISCORD_TOKEN: fake.token, DISCORD_API_URL: fake.apiUrl, ...opts.env },
     logger: opts.logger ?? testLogger(),
@@ -97,6 +94,14 @@ export async function makeRig(opts: RigOptions = {}): Promise<Rig> {
     attachmentDir: dir,
     ...opts.platform,
   });
+}
+
+/** Starts a fake and builds (but does not start) the platform. */
+export async function makeRig(opts: RigOptions = {}): Promise<Rig> {
+  const fake = await new FakeDiscord(opts.fake).start();
+  const dir = await mkdtemp(join(tmpdir(), 'tb-discord-e2e-'));
+  const config = testConfig(dir, { ...opts.config, platforms: { discord: { typing_interval_ms: 200, ...opts.discord } } });
+  const platform = platformFor(fake, config, dir, opts);
   return {
     fake, platform, dir, config,
     async close() {

@@ -27,8 +27,9 @@ describe('discord platform (fake Discord, recording bridge)', () => {
     const gb = rig.fake.calls.filter((c) => c.route === 'GET /gateway/bot');
     assert.equal(gb.length, 1);
     assert.equal(gb[0]!.auth, true);
-    // Guilds | GuildMessages | DirectMessages, no MessageContent unless configured
-    assert.equal(rig.fake.gateway.intents, 1 | (1 << 9) | (1 << 12));
+    // Guilds | GuildMessages | DirectMessages, and MessageContent because read_unmentioned is
+    // auto and the fake application has it granted (message-content.test.ts covers the rest)
+    assert.equal(rig.fake.gateway.intents, 1 | (1 << 9) | (1 << 12) | (1 << 15));
   });
 
   it('a DM becomes an InboundMessage whose conversation is the DM channel', async () => {
@@ -121,7 +122,7 @@ describe('discord platform (fake Discord, recording bridge)', () => {
     assert.match(msg.content, /Tool: `Bash`/);
     assert.equal(msg.content.split('```').length, 3, 'the input cannot close the code block early');
     const buttons = msg.components[0]!.components;
-    assert.deepEqual(buttons.map((b) => [b.label, b.style, b.custom_id]), [['Allow', 3, 'tb:allow:p1'], ['Deny', 4, 'tb:deny:p1']]);
+    assert.deepEqual(buttons.map((b) => [b.label, b.style, b.custom_id]), [['Allow once', 3, 'tb:allow:p1'], ['Deny', 4, 'tb:deny:p1'], ['Deny with reason', 4, 'tb:deny_reason:p1']]);
     const it = fake.click(msg.id, 'tb:allow:p1', alice);
     const ev = await bridge.until(() => bridge.actions.find((a) => a.id === 'p1'));
     assert.equal(ev.action, 'allow');

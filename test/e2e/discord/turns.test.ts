@@ -68,7 +68,7 @@ describe('discord turns (real discord.js + bridge + agents)', () => {
     const { alice, bob } = fake.world.users;
     const sent = fake.say(fake.world.general.id, alice, 'ask', { mention: true });
     const prompt = await fake.waitFor(() => fake.botMessages(sent.id).find((m) => m.content.startsWith('🔐')), 15_000, 'the prompt');
-    const allow = prompt.components[0]!.components.find((b) => b.label === 'Allow')!;
+    const allow = prompt.components[0]!.components.find((b) => b.label === 'Allow once')!;
     const deny = prompt.components[0]!.components.find((b) => b.label === 'Deny')!;
     assert.equal(allow.style, 3);
     assert.equal(deny.style, 4);
@@ -90,7 +90,7 @@ describe('discord turns (real discord.js + bridge + agents)', () => {
     assert.match(order[0]!, /^Let me run a command\.\s*$/);
     assert.equal(order[1], '[prompt]');
     assert.match(order[2]!, /^allowed: echo ok > f\.txt/);
-    assert.match(prompt.content, /Allowed\*\* by @Alice/);
+    assert.match(prompt.content, /Allowed once\*\* by @Alice/);
     assert.deepEqual(prompt.components, []);
   });
 
@@ -99,7 +99,7 @@ describe('discord turns (real discord.js + bridge + agents)', () => {
     const { alice } = fake.world.users;
     const sent = fake.dm(alice, 'ask');
     const prompt = await fake.waitFor(() => fake.botMessages(sent.channel_id).find((m) => BigInt(m.id) > BigInt(sent.id) && m.content.startsWith('🔐')), 15_000, 'the prompt');
-    fake.click(prompt.id, prompt.components[0]!.components[1]!.custom_id!, alice);
+    fake.click(prompt.id, prompt.components[0]!.components.find((b) => b.label === 'Deny')!.custom_id!, alice);
     const parts = await rig.finalReply(sent.channel_id, sent, 15_000, (t) => t.includes('denied'));
     assert.match(parts.at(-1)!.content, /denied/);
     const after = fake.botMessages(sent.channel_id).filter((m) => BigInt(m.id) > BigInt(sent.id));
@@ -117,7 +117,7 @@ describe('discord turns (real discord.js + bridge + agents)', () => {
       const it = fake.click(prompt.id, prompt.components[0]!.components[0]!.custom_id!, carol);
       await rig.finalReply(sent.id, sent, 15_000, (t) => t.includes('allowed:'));
       assert.equal(it.followUps.length, 0);
-      assert.match(prompt.content, /Allowed\*\* by @Carol/);
+      assert.match(prompt.content, /Allowed once\*\* by @Carol/);
     } finally {
       rig.config.approvers.length = 0;
     }
@@ -240,7 +240,7 @@ describe('discord turns (real discord.js + bridge + agents)', () => {
     assert.match(text, /You said: hello demo/);
     const next = fake.say(sent.id, bob, 'again');
     const prompt2 = await fake.waitFor(() => fake.botMessages(sent.id).find((m) => BigInt(m.id) > BigInt(next.id) && m.content.startsWith('🔐')), 15_000, 'the second prompt');
-    fake.click(prompt2.id, prompt2.components[0]!.components[1]!.custom_id!, bob);
+    fake.click(prompt2.id, prompt2.components[0]!.components.find((b) => b.label === 'Deny')!.custom_id!, bob);
     const parts2 = await rig.finalReply(sent.id, next, 15_000, (t) => t.includes('Permission denied'));
     const session = /session (demo-[0-9a-f]{16})/.exec(text)![1]!;
     assert.match(parts2.map((p) => p.content).join('\n'), new RegExp(`This is turn 2 of session ${session}`));

@@ -14,6 +14,9 @@ const CHROMIUM = process.env.TURNBRIDGE_CHROMIUM ?? '/usr/bin/chromium';
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
 const DEMO = join(ROOT, 'profiles/demo/profile.yaml');
 const SCREENSHOT = join(tmpdir(), 'turnbridge-local-page.png');
+/** The pending prompt alone, and the reason dialog (docs/local-page-prompt.png is taken from these). */
+const PROMPT_SHOT = join(tmpdir(), 'turnbridge-local-prompt.png');
+const DIALOG_SHOT = join(tmpdir(), 'turnbridge-local-dialog.png');
 /** Safety net for each wait on a loaded 2-core machine; never an assertion about speed. */
 const WAIT = { timeout: 45_000 };
 
@@ -68,6 +71,12 @@ async function waitForFinished(page: Page): Promise<void> {
   }, undefined, WAIT);
 }
 
+/** The prompt after the first `seen` ones, once it shows (after `rules clear`, the agent asks again). */
+async function nextPrompt(page: Page, seen: number) {
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid="permission-prompt"]').length > n, seen, WAIT);
+  return page.getByTestId('permission-prompt').nth(seen);
+}
+
 /** Record every distinct answer text the page shows, to see the reply grow. */
 async function recordGrowth(page: Page): Promise<void> {
   await page.evaluate(() => {
@@ -86,7 +95,7 @@ async function recordGrowth(page: Page): Promise<void> {
   });
 }
 
-test('the local page: streamed reply, Allow/Deny, Stop, /new, and one conversation per tab', async (t) => {
+test('the local page: streamed reply, the five prompt choices, rules, Stop, /new, and one conversation per tab', async (t) => {
   assert.ok(existsSync(CHROMIUM),
     `Chromium is not installed at ${CHROMIUM}: the browser test needs Debian's chromium package ` +
     '(apt-get install -y chromium; .ci/run installs it when missing), or set TURNBRIDGE_CHROMIUM to its path.');
@@ -140,11 +149,17 @@ test('the local page: streamed reply, Allow/Deny, Stop, /new, and one conversati
   assert.equal(turnOf(text), 1);
   const firstSession = sessionOf(text);
   assert.ok(firstSession, `no session id in ${JSON.stringify(text)}`);
-  // 2. Allow: the prompt shows the outcome and who decided; the agent reports it ran the tool.
-  await prompt.getByTestId('allow-button').click();
+  // The prompt says everything before the click: the rule, who may decide, a live countdown.
+  assert.equal(await prompt.getByTestId('prompt-rule').innerText(), '“Allow for this thread” adds Bash(date:*)');
+  assert.equal(await prompt.getByTestId('prompt-deciders').innerText(), 'you may decide');
+  assert.match(await prompt.getByTestId('prompt-countdown').innerText(), /^\d+:\d\d$/);
+  assert.deepEqual(await prompt.locator('.actions button').allInnerTexts(), ['Allow once', 'Allow for this thread', 'Edit and allow', 'Deny', 'Deny with reason']);
+  await prompt.screenshot({ path: PROMPT_SHOT });
+  // 2. Allow for this thread: the prompt shows who decided what and when; the agent ran the tool.
+  await prompt.getByTestId('allow-thread-button').click();
   await prompt.getByTestId('prompt-state').waitFor(WAIT);
   assert.equal(await prompt.getAttribute('data-state'), 'allowed');
-  assert.match(await prompt.getByTestId('prompt-state').innerText(), /Allowed by you/);
+  assert.match(await prompt.getByTestId('prompt-state').innerText(), /^Allowed for this thread by you at \d\d?:\d\d:\d\d( [AP]M)? · rule Bash\(date:\*\)$/);
   text = await waitForReplyText(page, /Permission granted/);
   await waitForFinished(page);
   assert.equal(await page.getByTestId('bot-message').last().getByTestId('stop-button').count(), 0, 'no Stop once finished');
@@ -178,16 +193,53 @@ test('the local page: streamed reply, Allow/Deny, Stop, /new, and one conversati
   // Markdown is rendered: the agent's `date` is inline code.
   assert.deepEqual(await page.getByTestId('bot-text').last().locator('code').allInnerTexts(), ['date']);
 
-  // 3. The next message continues the session (turn 2); this time Deny.
+  // 3. The next message continues the session (turn 2): the rule answers, no prompt, a muted line says so.
+  const prompts = await page.getByTestId('permission-prompt').count();
   await send(page, 'and again');
-  text = await waitForReplyText(page, /You said: and again/);
+  text = await waitForReplyText(page, /auto-allowed Bash: date, rule set by @you/);
   assert.equal(turnOf(text), 2);
   assert.equal(sessionOf(text), firstSession);
-  const prompt2 = page.getByTestId('permission-prompt').last();
-  await prompt2.getByTestId('deny-button').click();
-  await prompt2.getByTestId('prompt-state').waitFor(WAIT);
-  assert.equal(await prompt2.getAttribute('data-state'), 'denied');
-  await waitForReplyText(page, /Permission denied/);
+  assert.match(text, /Permission granted/);
+  await waitForFinished(page);
+  assert.equal(await page.getByTestId('permission-prompt').count(), prompts, 'no prompt');
+  assert.equal(await page.getByTestId('bot-text').last().locator('em').filter({ hasText: 'auto-allowed' }).count(), 1, 'the line is muted (italic)');
+  // `rules` lists the rule; `rules clear` ends it.
+  await send(page, 'rules');
+  await waitForReplyText(page, /Bash\(date:\*\)` set by @you|Bash\(date:\*\) set by @you/);
+  await send(page, 'rules clear');
+  await waitForReplyText(page, /Removed 1 permission rule/);
+
+  // 4. Deny with a reason: a dialog; an empty reason is refused inside it; the agent gets the reason.
+  await send(page, 'why not');
+  const p3 = await nextPrompt(page, prompts);
+  await p3.getByTestId('deny-reason-button').click();
+  const dialog = page.getByTestId('prompt-form');
+  await dialog.waitFor(WAIT);
+  assert.equal(await dialog.getAttribute('data-kind'), 'reason');
+  await dialog.getByTestId('form-submit').click();
+  await dialog.getByTestId('form-error').filter({ hasText: 'Write a reason' }).waitFor(WAIT);
+  await dialog.getByTestId('form-input').fill('not on a Friday');
+  await page.screenshot({ path: DIALOG_SHOT });
+  await dialog.getByTestId('form-submit').click();
+  await dialog.waitFor({ ...WAIT, state: 'detached' });
+  text = await waitForReplyText(page, /Permission denied \(not on a Friday\)/);
+  assert.equal(turnOf(text), 3);
+  assert.match(await p3.getByTestId('prompt-state').innerText(), /^Denied by you at \d\d?:\d\d:\d\d( [AP]M)?: “not on a Friday”$/);
+  await waitForFinished(page);
+
+  // 5. Edit and allow: the dialog holds the command; the agent receives the edited input.
+  await send(page, 'edit it');
+  const p4 = await nextPrompt(page, prompts + 1);
+  await p4.getByTestId('edit-button').click();
+  const editDialog = page.getByTestId('prompt-form');
+  await editDialog.waitFor(WAIT);
+  assert.equal(await editDialog.getByTestId('form-input').inputValue(), 'date');
+  await editDialog.getByTestId('form-input').fill('date -u');
+  await editDialog.getByTestId('form-submit').click();
+  text = await waitForReplyText(page, /the input was changed to "date -u"/);
+  assert.equal(turnOf(text), 4);
+  assert.match(await p4.getByTestId('prompt-state').innerText(), /^Allowed with edited input by you/);
+  assert.equal(await p4.getByTestId('prompt-input').innerText(), 'date -u', 'the prompt shows what was allowed');
   await waitForFinished(page);
 
   // 4. A long turn, stopped with the Stop button while it streams.
@@ -198,7 +250,7 @@ test('the local page: streamed reply, Allow/Deny, Stop, /new, and one conversati
   await waitForFinished(page);
   const stoppedText = await lastReply(page);
   assert.match(stoppedText, /stopped by @?you/);
-  assert.equal(turnOf(stoppedText), 3);
+  assert.equal(turnOf(stoppedText), 5);
   assert.doesNotMatch(stoppedText, /tick 60\/60/);
 
   // 5. /new resets the session: the next turn is turn 1 of a new session.
@@ -213,6 +265,7 @@ test('the local page: streamed reply, Allow/Deny, Stop, /new, and one conversati
   const prompt3 = page.getByTestId('permission-prompt').last();
   await prompt3.getByTestId('allow-button').click();
   await waitForReplyText(page, /Permission granted/);
+  assert.match(await prompt3.getByTestId('prompt-state').innerText(), /^Allowed once by you/);
   await waitForFinished(page);
 
   // A reload keeps what the tab showed (same conversation, snapshot over SSE).

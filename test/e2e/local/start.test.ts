@@ -82,7 +82,9 @@ test('with no tokens it prints the local URL and the connect hint, serves health
   assert.equal((await fetch(`${url}healthz`)).status, 200);
   const ready = await fetch(`${url}readyz`);
   assert.equal(ready.status, 200);
-  assert.deepEqual(await ready.json(), { status: 'ready', platforms: [{ name: 'local', state: 'ready' }] });
+  const readyBody = await ready.json() as { status: string; platforms: unknown; checks: { state: string } };
+  assert.deepEqual({ status: readyBody.status, platforms: readyBody.platforms }, { status: 'ready', platforms: [{ name: 'local', state: 'ready' }] });
+  assert.ok(['running', 'done'].includes(readyBody.checks.state), 'the start-up checks are reported');
   const metrics = await fetch(`${url}metrics`);
   assert.equal(metrics.status, 200);
   assert.match(await metrics.text(), /^# (HELP|TYPE) turnbridge_/m);

@@ -146,7 +146,9 @@ test('Surface: permission prompt buttons carry the opaque id; the outcome replac
   const ts = ref.id.split(':')[1]!;
   let m = fake.message('C0SURF', ts)!;
   const b = buttons(m);
-  assert.deepEqual(b.map((x) => [x.action_id, x.value, x.style]), [['tb_allow', 'p-42', 'primary'], ['tb_deny', 'p-42', 'danger']]);
+  assert.deepEqual(b.map((x) => [x.action_id, x.value, x.style]), [
+    ['tb_allow', 'p-42', 'primary'], ['tb_deny', 'p-42', 'danger'], ['tb_deny_reason', 'p-42', undefined], ['tb_show_input', 'p-42', undefined],
+  ], 'the input is cut to fit the section: Show full input');
   const section = m.blocks.filter((x) => x.type === 'section').map((x) => x.text.text as string);
   assert.match(section[0]!, /Bash/);
   assert.ok(section[1]!.startsWith('```\n') && section[1]!.endsWith('\n```') && section[1]!.length <= 3000);

@@ -90,8 +90,10 @@ describe('slack turns (real Bolt + bridge + agents)', () => {
     const { fake } = rig;
     const { ts } = await fake.userMessage({ channel: 'C0GEN', user: 'U0ANA', text: mention('ask') });
     const prompt = await fake.waitFor(() => rig.prompts('C0GEN', ts)[0], 'the prompt');
-    const [allow, deny] = buttons(prompt);
-    assert.deepEqual([allow!.action_id, allow!.style, deny!.action_id, deny!.style], ['tb_allow', 'primary', 'tb_deny', 'danger']);
+    const [allow, thread, edit, deny, reason] = buttons(prompt);
+    assert.deepEqual([allow, thread, edit, deny, reason].map((b) => [b!.action_id, b!.style]), [
+      ['tb_allow', 'primary'], ['tb_allow_thread', undefined], ['tb_edit', undefined], ['tb_deny', 'danger'], ['tb_deny_reason', undefined],
+    ]);
     assert.equal(allow!.value, deny!.value);
     assert.ok(!allow!.value.includes('echo'), 'the button carries an opaque id, not the input');
     assert.match(JSON.stringify(prompt.blocks), /echo ok &gt; f\.txt/, "the input shown, escaped for mrkdwn");
@@ -99,20 +101,20 @@ describe('slack turns (real Bolt + bridge + agents)', () => {
     await fake.click({ user: 'U0BEN', userName: 'ben', actionId: 'tb_allow', value: allow!.value, channel: 'C0GEN', messageTs: prompt.ts });
     await fake.waitFor(() => fake.ephemerals.length > ephemerals, 'the ephemeral refusal');
     assert.equal(fake.ephemerals.at(-1)!.user, 'U0BEN');
-    assert.equal(buttons(fake.message('C0GEN', prompt.ts)).length, 2, 'still pending');
+    assert.equal(buttons(fake.message('C0GEN', prompt.ts)).length, 5, 'still pending');
     await fake.click({ user: 'U0ANA', userName: 'ana', actionId: 'tb_allow', value: allow!.value, channel: 'C0GEN', messageTs: prompt.ts });
     await rig.finalReply('C0GEN', ts, ts);
     assert.deepEqual(chronology(ts, prompt.ts), ['Let me run a command.', '[prompt]', 'allowed: echo ok > f.txt'],
       'the answer before the prompt, the prompt, the answer after it');
     const decided = fake.message('C0GEN', prompt.ts)!;
     assert.deepEqual(buttons(decided), []);
-    assert.match(contextLines(decided).join(' '), /Allowed by <@U0ANA>/);
+    assert.match(contextLines(decided).join(' '), /Allowed once by <@U0ANA>/);
     // a click on the same prompt after the turn ended only tells the clicker
     const before = fake.ephemerals.length;
     await fake.click({ user: 'U0ANA', userName: 'ana', actionId: 'tb_deny', value: allow!.value, channel: 'C0GEN', messageTs: prompt.ts });
     await fake.waitFor(() => fake.ephemerals.length > before, 'the expired notice');
     assert.equal(fake.ephemerals.at(-1)!.user, 'U0ANA');
-    assert.match(contextLines(fake.message('C0GEN', prompt.ts)).join(' '), /Allowed by <@U0ANA>/, 'the decision stands');
+    assert.match(contextLines(fake.message('C0GEN', prompt.ts)).join(' '), /Allowed once by <@U0ANA>/, 'the decision stands');
   });
 
   it('permission: the author denies; an unanswered prompt times out to deny', async () => {
@@ -120,7 +122,7 @@ describe('slack turns (real Bolt + bridge + agents)', () => {
     const a = await fake.userMessage({ channel: 'C0GEN', user: 'U0ANA', text: mention('ask') });
     const b = await fake.userMessage({ channel: 'C0GEN', user: 'U0BEN', text: mention('ask') });
     const pa = await fake.waitFor(() => rig.prompts('C0GEN', a.ts)[0], 'the first prompt');
-    await fake.click({ user: 'U0ANA', userName: 'ana', actionId: 'tb_deny', value: buttons(pa)[1]!.value, channel: 'C0GEN', messageTs: pa.ts });
+    await fake.click({ user: 'U0ANA', userName: 'ana', actionId: 'tb_deny', value: buttons(pa)[3]!.value, channel: 'C0GEN', messageTs: pa.ts });
     await rig.finalReply('C0GEN', a.ts, a.ts);
     const [before, p, after, ...more] = chronology(a.ts, pa.ts);
     assert.deepEqual([before, p, more], ['Let me run a command.', '[prompt]', []]);

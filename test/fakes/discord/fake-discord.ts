@@ -19,6 +19,13 @@ export interface FakeDiscordOptions {
   token?: string;
   heartbeatIntervalMs?: number;
   allowMessageContent?: boolean;
+  /**
+   * GET /applications/@me `flags`. Default: GATEWAY_MESSAGE_CONTENT_LIMITED (1<<19, the portal
+   * toggle) when allowMessageContent is not false, else 0: the two agree as on real Discord.
+   */
+  applicationFlags?: number;
+  /** The bot's permissions in the guild (GET /users/@me/guilds), a decimal bit string. Default: all. */
+  guildPermissions?: string;
   /** Buckets by route key; default: 5 per 5 s per channel for message create and for message edit. */
   limits?: Record<string, BucketLimit>;
   /** Interaction ack deadline (Discord: 3 s). */
@@ -32,8 +39,19 @@ export interface FakeInteraction {
   customId: string;
   user: FakeUser;
   createdAt: number;
+  /** 3 = a component click, 5 = a modal submit. */
+  type: 3 | 5;
   ack?: { type: number; at: number };
+  /** Ephemeral and other answers: a type-4 callback's message, then follow-ups. */
   followUps: { content: string; flags: number }[];
+  /** The modal a type-9 callback opened. */
+  modal?: FakeModal;
+}
+
+export interface FakeModal {
+  custom_id: string;
+  title: string;
+  components: Array<{ type: number; label?: string; component?: { type: number; custom_id: string; value?: string; max_length?: number } }>;
 }
 
 export class FakeDiscord extends EventEmitter {
@@ -49,6 +67,8 @@ export class FakeDiscord extends EventEmitter {
   readonly gateway: FakeGateway;
   /** Permissions the bot lacks, per channel id ('send' | 'thread'). */
   readonly denied = new Map<string, Set<string>>();
+  readonly applicationFlags: number;
+  guildPermissions: string;
   private readonly server: Server;
   private readonly ackDeadlineMs: number;
   private port = 0;
@@ -58,6 +78,8 @@ export class FakeDiscord extends EventEmitter {
     this.setMaxListeners(100);
     this.token = opts.token ?? 'fake-bot-token';
     this.ackDeadlineMs = opts.ackDeadlineMs ?? 3000;
+    this.applicationFlags = opts.applicationFlags ?? (opts.allowMessageContent === false ? 0 : 1 << 19);
+    this.guildPermissions = opts.guildPermissions ?? ALL_PERMISSIONS;
     this.rateLimits = new RateLimits(opts.limits ?? {
       'POST /channels/:id/messages': { limit: 5, windowMs: 5000 },
       'PATCH /channels/:id/messages/:id': { limit: 5, windowMs: 5000 },
@@ -193,20 +215,41 @@ export class FakeDiscord extends EventEmitter {
   click(messageId: string, customId: string, user: FakeUser): FakeInteraction {
     const msg = this.messages.get(messageId);
     if (!msg) throw new Error(`fake discord: no message ${messageId}`);
-    const ch = this.channel(msg.channel_id);
-    const it: FakeInteraction = { id: snowflake(), token: `itoken-${snowflake()}`, messageId, customId, user, createdAt: Date.now(), followUps: [] };
+    const it: FakeInteraction = { id: snowflake(), token: `itoken-${snowflake()}`, type: 3, messageId, customId, user, createdAt: Date.now(), followUps: [] };
     this.interactions.set(it.token, it);
+    this.dispatchInteraction(it, { custom_id: customId, component_type: 2 });
+    return it;
+  }
+
+  /**
+   * A user submits a modal with `value` in its text input. `from` is the click that opened it
+   * (its modal's custom_id is used), or a message and a custom_id (a forged or replayed submit).
+   */
+  submitModal(from: FakeInteraction | { messageId: string; customId: string }, user: FakeUser, value: string): FakeInteraction {
+    const modal = 'token' in from ? from.modal : undefined;
+    const customId = 'token' in from ? modal?.custom_id : from.customId;
+    if (!customId) throw new Error('fake discord: that click opened no modal');
+    const inputId = modal?.components[0]?.component?.custom_id ?? 'value';
+    const it: FakeInteraction = { id: snowflake(), token: `itoken-${snowflake()}`, type: 5, messageId: from.messageId, customId, user, createdAt: Date.now(), followUps: [] };
+    this.interactions.set(it.token, it);
+    this.dispatchInteraction(it, { custom_id: customId, components: [{ type: 18, id: 1, component: { type: 4, id: 2, custom_id: inputId, value } }] });
+    return it;
+  }
+
+  private dispatchInteraction(it: FakeInteraction, data: Record<string, unknown>): void {
+    const msg = this.messages.get(it.messageId)!;
+    const ch = this.channel(msg.channel_id);
+    const user = it.user;
     const inGuild = ch.guild_id !== undefined;
     this.gateway.dispatch('INTERACTION_CREATE', {
-      id: it.id, application_id: this.world.bot.id, type: 3, token: it.token, version: 1,
-      data: { custom_id: customId, component_type: 2 },
+      id: it.id, application_id: this.world.bot.id, type: it.type, token: it.token, version: 1,
+      data,
       channel_id: ch.id, channel: channelPayload(ch), message: messagePayload(msg),
       ...(inGuild
         ? { guild_id: ch.guild_id, guild_locale: 'en-US', context: 0, member: { ...memberPayload(user, this.world.memberRoles.get(user.id) ?? []), permissions: ALL_PERMISSIONS } }
         : { user, context: 1 }),
       app_permissions: ALL_PERMISSIONS, locale: 'en-US', entitlements: [], authorizing_integration_owners: { 0: this.world.guild.id }, attachment_size_limit: 10485760,
     });
-    return it;
   }
 
   // ---- what the bot does (called by the REST routes) ----------------------------------------
@@ -267,7 +310,22 @@ export class FakeDiscord extends EventEmitter {
     if (!it || it.id !== id) throw new HttpError(404, 10062, 'Unknown interaction');
     if (it.ack) throw new HttpError(400, 40060, 'Interaction has already been acknowledged.');
     if (Date.now() - it.createdAt > this.ackDeadlineMs) throw new HttpError(404, 10062, 'Unknown interaction');
-    it.ack = { type: Number(body?.type), at: Date.now() };
+    const type = Number(body?.type);
+    if (type === 9) {
+      if (it.type !== 3) throw new HttpError(400, 50035, 'Invalid Form Body (a modal cannot answer a modal submit)');
+      const m = body?.data as FakeModal | undefined;
+      const comps = m?.components ?? [];
+      if (!m || typeof m.custom_id !== 'string' || m.custom_id.length < 1 || m.custom_id.length > 100) throw new HttpError(400, 50035, 'Invalid Form Body (custom_id)');
+      if (!m.title || m.title.length > 45 || comps.length < 1 || comps.length > 5) throw new HttpError(400, 50035, 'Invalid Form Body (modal)');
+      for (const c of comps) {
+        if (c.type !== 18 || !c.label || c.label.length > 45 || !c.component) throw new HttpError(400, 50035, 'Invalid Form Body (label)');
+        if ((c.component.value?.length ?? 0) > 4000 || (c.component.max_length ?? 0) > 4000) throw new HttpError(400, 50035, 'Invalid Form Body (text input)');
+      }
+      it.modal = m;
+    }
+    if (type === 6 && it.type === 5 && !this.messages.has(it.messageId)) throw new HttpError(400, 50035, 'Invalid Form Body (no message to update)');
+    it.ack = { type, at: Date.now() };
+    if (type === 4) it.followUps.push({ content: String(body?.data?.content ?? ''), flags: Number(body?.data?.flags ?? 0) });
     if (it.ack.type === 7) this.applyEdit(this.messages.get(it.messageId)!, body?.data);
     this.emit('change');
   }

@@ -1,4 +1,4 @@
-export { FakeDiscord, type FakeDiscordOptions, type FakeInteraction } from './fake-discord.js';
+export { FakeDiscord, type FakeDiscordOptions, type FakeInteraction, type FakeModal } from './fake-discord.js';
 export type { RecordedCall } from './rest.js';
 export type { FakeUser, FakeMessage, FakeChannel, FakeAttachment } from './payloads.js';
 export { INTENTS } from './gateway.js';

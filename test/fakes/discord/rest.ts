@@ -99,6 +99,13 @@ async function route_(fake: FakeDiscord, method: string, path: string, body: any
     return { status: 200, json: { url: `${fake.wsUrl}/gateway`, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 } } };
   }
   if (method === 'GET' && path === '/users/@me') return { status: 200, json: fake.world.bot };
+  if (method === 'GET' && path === '/applications/@me') {
+    return { status: 200, json: { id: fake.world.bot.id, name: 'turnbridge (fake)', flags: fake.applicationFlags, bot_public: true, bot_require_code_grant: false, bot: fake.world.bot } };
+  }
+  if (method === 'GET' && path === '/users/@me/guilds') {
+    const g = fake.world.guild;
+    return { status: 200, json: [{ id: g.id, name: g.name, icon: null, owner: false, permissions: fake.guildPermissions, features: [] }] };
+  }
   if ((m = /^\/channels\/(\d+)$/.exec(path)) && method === 'GET') {
     return { status: 200, json: channelPayload(fake.channel(m[1]!)) };
   }

@@ -21,9 +21,18 @@ export interface FakeSlackOptions {
   budgets?: Record<string, MethodBudget> | false;
   /** id -> display name, for users.info. */
   users?: Record<string, string>;
+  /** Slack user groups: subteam id -> member user ids. */
+  usergroups?: Record<string, string[]>;
   /** Bind to this port (default 0 = any free port). */
   port?: number;
+  /** The bot token's scopes, sent as x-oauth-scopes on bot-token calls (default: those in slack-app-manifest.yaml). */
+  scopes?: string[];
+  /** Channels that exist, and whether the bot is a member (conversations.history answers not_in_channel otherwise). */
+  channels?: Record<string, { member: boolean }>;
 }
+
+/** The bot scopes of slack-app-manifest.yaml. */
+export const MANIFEST_SCOPES = ['app_mentions:read', 'chat:write', 'channels:history', 'groups:history', 'im:history', 'files:read', 'reactions:write', 'usergroups:read', 'users:read'];
 
 export interface CallRecord {
   method: string;
@@ -87,7 +96,9 @@ export class FakeSlack extends EventEmitter {
       team: TEAM, botUserId: BOT_USER, botId: BOT_ID,
       botToken: opts.botToken ?? 'xoxb-fake-bot-token', appToken: opts.appToken ?? 'xapp-fake-app-token',
       messages: new Map(), ephemerals: [], statuses: [], deleted: [],
+      triggers: new Map(), views: [], usergroups: new Map(Object.entries(opts.usergroups ?? {})),
       users: new Map(Object.entries(opts.users ?? {}).map(([id, name]) => [id, { name }])),
+      channels: new Map(Object.entries(opts.channels ?? {})),
       nextTs: () => this.nextTs(),
       connectionsUrl: () => this.hub.issueUrl(`ws://127.0.0.1:${this.port}`),
     };
@@ -188,9 +199,10 @@ export class FakeSlack extends EventEmitter {
     const header = req.headers.authorization ?? '';
     const token = header.startsWith('Bearer ') ? header.slice(7) : String(params.token ?? '');
     delete params.token;
+    const scopes = token === this.state.botToken ? { 'x-oauth-scopes': (this.opts.scopes ?? MANIFEST_SCOPES).join(',') } : {};
     const send = (status: number, answer: ApiAnswer, headers: Record<string, string> = {}): void => {
       this.record(method, params, this.authOf(token), status, answer);
-      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...scopes, ...headers });
       res.end(JSON.stringify(answer));
     };
     const f = this.faults.get(method);
@@ -287,13 +299,51 @@ export class FakeSlack extends EventEmitter {
         user: { id: c.user, username: c.userName ?? c.user, name: c.userName ?? c.user, team_id: TEAM },
         api_app_id: APP_ID, token: 'verification-token',
         container: { type: 'message', message_ts: c.messageTs, channel_id: c.channel, is_ephemeral: false },
-        trigger_id: randomUUID(), team: { id: TEAM, domain: 'fake' },
+        trigger_id: this.trigger(), team: { id: TEAM, domain: 'fake' },
         channel: { id: c.channel, name: 'general' },
         message: { type: 'message', ts: c.messageTs, user: msg?.user, text: msg?.text ?? '', blocks: msg?.blocks ?? [], ...(msg?.thread_ts ? { thread_ts: msg.thread_ts } : {}) },
         response_url: `${this.baseUrl}/respond/${randomUUID()}`,
         actions: [{ action_id: c.actionId, block_id: 'b', value: c.value, type: 'button', action_ts: this.nextTs(), text: { type: 'plain_text', text: c.actionId } }],
       },
     });
+  }
+
+  private trigger(): string {
+    const id = `${this.nextTs()}.${randomUUID().slice(0, 8)}`;
+    this.state.triggers.set(id, { at: Date.now(), used: false });
+    return id;
+  }
+
+  /**
+   * A person submits a modal (view_submission) with `value` in its text input. Resolves with the
+   * ack payload: undefined when the modal may close, {response_action:'errors', errors} otherwise.
+   * `view` defaults to the last modal views.open opened.
+   */
+  async submitView(s: { user: string; userName?: string; value: string; view?: Record<string, any> }): Promise<{ response_action?: string; errors?: Record<string, string> } | undefined> {
+    const view = s.view ?? this.state.views.at(-1)?.view;
+    if (!view) throw new Error('fake slack: no modal was opened');
+    const input = (view.blocks as Array<Record<string, any>>).find((b) => b.type === 'input');
+    const values = input ? { [input.block_id]: { [input.element.action_id]: { type: 'plain_text_input', value: s.value } } } : {};
+    const ack = await this.hub.send({
+      type: 'interactive',
+      accepts_response_payload: true,
+      payload: {
+        type: 'view_submission',
+        team: { id: TEAM, domain: 'fake' },
+        user: { id: s.user, username: s.userName ?? s.user, name: s.userName ?? s.user, team_id: TEAM },
+        api_app_id: APP_ID, token: 'verification-token', trigger_id: this.trigger(),
+        view: { id: 'V0SUBMIT', team_id: TEAM, type: 'modal', ...view, state: { values }, hash: 'h', app_id: APP_ID, bot_id: BOT_ID },
+        response_urls: [],
+      },
+    });
+    this.emit('change');
+    // Bolt acks a plain ack() with an empty payload: the modal closes.
+    const payload = ack && typeof ack === 'object' && Object.keys(ack).length > 0 ? ack : undefined;
+    return payload as { response_action?: string; errors?: Record<string, string> } | undefined;
+  }
+
+  get views(): Array<{ id: string; trigger_id: string; view: Record<string, any> }> {
+    return this.state.views;
   }
 
   /** Bot messages in a channel (optionally one thread, '' = top level only), oldest first. */

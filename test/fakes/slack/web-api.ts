@@ -39,13 +39,30 @@ export interface WebApiState {
   ephemerals: Ephemeral[];
   statuses: Array<{ channel_id: string; thread_ts: string; status: string }>;
   users: Map<string, { name: string; display_name?: string }>;
+  /** Channels with membership, for conversations.history (fake doctor checks). */
+  channels: Map<string, { member: boolean }>;
   /** Messages deleted with chat.delete (channel:ts), in order. */
   deleted: string[];
+  /** trigger_ids handed out with clicks: when, and whether views.open spent it. */
+  triggers: Map<string, { at: number; used: boolean }>;
+  /** Modals opened with views.open, in order. */
+  views: OpenedView[];
+  /** Slack user groups (subteam id -> member user ids), for usergroups.users.list. */
+  usergroups: Map<string, string[]>;
   /** When set, chat.startStream / appendStream / stopStream answer this error (e.g. unknown_method). */
   streamRefusal?: string;
   nextTs(): string;
   connectionsUrl(): string;
 }
+
+export interface OpenedView {
+  id: string;
+  trigger_id: string;
+  view: Record<string, any>;
+}
+
+/** A trigger_id is good for 3 s, once (Slack: expired_trigger_id / exchanged_trigger_id). */
+export const TRIGGER_TTL_MS = 3000;
 
 export type ApiAnswer = { ok: true; [k: string]: unknown } | { ok: false; error: string; [k: string]: unknown };
 
@@ -142,6 +159,38 @@ export function handleMethod(s: WebApiState, method: string, p: Record<string, a
       const u = s.users.get(p.user);
       if (!u) return { ok: false, error: 'user_not_found' };
       return { ok: true, user: { id: p.user, name: u.name, real_name: u.name, profile: { display_name: u.display_name ?? u.name, real_name: u.name } } };
+    }
+    case 'views.open': {
+      const t = s.triggers.get(String(p.trigger_id ?? ''));
+      if (!t) return { ok: false, error: 'invalid_trigger_id' };
+      if (t.used) return { ok: false, error: 'exchanged_trigger_id' };
+      if (Date.now() - t.at > TRIGGER_TTL_MS) return { ok: false, error: 'expired_trigger_id' };
+      const view = typeof p.view === 'string' ? JSON.parse(p.view) : p.view;
+      if (view?.type !== 'modal' || !view.title?.text) return { ok: false, error: 'invalid_arguments' };
+      if (String(view.title.text).length > 24 || (view.submit && String(view.submit.text).length > 24)) return { ok: false, error: 'invalid_arguments' };
+      if (!Array.isArray(view.blocks) || view.blocks.length > 100) return { ok: false, error: 'invalid_arguments' };
+      if (view.blocks.some((b: any) => b.type === 'input') && !view.submit) return { ok: false, error: 'invalid_arguments' };
+      if (String(view.private_metadata ?? '').length > 3000) return { ok: false, error: 'invalid_arguments' };
+      for (const b of view.blocks) {
+        const init = b.element?.initial_value;
+        if (typeof init === 'string' && init.length > 3000) return { ok: false, error: 'invalid_arguments' };
+      }
+      t.used = true;
+      const id = `V${String(s.views.length + 1).padStart(6, '0')}`;
+      s.views.push({ id, trigger_id: String(p.trigger_id), view });
+      return { ok: true, view: { id, ...view } };
+    }
+    case 'usergroups.users.list': {
+      const members = s.usergroups.get(String(p.usergroup ?? ''));
+      if (!members) return { ok: false, error: 'no_such_subteam' };
+      return { ok: true, users: members };
+    }
+    case 'conversations.history': {
+      const ch = s.channels.get(String(p.channel ?? ''));
+      if (!ch) return { ok: false, error: 'channel_not_found' };
+      if (!ch.member) return { ok: false, error: 'not_in_channel' };
+      const messages = [...s.messages.values()].filter((m) => m.channel === p.channel).slice(-Number(p.limit ?? 100));
+      return { ok: true, messages: messages.map((m) => ({ type: 'message', ts: m.ts, text: m.text, user: m.user })), has_more: false };
     }
     case 'assistant.threads.setStatus':
       if (!p.channel_id || !p.thread_ts) return { ok: false, error: 'invalid_arguments' };

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { runWrapper, runWithoutCli, runStoppedBy, turn, argvOf, stdinOf, makeTempDir, removeDir, type WireEvent } from './wrapper-harness.js';
+import { runWrapper, runWithoutCli, runStoppedBy, turn, argvOf, stdinOf, makeTempDir, removeDir, alive, type WireEvent } from './wrapper-harness.js';
 
 const SID = 'c1a0de00-0000-4000-8000-000000000001';
 const BASE_ARGV = ['-p', '--output-format', 'stream-json', '--input-format', 'stream-json', '--verbose', '--include-partial-messages'];
@@ -97,6 +97,38 @@ test('claude: an error result becomes an error event that keeps the session id; 
     type: 'error', session_id: SID, usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0, cost_usd: 0, duration_ms: 50, num_turns: 1 },
     message: 'API Error: 401 {"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}',
   }]);
+});
+
+test('claude: API retries are thinking lines; the synthetic error message is not an answer; retries bounded to 4 by default', async () => {
+  const r = await runWrapper({ wrapper: 'claude-code', turn: turn('[api-error] hi') });
+  assert.equal(r.code, 1);
+  const msg = 'API Error: 529 Overloaded. This is a server-side issue, usually temporary — try again in a moment.';
+  assert.deepEqual(r.events, [
+    { type: 'partial', text: 'API error 529 (overloaded), retrying (1/4)…\n', role: 'thinking', session_id: SID },
+    { type: 'partial', text: 'API error 529 (overloaded), retrying (2/4)…\n', role: 'thinking', session_id: SID },
+    { type: 'error', message: msg, session_id: SID, usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0, cost_usd: 0, duration_ms: 2300, num_turns: 1 } },
+  ]);
+  assert.equal(r.log[0]!.maxRetries, '4');
+});
+
+test('claude: CLAUDE_CODE_MAX_RETRIES from the profile wins over the chat default', async () => {
+  const r = await runWrapper({ wrapper: 'claude-code', turn: turn('hi'), env: { CLAUDE_CODE_MAX_RETRIES: '0' } });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.log[0]!.maxRetries, '0');
+});
+
+test('claude: after claude exits, SIGTERM still reaches a tool of its that holds the pipes (the whole group)', async () => {
+  const r = await runWrapper({
+    wrapper: 'claude-code',
+    turn: turn('[orphan] hi'),
+    // Once the wrapper has seen claude exit (so only the group can still reach the tool).
+    onStderr(c, { child }) { if (c.includes('[wrapper] claude exited with code 0; waiting')) child.kill('SIGTERM'); },
+  });
+  assert.equal(r.code, 143);
+  assert.equal(r.events.at(-1)!.message, 'claude was stopped (SIGTERM)');
+  const toolPid = Number(r.log.find((f) => f.toolPid)?.toolPid);
+  assert.ok(toolPid > 0);
+  assert.equal(alive(toolPid), false, 'the tool is gone');
 });
 
 test('claude: a crash without a result is an error with the stderr tail, never a success', async () => {

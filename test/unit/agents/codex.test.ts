@@ -13,7 +13,7 @@ test('codex: items stream as partials (reasoning and commands as thinking lines)
   assert.deepEqual(r.events, [
     { type: 'partial', text: '**Looking at the tests**\n', role: 'thinking', session_id: TID },
     { type: 'partial', text: 'Running: npm test\n', role: 'thinking', session_id: TID },
-    { type: 'partial', text: 'Reconnecting to the model (1/5)…\n', role: 'thinking', session_id: TID },
+    { type: 'partial', text: 'Reconnecting to the model (1/5): stream disconnected before completion: websocket closed by server before response.completed…\n', role: 'thinking', session_id: TID },
     { type: 'partial', text: 'The tests pass.', session_id: TID },
     { type: 'partial', text: 'Editing src/x.ts\n', role: 'thinking', session_id: TID },
     { type: 'partial', text: '\n\nUpdated src/x.ts.', session_id: TID },
@@ -21,6 +21,25 @@ test('codex: items stream as partials (reasoning and commands as thinking lines)
   ]);
   assert.deepEqual(argvOf(r.log), ['exec', '--json', '--skip-git-repo-check', '--sandbox', 'workspace-write', '-']);
   assert.deepEqual(stdinOf(r.log), ['-n fix the tests']);
+});
+
+test('codex: "Reconnecting... waiting for network" is a thinking line too, not an error', async () => {
+  const r = await runWrapper({ wrapper: 'codex', turn: turn('[network] hi') });
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(r.events, [
+    { type: 'partial', text: 'Reconnecting to the model: waiting for network…\n', role: 'thinking', session_id: TID },
+    { type: 'partial', text: 'Back online.', session_id: TID },
+    { type: 'result', text: 'Back online.', session_id: TID, usage: { input_tokens: 5, output_tokens: 2, total_tokens: 7, cache_read_input_tokens: 0 } },
+  ]);
+});
+
+test('codex: OPENAI_API_KEY reaches codex as CODEX_API_KEY (what codex exec reads); CODEX_API_KEY wins; CODEX_BASE_URL is a -c override', async () => {
+  const mapped = await runWrapper({ wrapper: 'codex', turn: turn('hi'), env: { OPENAI_API_KEY: 'sk-openai', CODEX_BASE_URL: 'http://gateway.internal:4000/v1' } });
+  assert.equal(mapped.code, 0, mapped.stderr);
+  assert.equal(mapped.log[0]!.codexApiKey, 'sk-openai');
+  assert.deepEqual(argvOf(mapped.log), ['exec', '--json', '--skip-git-repo-check', '--sandbox', 'workspace-write', '-c', 'openai_base_url="http://gateway.internal:4000/v1"', '-']);
+  const both = await runWrapper({ wrapper: 'codex', turn: turn('hi'), env: { OPENAI_API_KEY: 'sk-openai', CODEX_API_KEY: 'sk-codex' } });
+  assert.equal(both.log[0]!.codexApiKey, 'sk-codex');
 });
 
 test('codex: resume, model and images: exec flags before `resume <id>`, prompt "-" last; inbound id stamped', async () => {

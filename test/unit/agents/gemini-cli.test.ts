@@ -1,6 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runWrapper, runWithoutCli, runStoppedBy, turn, argvOf, stdinOf } from './wrapper-harness.js';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runWrapper, runWithoutCli, runStoppedBy, turn, argvOf, stdinOf, removeDir, ROOT } from './wrapper-harness.js';
+// @ts-expect-error plain .mjs profile module without types
+import { geminiAcceptsSystemFile } from '../../../profiles/gemini-cli/system-defaults.mjs';
 
 const SID = '6c1d2e3f-0000-4000-8000-00000000a11e';
 
@@ -20,6 +25,52 @@ test('gemini: deltas stream, tool calls are thinking lines, stats become usage; 
   assert.deepEqual(argvOf(r.log), ['--output-format', 'stream-json', '--yolo']);
   assert.equal(r.log[0].trust, 'true');
   assert.deepEqual(stdinOf(r.log), ['-p list the files']);
+});
+
+const asRoot = process.getuid?.() === 0;
+
+test('gemini: as root the profile\'s system-defaults.json is passed (gemini reads system files only when root-owned); a base URL with an API key selects gemini-api-key auth', async () => {
+  const plain = await runWrapper({ wrapper: 'gemini-cli', turn: turn('hi') });
+  assert.equal(plain.code, 0, plain.stderr);
+  if (asRoot) assert.equal(plain.log[0]!.systemDefaults, join(ROOT, 'profiles/gemini-cli/system-defaults.json'));
+  else assert.equal(plain.log[0]!.systemDefaults, null, 'gemini would skip a file not owned by root');
+  assert.equal(plain.log[0]!.authType, null, 'no auth type chosen without a base URL');
+  const gateway = await runWrapper({ wrapper: 'gemini-cli', turn: turn('hi'), env: { GOOGLE_GEMINI_BASE_URL: 'http://gateway.internal:4000', GEMINI_API_KEY: 'k' } });
+  assert.equal(gateway.log[0]!.authType, 'gemini-api-key');
+  const chosen = await runWrapper({ wrapper: 'gemini-cli', turn: turn('hi'), env: { GEMINI_AUTH_TYPE: 'vertex-ai', GEMINI_CLI_SYSTEM_DEFAULTS_PATH: '/etc/mine.json' } });
+  assert.equal(chosen.log[0]!.authType, 'vertex-ai');
+  assert.equal(chosen.log[0]!.systemDefaults, '/etc/mine.json');
+});
+
+// A HOME gemini trusts for system files: not under /tmp (world-writable), e.g. in node_modules/.cache.
+const trustedParent = join(ROOT, 'node_modules', '.cache');
+mkdirSync(trustedParent, { recursive: true });
+const noTrustedHome = !asRoot ? 'gemini reads system files only as root' : !geminiAcceptsSystemFile(trustedParent) && `${trustedParent} is not root-owned and private`;
+
+test('gemini: a profile in a folder gemini distrusts (under /tmp) hands gemini a private copy of its defaults', { skip: noTrustedHome }, async () => {
+  const copy = mkdtempSync(join(tmpdir(), 'tb-gemini-profiles-'));
+  const home = mkdtempSync(join(trustedParent, 'tb-gemini-home-'));
+  try {
+    cpSync(join(ROOT, 'profiles/gemini-cli'), join(copy, 'gemini-cli'), { recursive: true });
+    cpSync(join(ROOT, 'profiles/lib'), join(copy, 'lib'), { recursive: true });
+    const r = await runWrapper({ wrapper: 'gemini-cli', profilesDir: copy, dir: home, turn: turn('hi') });
+    assert.equal(r.code, 0, r.stderr);
+    const used = join(home, '.cache/turnbridge/gemini-cli/system-defaults.json');
+    assert.equal(r.log[0]!.systemDefaults, used);
+    assert.equal(readFileSync(used, 'utf8'), readFileSync(join(ROOT, 'profiles/gemini-cli/system-defaults.json'), 'utf8'));
+  } finally {
+    removeDir(copy);
+    removeDir(home);
+  }
+});
+
+test('gemini: a retry reported on stderr is a thinking line', async () => {
+  const r = await runWrapper({ wrapper: 'gemini-cli', turn: turn('[retry] hi') });
+  assert.equal(r.code, 1);
+  assert.deepEqual(r.events, [
+    { type: 'partial', text: 'API error 503 (attempt 1), retrying…\n', role: 'thinking', session_id: SID },
+    { type: 'error', message: 'gemini exited with code 1 without a result: Attempt 1 failed with status 503. Retrying with backoff... _ApiError: {"error":{"code":503,"message":"The model is overloaded."}}\nAttempt 2 failed: The model is overloaded.. Max attempts reached', session_id: SID },
+  ]);
 });
 
 test('gemini: resume passes --resume and stamps the inbound id; model and approval mode from env', async () => {

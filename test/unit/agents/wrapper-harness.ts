@@ -22,12 +22,16 @@ export interface WrapperRun {
 
 export interface WrapperOptions {
   wrapper: 'claude-code' | 'codex' | 'gemini-cli';
+  /** A copy of profiles/ to run the wrapper from (default: this repository's). */
+  profilesDir?: string;
   fake?: 'claude' | 'codex' | 'gemini' | null;
   turn: Record<string, unknown>;
   env?: Record<string, string>;
   /** Temp dir used as HOME and cwd; made when absent. */
   dir?: string;
   onEvent?(ev: WireEvent, ctl: { child: ChildProcess; send(obj: unknown): void }): void;
+  /** Each stderr chunk of the wrapper as it arrives. */
+  onStderr?(chunk: string, ctl: { child: ChildProcess }): void;
 }
 
 export function makeTempDir(prefix = 'tb-agents-'): string {
@@ -54,7 +58,7 @@ export function runWrapper(opts: WrapperOptions): Promise<WrapperRun> {
   const fake = opts.fake === undefined ? { 'claude-code': 'claude', codex: 'codex', 'gemini-cli': 'gemini' }[opts.wrapper] : opts.fake;
   const path = fake ? `${join(FAKE_CLI, fake)}:${process.env.PATH ?? ''}` : '/nonexistent-bin';
   const env = { PATH: path, HOME: dir, FAKE_CLI_LOG: join(dir, 'fake-cli.jsonl'), ...opts.env };
-  const child = spawn(process.execPath, [join(ROOT, 'profiles', opts.wrapper, 'wrapper.mjs')], { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(opts.profilesDir ?? join(ROOT, 'profiles'), opts.wrapper, 'wrapper.mjs')], { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'] });
   const events: WireEvent[] = [];
   let stderr = '';
   let buf = '';
@@ -74,7 +78,7 @@ export function runWrapper(opts: WrapperOptions): Promise<WrapperRun> {
     }
   });
   child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (c: string) => { stderr += c; });
+  child.stderr.on('data', (c: string) => { stderr += c; opts.onStderr?.(c, { child }); });
   child.stdin.write(JSON.stringify(opts.turn) + '\n');
   if (opts.turn.permission !== true) child.stdin.end();
   return new Promise((resolvePromise) => {
@@ -85,6 +89,15 @@ export function runWrapper(opts: WrapperOptions): Promise<WrapperRun> {
       resolvePromise({ events, code, signal, stderr, log });
     });
   });
+}
+
+/** True while a process with this pid exists and is not a zombie (an exited child not yet reaped). */
+export function alive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
 }
 
 /** The argv the fake CLI logged (first fact of that CLI). */

@@ -92,7 +92,7 @@ describe('bridge turn lifecycle', () => {
     (await runner.started(4)).finish({ reply: 'x' });
     await ended(4);
     assert.equal(runner.peak, 2);
-    const metrics = bridge.metrics.render();
+    const metrics = await bridge.metrics.render();
     assert.match(metrics, /turnbridge_turns_total\{outcome="success"\} 4/);
     assert.match(metrics, /turnbridge_active_agents 0/);
     assert.match(metrics, /turnbridge_queue_depth 0/);
@@ -114,8 +114,8 @@ describe('bridge turn lifecycle', () => {
     (await runner.started(2)).finish({ reply: '2' });
     await ended(2);
     assert.deepEqual(runner.calls.map((c) => c.turn.message), ['a', 'b']);
-    assert.match(bridge.metrics.render(), /turnbridge_messages_rejected_total\{reason="busy"\} 1/);
-    assert.match(bridge.metrics.render(), /turnbridge_messages_rejected_total\{reason="duplicate"\} 1/);
+    assert.match(await bridge.metrics.render(), /turnbridge_messages_rejected_total\{reason="busy"\} 1/);
+    assert.match(await bridge.metrics.render(), /turnbridge_messages_rejected_total\{reason="duplicate"\} 1/);
     await bridge.shutdown(1000);
   });
 
@@ -304,7 +304,7 @@ describe('bridge turn lifecycle', () => {
     (await runner.started(3)).finish({ reply: 'ok' });
     await ended(3);
     assert.deepEqual(loads, ['/space.yaml', '/channel.yaml', '/channel.yaml'], 'loaded once per path, failures retried');
-    assert.match(bridge.metrics.render(), /reason="profile_error"\} 1/);
+    assert.match(await bridge.metrics.render(), /reason="profile_error"\} 1/);
     await bridge.shutdown(1000);
   });
 

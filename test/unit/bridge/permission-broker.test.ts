@@ -11,7 +11,7 @@ const REQ: PermissionRequest = { requestId: 'r1', toolName: 'Bash', description:
 function setup(approvers: string[] = ['U_BOSS']) {
   let n = 0;
   const surface = createRecordingSurface();
-  const broker = createPermissionBroker({ approvers, logger: silentLogger, idFactory: () => `p${++n}` });
+  const broker = createPermissionBroker({ approvers, logger: silentLogger, idFactory: () => `p${++n}`, now: () => 1_000 });
   const ask = (opts: { timeoutMs?: number; signal?: AbortSignal; request?: PermissionRequest; turnId?: string } = {}) =>
     broker.request({
       turnId: opts.turnId ?? 't1',
@@ -34,7 +34,10 @@ describe('permission broker', () => {
     const { broker, ask, prompt, posted, updated } = setup();
     const decision = ask();
     await posted();
-    assert.deepEqual(prompt().view, { promptId: 'p1', toolName: 'Bash', description: 'Write a file', inputPreview: 'echo ok > f.txt', state: 'pending' });
+    assert.deepEqual(prompt().view, {
+      promptId: 'p1', toolName: 'Bash', description: 'Write a file', inputPreview: 'echo ok > f.txt', state: 'pending',
+      editable: true, deciders: { author: ANA, users: ['U_BOSS'], groups: [] }, expiresAt: 61_000,
+    });
     assert.equal(broker.open, 1);
     const c = click('allow', 'p1', ANA);
     await broker.handleAction(c);

@@ -6,7 +6,7 @@ import { DEMO, ECHO, FIXTURES, demoEnv, parseJsonLine, runCli } from './cli-proc
 test('echo --json prints exactly the contract object and exits 0', async () => {
   const r = await runCli(['run', ECHO, '--message', 'hi', '--json']);
   assert.equal(r.code, 0, r.stderr);
-  assert.equal(r.stdout, '{"reply":"You said: hi","session_id":"","error":null,"exit_code":0,"partials":[]}\n');
+  assert.equal(r.stdout, '{"reply":"You said: hi","session_id":"","error":null,"exit_code":0,"partials":[],"notices":[]}\n');
 });
 
 test('a hub-layout profile (agentproc: key) runs unchanged', async () => {
@@ -21,7 +21,7 @@ test('demo --json: partials with roles, a session id that the next turn resumes,
     const first = await runCli(['run', DEMO, '--message', 'hello', '--json'], { env });
     assert.equal(first.code, 0, first.stderr);
     const one = parseJsonLine(first.stdout);
-    assert.deepEqual(Object.keys(one), ['reply', 'session_id', 'error', 'exit_code', 'partials', 'usage']);
+    assert.deepEqual(Object.keys(one), ['reply', 'session_id', 'error', 'exit_code', 'partials', 'notices', 'usage']);
     assert.equal(one.error, null);
     assert.equal(one.exit_code, 0);
     assert.match(String(one.session_id), /^demo-[0-9a-f]{16}$/);

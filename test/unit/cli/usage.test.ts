@@ -17,8 +17,8 @@ test('--version prints the package version', async () => {
 test('--help for the program and for each command', async () => {
   const top = await runCli(['--help']);
   assert.equal(top.code, 0);
-  assert.match(top.stdout, /^usage: turnbridge <run\|chat\|start>/m);
-  for (const cmd of ['run', 'chat', 'start']) assert.match(top.stdout, new RegExp(`^  ${cmd} `, 'm'));
+  assert.match(top.stdout, /^usage: turnbridge <run\|chat\|start\|doctor\|audit>/m);
+  for (const cmd of ['run', 'chat', 'start', 'doctor', 'audit']) assert.match(top.stdout, new RegExp(`^  ${cmd} `, 'm'));
 
   const run = await runCli(['run', '--help']);
   assert.equal(run.code, 0);
@@ -30,15 +30,24 @@ test('--help for the program and for each command', async () => {
   assert.match(chat.stdout, /^usage: turnbridge chat <profile>/m);
   assert.match(chat.stdout, /\/new/);
 
+  const audit = await runCli(['audit', '--help']);
+  assert.equal(audit.code, 0);
+  assert.match(audit.stdout, /^usage: turnbridge audit \[--since 24h\]/m);
+
   const start = await runCli(['start', '--help']);
   assert.equal(start.code, 0);
   assert.match(start.stdout, /^usage: turnbridge start/m);
+
+  const doctor = await runCli(['doctor', '--help']);
+  assert.equal(doctor.code, 0);
+  assert.match(doctor.stdout, /^usage: turnbridge doctor \[--json\] \[--config FILE\]/m);
+  for (const opt of ['--json', '--config']) assert.ok(doctor.stdout.includes(opt), opt);
 });
 
 test('bad arguments: exit 2, an error and the usage line on stderr, nothing on stdout', async () => {
   const cases: Array<[string[], RegExp, RegExp]> = [
-    [[], /missing command/, /^usage: turnbridge <run\|chat\|start>/m],
-    [['fly'], /unknown command "fly"/, /^usage: turnbridge <run\|chat\|start>/m],
+    [[], /missing command/, /^usage: turnbridge <run\|chat\|start\|doctor\|audit>/m],
+    [['fly'], /unknown command "fly"/, /^usage: turnbridge <run\|chat\|start\|doctor\|audit>/m],
     [['run'], /missing <profile>/, /^usage: turnbridge run /m],
     [['run', ECHO], /missing --message/, /^usage: turnbridge run /m],
     [['run', ECHO, '--message', ''], /empty turn/, /^usage: turnbridge run /m],
@@ -47,6 +56,8 @@ test('bad arguments: exit 2, an error and the usage line on stderr, nothing on s
     [['run', ECHO, ECHO, '--message', 'x'], /unexpected argument/, /^usage: turnbridge run /m],
     [['chat'], /missing <profile>/, /^usage: turnbridge chat /m],
     [['chat', ECHO, '--json'], /Unknown option '--json'/, /^usage: turnbridge chat /m],
+    [['doctor', '--bogus'], /Unknown option '--bogus'/, /^usage: turnbridge doctor /m],
+    [['doctor', 'extra'], /unexpected argument "extra"/, /^usage: turnbridge doctor /m],
   ];
   for (const [args, error, usage] of cases) {
     const r = await runCli(args);

@@ -155,6 +155,18 @@ discord:
     assert.match(e.message, /expected a list of ids/);
     e = configError(() => loadConfig({ file: writeYaml('routes: {profile: a}\n'), env: {} }));
     assert.equal(e.field, 'routes');
+    e = configError(() => loadConfig({ file: writeYaml('routes:\n  - profile: a.yaml\n    approval_timeout_secs: 0\n'), env: {} }));
+    assert.equal(e.field, 'routes[0].approval_timeout_secs');
+    assert.match(e.message, /a number of seconds above 0/);
+    e = configError(() => loadConfig({ file: writeYaml('routes:\n  - profile: a.yaml\n    approver_groups: S0OPS\n'), env: {} }));
+    assert.equal(e.field, 'routes[0].approver_groups');
+  });
+
+  it('routes carry approvers, approver groups and their own approval timeout', () => {
+    const c = loadConfig({ file: writeYaml('routes:\n  - profile: a.yaml\n    channel: C1\n    approvers: [U0LEAD]\n    approver_groups: [S0OPS, 123456789012345678901]\n    approval_timeout_secs: 120\n'), env: {} });
+    assert.deepEqual(c.routes[0]!.approvers, ['U0LEAD']);
+    assert.deepEqual(c.routes[0]!.approverGroups, ['S0OPS', '123456789012345678901']);
+    assert.equal(c.routes[0]!.approvalTimeoutSecs, 120);
   });
 
   it('rejects bad environment values naming the variable', () => {

@@ -56,15 +56,50 @@ test('streaming false ignores partials and uses result.text', async () => {
   assert.deepEqual(seen, []);
 });
 
-test('non-string text becomes "" and role is kept only when a string', async () => {
+test('role is kept only when a string; a non-string result text is an empty body', async () => {
   const r = await run(scripted([
-    { line: { type: 'partial', text: 42, role: 7 } },
+    { line: { type: 'partial', text: 'a', role: 7 } },
+    { line: { type: 'partial', text: 'b', role: 'thinking' } },
     { line: { type: 'result', text: { no: 1 } } },
   ]), { message: 'x' });
-  assert.deepEqual(r.partials, [{ text: '' }]);
+  assert.deepEqual(r.partials, [{ text: 'a' }, { text: 'b', role: 'thinking' }]);
   assert.equal(r.reply, '');
   assert.equal(r.exitCode, 0);
 });
+
+// Spec "Assembling the user-visible body": result.text is the body unless a partial was
+// forwarded. An empty partial is never forwarded (dropped), so it cannot hide result.text, and
+// no empty chunk reaches a chat or --json. The three forms an empty partial takes on the wire:
+for (const [form, line] of [
+  ['"text":""', { type: 'partial', text: '' }],
+  ['a non-string text', { type: 'partial', text: 42 }],
+  ['no text at all', { type: 'partial', role: 'output' }],
+] as const) {
+  test(`empty partial (${form}) is dropped: not forwarded, and result.text is the body`, async () => {
+    const seen: PartialChunk[] = [];
+    const r = await run(scripted([
+      { line },
+      { line: { type: 'result', text: 'the body' } },
+    ]), { message: 'x' }, { onPartial: (c) => seen.push(c) });
+    assert.deepEqual(seen, [], 'nothing forwarded');
+    assert.deepEqual(r.partials, []);
+    assert.equal(r.reply, 'the body');
+    assert.equal(r.exitCode, 0);
+  });
+
+  test(`empty partial (${form}) between real partials: the forwarded partials are the body, result.text is not appended`, async () => {
+    const seen: PartialChunk[] = [];
+    const r = await run(scripted([
+      { line: { type: 'partial', text: 'Hello ' } },
+      { line },
+      { line: { type: 'partial', text: 'world' } },
+      { line: { type: 'result', text: 'Hello world' } },
+    ]), { message: 'x' }, { onPartial: (c) => seen.push(c) });
+    assert.deepEqual(seen, [{ text: 'Hello ' }, { text: 'world' }]);
+    assert.deepEqual(r.partials, seen);
+    assert.equal(r.reply, '');
+  });
+}
 
 test('first valid session id wins; invalid ones are dropped; a later different one is ignored', async () => {
   const ids: string[] = [];

@@ -1,6 +1,7 @@
 // The local chat page: server -> browser over SSE (EventSource), browser -> server with fetch POST.
 // One conversation per tab: its id lives in sessionStorage.
 import { escapeHtml, renderMarkdown } from './markdown.js';
+import { openForm, renderPrompt } from './prompt.js';
 
 const $ = (id) => document.getElementById(id);
 const randomId = () => (crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random()}`).replace(/[^A-Za-z0-9_-]/g, '');
@@ -53,39 +54,9 @@ function renderBot(item) {
   return node;
 }
 
-const OUTCOME = { allowed: 'Allowed', denied: 'Denied', timeout: 'Timed out', expired: 'Expired' };
-
-function renderPrompt(item) {
-  const v = item.view;
-  const node = el('div', { class: 'msg prompt', 'data-testid': 'permission-prompt', 'data-id': item.id, 'data-state': v.state });
-  const head = el('div', {}, `<span class="tool">Permission: ${escapeHtml(v.toolName)}</span>`);
-  if (v.description) head.append(document.createTextNode(` — ${v.description}`));
-  node.append(head, el('pre', { 'data-testid': 'prompt-input' }, escapeHtml(v.inputPreview)));
-  if (v.state === 'pending') {
-    const actions = el('div', { class: 'actions' });
-    const allow = el('button', { type: 'button', class: 'allow', 'data-testid': 'allow-button' }, 'Allow');
-    const deny = el('button', { type: 'button', class: 'deny', 'data-testid': 'deny-button' }, 'Deny');
-    for (const [button, action] of [[allow, 'allow'], [deny, 'deny']]) {
-      button.addEventListener('click', () => {
-        allow.disabled = true;
-        deny.disabled = true;
-        act(action, v.promptId).finally(() => { allow.disabled = false; deny.disabled = false; });
-      });
-    }
-    actions.append(allow, deny);
-    node.append(actions);
-  } else {
-    let text = OUTCOME[v.state] ?? v.state;
-    if (v.decidedBy) text += ` by ${v.decidedBy.name ?? v.decidedBy.id}`;
-    if (v.note) text += ` — ${v.note}`;
-    node.append(el('div', { class: 'outcome', 'data-testid': 'prompt-state', 'data-state': v.state }, escapeHtml(text)));
-  }
-  return node;
-}
-
 function show(item) {
   const stick = nearBottom();
-  const node = item.kind === 'user' ? renderUser(item) : item.kind === 'bot' ? renderBot(item) : renderPrompt(item);
+  const node = item.kind === 'user' ? renderUser(item) : item.kind === 'bot' ? renderBot(item) : renderPrompt(item, act);
   const old = elements.get(item.id);
   if (old) old.replaceWith(node);
   else log.append(node);
@@ -112,6 +83,18 @@ async function post(path, body) {
   }
 }
 
+/** A reason / edited input: null when taken, else why not (shown in the dialog, which stays open). */
+async function submitForm(kind, id, value) {
+  try {
+    const res = await fetch('/local/form', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ page, kind, id, value }) });
+    if (res.ok) return null;
+    const detail = await res.json().catch(() => ({}));
+    return detail.error ?? `The bridge answered ${res.status}.`;
+  } catch (err) {
+    return `Could not reach the bridge: ${err.message}`;
+  }
+}
+
 function act(action, id) {
   return post('/local/action', { action, id });
 }
@@ -129,6 +112,7 @@ function connect() {
   });
   events.addEventListener('item', (e) => show(JSON.parse(e.data)));
   events.addEventListener('toast', (e) => toast(JSON.parse(e.data).text));
+  events.addEventListener('form', (e) => openForm(JSON.parse(e.data), submitForm));
   events.addEventListener('typing', () => {
     $('typing').hidden = false;
     clearTimeout(typingTimer);

@@ -18,7 +18,7 @@ describe('discord config', () => {
     assert.equal(cfg.reply, 'thread');
     assert.equal(cfg.reactions, true);
     assert.equal(cfg.ignoreBots, true);
-    assert.equal(cfg.readUnmentioned, false);
+    assert.equal(cfg.readUnmentioned, 'auto');
     assert.equal(cfg.apiUrl, undefined);
   });
 

@@ -44,7 +44,7 @@ describe('discord render', () => {
     const pending = renderPrompt({ promptId: 'p', toolName: 'Bash', inputPreview: 'a```b'.repeat(500), state: 'pending' }, ids);
     assert.ok(pending.content.length <= 2000);
     assert.equal(pending.content.split('```').length, 3);
-    assert.equal(pending.components[0]!.components.length, 2);
+    assert.deepEqual(pending.components[0]!.components.map((b) => b.label), ['Allow once', 'Deny', 'Deny with reason']);
     const denied = renderPrompt({ promptId: 'p', toolName: 'Bash', inputPreview: '{}', state: 'denied', decidedBy: { id: '1' } }, ids);
     assert.match(denied.content, /Denied\*\* by <@1>/);
     assert.deepEqual(denied.components, []);

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { renderMessage, renderPrompt, truncateMarkdown } from '../../../../src/platforms/slack/blocks.js';
+import { renderMessage, truncateMarkdown } from '../../../../src/platforms/slack/blocks.js';
+import { renderPrompt } from '../../../../src/platforms/slack/prompt-blocks.js';
 
 test('an answer renders as one markdown block with the notification text beside it', () => {
   const r = renderMessage({ text: '**bold** and `code`\n\n```js\nx < 1 && y\n```' });
@@ -33,10 +34,12 @@ test('truncateMarkdown closes a fence it cut through', () => {
   assert.equal(truncateMarkdown('short', 60), 'short');
 });
 
-test('prompt: pending has Allow (primary) / Deny (danger) with the prompt id; decided shows who, buttons gone', () => {
+test('prompt: pending has Allow once (primary) / Deny (danger) / Deny with reason with the prompt id; decided shows who, buttons gone', () => {
   const pending = renderPrompt({ promptId: 'p1', toolName: 'Bash', description: 'Run it', inputPreview: '{"command":"ls ```x```"}', state: 'pending' });
   const actions = pending.blocks.find((b) => b.type === 'actions') as any;
-  assert.deepEqual(actions.elements.map((e: any) => [e.action_id, e.style, e.value, e.text.text]), [['tb_allow', 'primary', 'p1', 'Allow'], ['tb_deny', 'danger', 'p1', 'Deny']]);
+  assert.deepEqual(actions.elements.map((e: any) => [e.action_id, e.style, e.value, e.text.text]), [
+    ['tb_allow', 'primary', 'p1', 'Allow once'], ['tb_deny', 'danger', 'p1', 'Deny'], ['tb_deny_reason', undefined, 'p1', 'Deny with reason'],
+  ]);
   const code = (pending.blocks[1] as any).text.text as string;
   assert.equal((code.match(/```/g) ?? []).length, 2);
   const big = renderPrompt({ promptId: 'p1', toolName: 'Bash', inputPreview: '<'.repeat(5000), state: 'pending' });

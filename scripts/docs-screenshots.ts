@@ -1,0 +1,134 @@
+/**
+ * Renders the pictures in docs/slack.md and docs/discord.md from the real code against the
+ * project's loopback fakes (nothing leaves the machine), with Debian's Chromium:
+ *   doctor-slack.png    `turnbridge doctor` on a good Slack setup and on one missing a scope
+ *   doctor-discord.png  the doctor on a Discord app whose Message Content intent is off
+ *   slack-reply.png     a demo turn through the real Bolt app and bridge: the fake's final
+ *                       message and its Allow/Deny prompt, drawn with the local page's renderer
+ *   local-page.png      the local chat page (npm start without tokens) after a demo turn
+ * Run: npm run docs:screenshots   (TURNBRIDGE_CHROMIUM overrides /usr/bin/chromium)
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { formatReport, runDoctor } from '../src/doctor/index.js';
+import { escapeHtml, renderMarkdown } from '../src/platforms/local/page/markdown.js';
+import { MANIFEST_SCOPES, BOT_USER, buttons, contextLines, visibleText } from '../test/fakes/slack/index.js';
+import { makeDoctorRig } from '../test/e2e/doctor/doctor-rig.js';
+import { DEMO_PROFILE, makeTurnRig } from '../test/e2e/slack/turn-rig.js';
+import { startTurnbridge } from '../src/main.js';
+import { silentLogger } from '../src/log.js';
+
+const OUT = join(process.cwd(), 'docs/images');
+const CHROMIUM = process.env.TURNBRIDGE_CHROMIUM ?? '/usr/bin/chromium';
+
+const terminal = (title: string, blocks: Array<{ command: string; output: string }>) => `<!doctype html><meta charset="utf-8">
+<style>body{margin:0;background:#1e1e1e;font:14px/1.45 "DejaVu Sans Mono",monospace;color:#ddd;padding:18px 22px;width:1060px}
+h1{font:13px sans-serif;color:#888;margin:0 0 10px}.cmd{color:#8ae234}.ok{color:#8ae234}.bad{color:#ef2929}.warn{color:#fce94f}.fix{color:#aaa}
+pre{margin:0 0 18px;white-space:pre-wrap}</style><h1>${escapeHtml(title)}</h1>
+${blocks.map((b) => `<pre><span class="cmd">$ ${escapeHtml(b.command)}</span>\n${colour(b.output)}</pre>`).join('')}`;
+
+function colour(text: string): string {
+  return text.split('\n').map((l) => {
+    const e = escapeHtml(l);
+    if (/^\s*✓/.test(l)) return `<span class="ok">${e}</span>`;
+    if (/^\s*✗/.test(l)) return `<span class="bad">${e}</span>`;
+    if (/^\s*!/.test(l)) return `<span class="warn">${e}</span>`;
+    if (/^\s*fix:/.test(l)) return `<span class="fix">${e}</span>`;
+    return e;
+  }).join('\n');
+}
+
+async function doctorText(env: Record<string, string>): Promise<string> {
+  return formatReport(await runDoctor({ env })).replaceAll(process.cwd() + '/', '').replaceAll(process.cwd(), '/srv/turnbridge').replace(/\/tmp\/tb-doctor-\w+/g, '/srv/turnbridge');
+}
+
+async function doctorPictures(): Promise<{ slack: string; discord: string }> {
+  const good = await makeDoctorRig();
+  const scopeless = await makeDoctorRig({ slack: { scopes: MANIFEST_SCOPES.filter((s) => s !== 'reactions:write') }, discord: { allowMessageContent: false } });
+  try {
+    const slackOnly = (env: Record<string, string>) => ({ ...env, DISCORD_TOKEN: '' });
+    const discordOnly = (env: Record<string, string>) => ({ ...env, SLACK_BOT_TOKEN: '', TURNBRIDGE_CONFIG: '' });
+    return {
+      slack: terminal('turnbridge doctor against the fake Slack', [
+        { command: 'npx turnbridge doctor', output: await doctorText(slackOnly(good.env)) },
+        { command: 'npx turnbridge doctor   # the app lost reactions:write', output: (await doctorText(slackOnly(scopeless.env))).split('\n\n').filter((s) => s.startsWith('Slack') || /checks/.test(s)).join('\n\n') },
+      ]),
+      discord: terminal('turnbridge doctor against the fake Discord', [
+        { command: 'npx turnbridge doctor', output: await doctorText(discordOnly(scopeless.env)) },
+      ]),
+    };
+  } finally {
+    await good.close();
+    await scopeless.close();
+  }
+}
+
+/** A Slack-like thread drawn from the fake's messages: markdown blocks through the local page's renderer. */
+async function slackReplyPicture(): Promise<string> {
+  process.env.DEMO_DELAY_MS = '5';
+  const rig = await makeTurnRig({ config: { defaultProfile: DEMO_PROFILE } });
+  try {
+    const question = 'hello, what can you do?';
+    const { ts } = await rig.fake.userMessage({ channel: 'C0GEN', user: 'U0ANA', text: `<@${BOT_USER}> ${question}` });
+    const asked = await rig.fake.waitFor(() => rig.prompts('C0GEN', ts)[0], 'the prompt', 20_000);
+    const allow = buttons(asked).find((b) => b.action_id === 'tb_allow')!;
+    await rig.fake.click({ user: 'U0ANA', userName: 'ana', actionId: 'tb_allow', value: allow.value, channel: 'C0GEN', messageTs: asked.ts });
+    const parts = await rig.finalReply('C0GEN', ts, ts);
+    const prompt = rig.prompts('C0GEN', ts)[0]!;
+    const msg = (who: string, body: string, extra = '') => `<div class="m"><div class="av">${who[0]}</div><div><b>${who}</b> <span class="t">10:42</span><div class="b">${body}</div>${extra}</div></div>`;
+    // No colour-emoji font here: Slack's :shortcodes: are dropped rather than drawn as boxes.
+    const ctx = (lines: string[]) => lines.map((l) => `<div class="ctx">${renderMarkdown(l.replace(/:[a-z_]+:/g, '').replace('<@U0ANA>', '@ana').trim())}</div>`).join('');
+    const btns = buttons(prompt).map((b) => `<span class="btn ${b.style ?? ''}">${escapeHtml(b.action_id.includes('allow') ? 'Allow' : b.action_id.includes('deny') ? 'Deny' : b.action_id)}</span>`).join('');
+    const promptText = prompt.blocks.filter((b) => b.type === 'section').map((b) => renderMarkdown(String(b.text?.text ?? '').replace(/:[a-z_]+:\s*/g, ''))).join('');
+    return `<!doctype html><meta charset="utf-8"><style>
+body{font:15px/1.46 Lato,"DejaVu Sans",sans-serif;margin:0;padding:16px 20px;width:760px;background:#fff;color:#1d1c1d}
+.h{font-weight:700;border-bottom:1px solid #ddd;padding-bottom:8px;margin-bottom:10px}.m{display:flex;gap:10px;margin:10px 0}
+.av{width:36px;height:36px;border-radius:6px;background:#4a154b;color:#fff;display:flex;align-items:center;justify-content:center;font-weight:700;flex:none}
+.t{color:#616061;font-size:12px}.b pre{background:#f8f8f8;border:1px solid #ddd;border-radius:4px;padding:8px;overflow:auto}.b p{margin:4px 0}
+.ctx{color:#616061;font-size:13px}.btn{display:inline-block;border:1px solid #bbb;border-radius:4px;padding:3px 12px;margin:6px 6px 0 0;font-weight:700}
+.btn.primary{background:#007a5a;color:#fff;border-color:#007a5a}.btn.danger{color:#e01e5a;border-color:#e01e5a}</style>
+<div class="h"># general › Thread</div>
+${msg('ana', escapeHtml(`@turnbridge ${question}`))}
+${msg('turnbridge', renderMarkdown(parts.map((p) => visibleText(p)).join('')), ctx(contextLines(parts.at(-1)!)))}
+${msg('turnbridge', promptText, `${ctx(contextLines(prompt))}<div>${btns}</div>`)}`;
+  } finally {
+    await rig.close();
+  }
+}
+
+const pages = { ...(await doctorPictures()), reply: await slackReplyPicture() };
+const tmp = mkdtempSync(join(tmpdir(), 'tb-shots-'));
+const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+try {
+  const page = await browser.newPage({ viewport: { width: 1100, height: 400 }, deviceScaleFactor: 1 });
+  for (const [name, html, width] of [['doctor-slack', pages.slack, 1104], ['doctor-discord', pages.discord, 1104], ['slack-reply', pages.reply, 800]] as const) {
+    const file = join(tmp, `${name}.html`);
+    writeFileSync(file, html);
+    await page.setViewportSize({ width, height: 400 });
+    await page.goto(`file://${file}`);
+    await page.screenshot({ path: join(OUT, `${name}.png`), fullPage: true });
+    console.log(`docs/images/${name}.png`);
+  }
+  // The local page, driven as a person would: type, Allow, wait for the finished reply.
+  const running = await startTurnbridge({
+    env: { PATH: process.env.PATH ?? '', PORT: '0', TURNBRIDGE_DATA_DIR: join(tmp, 'data'), TURNBRIDGE_PROFILE: DEMO_PROFILE, TURNBRIDGE_CONFIG: '', LOG_LEVEL: 'silent' },
+    logger: silentLogger, print: () => {},
+  });
+  try {
+    await page.setViewportSize({ width: 900, height: 560 });
+    await page.goto(running.url);
+    await page.getByTestId('message-input').fill('hello, what can you do?');
+    await page.getByTestId('message-input').press('Enter');
+    await page.getByTestId('allow-button').first().click({ timeout: 20_000 });
+    await page.getByTestId('bot-text').filter({ hasText: 'Permission granted' }).waitFor({ timeout: 20_000 });
+    await page.screenshot({ path: join(OUT, 'local-page.png') });
+    console.log('docs/images/local-page.png');
+  } finally {
+    await running.shutdown();
+  }
+} finally {
+  await browser.close();
+  rmSync(tmp, { recursive: true, force: true });
+}

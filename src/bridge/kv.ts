@@ -1,0 +1,65 @@
+/**
+ * A small key-value interface over the bridge's keyv store, for state kept per conversation
+ * besides the session (permission rules, the auto-approve notice, the audit trail). Keys are
+ * namespaced by the caller (`rules:<conversation>`); a later state module can implement the same
+ * interface on another backend. Never throws: a failure or a slow store is logged and answers
+ * the fallback, so a turn never fails because of it.
+ */
+import type Keyv from 'keyv';
+import type { Logger } from '../log.js';
+
+export interface KvStore {
+  get<T>(key: string): Promise<T | undefined>;
+  /** Resolves true when the store accepted the value. `ttlMs` absent = kept until deleted. */
+  set(key: string, value: unknown, ttlMs?: number): Promise<boolean>;
+  delete(key: string): Promise<boolean>;
+}
+
+/** Runs store operations with a time bound; on failure or timeout logs and answers the fallback. */
+export interface GuardedOps {
+  run<T>(op: string, key: string, fn: () => Promise<T>, fallback: T): Promise<T>;
+  /** Resolves when every operation started so far has settled. */
+  drain(): Promise<void>;
+}
+
+export function createGuardedOps(log: Logger, timeoutMs: number, what: string): GuardedOps {
+  const pending = new Set<Promise<unknown>>();
+  return {
+    async run(op, key, fn, fallback) {
+      let timer: NodeJS.Timeout | undefined;
+      const work = fn();
+      pending.add(work);
+      const done = () => pending.delete(work);
+      work.then(done, done);
+      try {
+        return await Promise.race([
+          work,
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(new Error(`store ${op} took longer than ${timeoutMs} ms`)), timeoutMs);
+          }),
+        ]);
+      } catch (err) {
+        log.error({ err, op, key }, `store failed; ${what}`);
+        return fallback;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    async drain() {
+      await Promise.allSettled([...pending]);
+    },
+  };
+}
+
+export function createKv(keyv: Keyv, logger: Logger, opts: { opTimeoutMs?: number } = {}): KvStore & { drain(): Promise<void> } {
+  const ops = createGuardedOps(logger.child({ component: 'kv' }), opts.opTimeoutMs ?? 3000, 'going on without it');
+  return {
+    async get<T>(key: string) {
+      const v = await ops.run('get', key, () => keyv.get<T>(key), undefined);
+      return v === null ? undefined : v;
+    },
+    set: (key, value, ttlMs) => ops.run('set', key, () => keyv.set(key, value, ttlMs), false),
+    delete: (key) => ops.run('delete', key, () => keyv.delete(key), false),
+    drain: () => ops.drain(),
+  };
+}

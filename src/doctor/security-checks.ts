@@ -1,0 +1,88 @@
+/**
+ * Security: who may reach an agent (access open or closed, who is allowed, who are admins) and
+ * whether agents run sandboxed. Written against issue #9's branch (wt/security), which adds
+ * `config.access` {mode, allowUsers, admins} and `config.agent` {sandbox: off | bwrap}, read from
+ * TURNBRIDGE_ACCESS / TURNBRIDGE_ALLOW_USERS / TURNBRIDGE_ADMINS / TURNBRIDGE_SANDBOX and the
+ * `access:` / `agent:` sections of turnbridge.yaml. Until that lands the config has no such
+ * fields and the same environment variables are read here directly.
+ */
+import { spawnSync } from 'node:child_process';
+import type { BridgeConfig } from '../bridge/api.js';
+import { findCommand } from './find-command.js';
+import { fail, pass, warn, type CheckResult } from './types.js';
+
+const S = 'Security';
+
+/** The access and sandbox settings the bridge goes by. */
+export interface SecuritySettings {
+  access: 'open' | 'closed';
+  allowUsers: string[];
+  admins: string[];
+  sandbox: 'bwrap' | 'off';
+}
+
+function list(v: unknown): string[] {
+  if (Array.isArray(v)) return v.map(String).map((s) => s.trim()).filter(Boolean);
+  if (typeof v === 'string') return v.split(',').map((s) => s.trim()).filter(Boolean);
+  return [];
+}
+
+interface SecurityFields {
+  access?: { mode?: string; allowUsers?: string[]; admins?: string[] };
+  agent?: { sandbox?: string };
+}
+
+export function securitySettings(config: BridgeConfig, env: NodeJS.ProcessEnv): SecuritySettings {
+  const c = config as BridgeConfig & SecurityFields;
+  const lower = (v: string | undefined) => v?.trim().toLowerCase() || undefined;
+  const mode = c.access?.mode ?? lower(env.TURNBRIDGE_ACCESS) ?? 'closed';
+  const sandbox = c.agent?.sandbox ?? lower(env.TURNBRIDGE_SANDBOX) ?? 'off';
+  return {
+    access: mode === 'open' ? 'open' : 'closed',
+    allowUsers: c.access ? [...(c.access.allowUsers ?? [])] : list(env.TURNBRIDGE_ALLOW_USERS),
+    admins: c.access ? [...(c.access.admins ?? [])] : list(env.TURNBRIDGE_ADMINS),
+    sandbox: sandbox === 'bwrap' ? 'bwrap' : 'off',
+  };
+}
+
+/** Why bubblewrap cannot sandbox here (not installed, or namespaces refused), or null. */
+function bwrapProblem(env: NodeJS.ProcessEnv): string | null {
+  const bwrap = findCommand('bwrap', env.PATH, process.cwd());
+  if (!bwrap) return 'bwrap is not installed';
+  const r = spawnSync(bwrap, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--die-with-parent', '--', 'true'], { encoding: 'utf8', timeout: 10_000 });
+  if (r.error) return `bwrap could not start (${(r.error as NodeJS.ErrnoException).code ?? r.error.message})`;
+  if (r.status !== 0) return `bwrap cannot make its namespaces here: ${(r.stderr || `exit ${r.status}`).trim().split('\n')[0]}`;
+  return null;
+}
+
+export function securityChecks(config: BridgeConfig, env: NodeJS.ProcessEnv, chat: boolean): CheckResult[] {
+  const s = securitySettings(config, env);
+  const out: CheckResult[] = [];
+  if (!chat) {
+    out.push(pass(S, 'access: only the local page is on (loopback), no chat platform to guard'));
+  } else if (s.access === 'open') {
+    out.push(fail(S, 'access is open: anyone who can message the bot starts an agent that can run commands',
+      'set TURNBRIDGE_ACCESS=closed (the default) and list people in TURNBRIDGE_ALLOW_USERS, e.g. slack:U0123,discord:80351110224678912'));
+  } else if (s.allowUsers.length === 0) {
+    out.push(warn(S, 'access is closed and nobody is listed: only people granted with `turnbridge allow` and admins get answers',
+      'list people in TURNBRIDGE_ALLOW_USERS (slack:U0123, discord:123…, slack:S0123 for a user group, discord:role:123 for a role), or run turnbridge allow slack:U0123'));
+  } else {
+    out.push(pass(S, `access is closed: ${s.allowUsers.length} allowed (${s.allowUsers.slice(0, 5).join(', ')}${s.allowUsers.length > 5 ? ', …' : ''})`));
+  }
+  if (chat) {
+    out.push(s.admins.length > 0
+      ? pass(S, `admins: ${s.admins.join(', ')}`)
+      : warn(S, 'no admins: nobody but a turn\'s author can decide its prompts or stop it', 'list admins in TURNBRIDGE_ADMINS (platform:id)'));
+  }
+  if (s.sandbox === 'bwrap') {
+    const problem = bwrapProblem(env);
+    out.push(problem === null
+      ? pass(S, 'agents run sandboxed with bubblewrap')
+      : fail(S, `sandbox bwrap is set but ${problem}`, 'apt-get install bubblewrap (in a container: allow user namespaces), or set TURNBRIDGE_SANDBOX=off'));
+  } else {
+    const who = typeof process.getuid === 'function' && process.getuid() === 0 ? 'root' : "the bridge's user";
+    out.push(warn(S, `agents run unsandboxed as ${who}: they can read what that user can`,
+      "set TURNBRIDGE_SANDBOX=bwrap (Linux, apt-get install bubblewrap) to hide the bridge's files and secrets from agents"));
+  }
+  return out;
+}

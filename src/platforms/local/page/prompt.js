@@ -1,0 +1,136 @@
+// Permission prompts on the local page: the five choices, who may decide, a live countdown, the
+// outcome (who, what, when), and the dialog for a reason, an edited input or the full input.
+import { escapeHtml } from './markdown.js';
+
+function el(tag, attrs = {}, html) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) node.setAttribute(k, v);
+  if (html !== undefined) node.innerHTML = html;
+  return node;
+}
+
+const clock = (ms) => new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+
+/** "4:32" until `at`, "0:00" after. */
+export function countdown(at, now = Date.now()) {
+  const s = Math.max(0, Math.round((at - now) / 1000));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+}
+
+function tickCountdowns() {
+  for (const node of document.querySelectorAll('[data-expires]')) node.textContent = countdown(Number(node.dataset.expires));
+}
+setInterval(tickCountdowns, 1000);
+
+function outcomeText(v) {
+  const who = v.decidedBy ? ` by ${v.decidedBy.name ?? v.decidedBy.id}` : '';
+  const at = v.decidedAt ? ` at ${clock(v.decidedAt)}` : '';
+  switch (v.state) {
+    case 'allowed': {
+      const what = v.how === 'thread' ? 'Allowed for this thread' : v.how === 'edited' ? 'Allowed with edited input' : v.how === 'once' ? 'Allowed once' : 'Allowed';
+      return `${what}${who}${at}${v.how === 'thread' && v.rule ? ` · rule ${v.rule}` : ''}`;
+    }
+    case 'denied':
+      return `Denied${who}${at}${v.reason ? `: “${v.reason}”` : ''}`;
+    case 'timeout':
+      return `Timed out${at}: denied`;
+    case 'expired':
+      return 'Expired';
+    default:
+      return v.state;
+  }
+}
+
+function decidersText(v) {
+  const d = v.deciders;
+  if (!d) return '';
+  const author = d.author.name ?? d.author.id;
+  const others = [...d.users, ...d.groups.map((g) => `group ${g}`)];
+  return others.length ? `${author} or an approver (${others.join(', ')}) may decide` : `${author} may decide`;
+}
+
+const CHOICES = [
+  ['allow', 'Allow once', 'allow', () => true],
+  ['allow_thread', 'Allow for this thread', 'allow-thread', (v) => Boolean(v.rule)],
+  ['edit', 'Edit and allow', 'edit', (v) => Boolean(v.editable)],
+  ['deny', 'Deny', 'deny', () => true],
+  ['deny_reason', 'Deny with reason', 'deny-reason', () => true],
+  ['show_input', 'Show full input', 'show-input', (v) => Boolean(v.truncated)],
+];
+
+export function renderPrompt(item, act) {
+  const v = item.view;
+  const node = el('div', { class: 'msg prompt', 'data-testid': 'permission-prompt', 'data-id': item.id, 'data-state': v.state });
+  const head = el('div', {}, `<span class="tool">Permission: ${escapeHtml(v.toolName)}</span>`);
+  if (v.description) head.append(document.createTextNode(` — ${v.description}`));
+  node.append(head, el('pre', { 'data-testid': 'prompt-input' }, escapeHtml(v.inputPreview)));
+  if (v.state === 'pending') {
+    const facts = el('div', { class: 'facts', 'data-testid': 'prompt-facts' });
+    if (v.rule) facts.append(el('span', { 'data-testid': 'prompt-rule' }, `“Allow for this thread” adds <code>${escapeHtml(v.rule)}</code>`));
+    const who = decidersText(v);
+    if (who) facts.append(el('span', { 'data-testid': 'prompt-deciders' }, escapeHtml(who)));
+    if (v.expiresAt) {
+      const exp = el('span', { 'data-testid': 'prompt-expiry', title: `expires at ${clock(v.expiresAt)}` }, 'expires in ');
+      exp.append(el('span', { class: 'countdown', 'data-testid': 'prompt-countdown', 'data-expires': String(v.expiresAt) }, countdown(v.expiresAt)));
+      facts.append(exp);
+    }
+    node.append(facts);
+    const actions = el('div', { class: 'actions' });
+    const buttons = [];
+    for (const [action, label, cls, offered] of CHOICES) {
+      if (!offered(v)) continue;
+      const b = el('button', { type: 'button', class: cls, 'data-testid': `${cls}-button` }, escapeHtml(label));
+      b.addEventListener('click', () => {
+        // a form opens for these; the prompt stays clickable in case it is closed
+        if (action === 'edit' || action === 'deny_reason' || action === 'show_input') return act(action, v.promptId);
+        for (const x of buttons) x.disabled = true;
+        act(action, v.promptId).finally(() => { for (const x of buttons) x.disabled = false; });
+      });
+      buttons.push(b);
+      actions.append(b);
+    }
+    node.append(actions);
+  } else {
+    let text = outcomeText(v);
+    if (v.note) text += ` — ${v.note}`;
+    node.append(el('div', { class: 'outcome', 'data-testid': 'prompt-state', 'data-state': v.state }, escapeHtml(text)));
+  }
+  return node;
+}
+
+/** Show a form the bridge asked for; `submit(kind, id, value)` resolves to an error text or null. */
+export function openForm(form, submit) {
+  document.querySelector('dialog.form')?.remove();
+  const dialog = el('dialog', { class: 'form', 'data-testid': 'prompt-form', 'data-kind': form.kind });
+  const box = el('form', { method: 'dialog' });
+  box.append(el('h2', {}, escapeHtml(form.title)), el('div', { class: 'sub' }, `Permission request: <code>${escapeHtml(form.toolName)}</code>`));
+  const error = el('div', { class: 'error', 'data-testid': 'form-error', role: 'alert' });
+  const row = el('div', { class: 'buttons' });
+  const close = el('button', { type: 'button', 'data-testid': 'form-cancel' }, form.kind === 'view' ? 'Close' : 'Cancel');
+  close.addEventListener('click', () => dialog.close());
+  if (form.kind === 'view') {
+    box.append(el('pre', { 'data-testid': 'form-text' }, escapeHtml(form.text)));
+    row.append(close);
+  } else {
+    const label = el('label', {}, escapeHtml(form.label));
+    const input = el('textarea', { 'data-testid': 'form-input', rows: form.kind === 'edit' ? '6' : '3' });
+    input.value = form.kind === 'edit' ? form.initial : '';
+    label.append(input);
+    const ok = el('button', { type: 'submit', class: form.kind === 'edit' ? 'allow' : 'deny', 'data-testid': 'form-submit' }, form.kind === 'edit' ? 'Allow' : 'Deny');
+    box.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      ok.disabled = true;
+      const problem = await submit(form.kind, form.promptId, input.value);
+      ok.disabled = false;
+      if (problem) error.textContent = problem; // the text stays in the box
+      else dialog.close();
+    });
+    box.append(label, error);
+    row.append(close, ok);
+  }
+  box.append(row);
+  dialog.append(box);
+  dialog.addEventListener('close', () => dialog.remove());
+  document.body.append(dialog);
+  dialog.showModal();
+}

@@ -1,0 +1,106 @@
+/**
+ * Prompt clicks and modal submissions on Slack. A click is acked at once; a form the core asks
+ * for is opened with the click's trigger_id (valid 3 s, once). A modal submission is answered in
+ * its ack: nothing (the modal closes) or `response_action: errors` on the text input, so a
+ * refused or invalid submission says why inside the modal and loses nothing.
+ */
+import type { App, webApi } from '@slack/bolt';
+import type { ActionEvent, BridgeInbound, PromptAction } from '../../bridge/types.js';
+import type { Logger } from '../../log.js';
+import { FORM_BLOCK, FORM_CALLBACK, FORM_INPUT, PROMPT_ACTION_IDS, parseFormMetadata, renderForm } from './prompt-blocks.js';
+import { slackErrorCode } from './web-errors.js';
+
+const ACTION_BY_ID = new Map(Object.entries(PROMPT_ACTION_IDS).map(([action, id]) => [id, action as PromptAction]));
+
+export interface PromptListenerDeps {
+  logger: Logger;
+  client: webApi.WebClient;
+  bridge: () => BridgeInbound | undefined;
+  /** The clicker's display name (users.info, cached by the caller). */
+  userName(id: string): Promise<string | undefined>;
+}
+
+export function promptActionPattern(): RegExp {
+  return new RegExp(`^(${[...ACTION_BY_ID.keys()].join('|')})$`);
+}
+
+export function registerPromptListeners(app: App, deps: PromptListenerDeps): void {
+  const { client, logger } = deps;
+
+  async function ephemeral(channel: string | undefined, user: string, text: string, threadTs?: string): Promise<void> {
+    if (!channel) throw new Error('no channel to answer in');
+    await client.chat.postEphemeral({ channel, user, text, ...(threadTs ? { thread_ts: threadTs } : {}) });
+  }
+
+  app.action(promptActionPattern(), async ({ ack, body, action, respond }) => {
+    await ack();
+    const bridge = deps.bridge();
+    if (!bridge || body.type !== 'block_actions' || action.type !== 'button') return;
+    const button = action as { action_id: string; value?: string };
+    const kind = ACTION_BY_ID.get(button.action_id);
+    if (!kind) return;
+    const channel = body.channel?.id ?? body.container?.channel_id;
+    const threadTs = (body.message as { thread_ts?: string } | undefined)?.thread_ts;
+    const user = { id: body.user.id, ...(body.user.username || body.user.name ? { name: body.user.username ?? body.user.name } : {}) };
+    const ev: ActionEvent = {
+      platform: 'slack',
+      action: kind,
+      id: button.value ?? '',
+      user,
+      async notifyPrivately(text: string): Promise<void> {
+        try {
+          await ephemeral(channel, user.id, text, threadTs);
+        } catch (e) {
+          logger.debug({ err: (e as Error)?.message }, 'chat.postEphemeral failed; answering through response_url');
+          await respond({ response_type: 'ephemeral', replace_original: false, text }).catch((err: unknown) => {
+            logger.warn({ err: (err as Error)?.message }, 'could not tell the clicker privately');
+          });
+        }
+      },
+      async openForm(form) {
+        try {
+          await client.views.open({ trigger_id: body.trigger_id, view: renderForm(form, { channel, thread: threadTs }) });
+        } catch (e) {
+          const code = slackErrorCode(e);
+          logger.warn({ err: code ?? (e as Error)?.message, form: form.kind }, 'slack views.open failed');
+          await ev.notifyPrivately(code === 'expired_trigger_id'
+            ? 'Slack took too long to open the form; press the button again.'
+            : 'Could not open the form here; use Allow or Deny.');
+        }
+      },
+    };
+    try {
+      await bridge.handleAction(ev);
+    } catch (e) {
+      logger.error({ err: e, action: kind }, 'bridge failed to handle a Slack prompt click');
+    }
+  });
+
+  app.view(FORM_CALLBACK, async ({ ack, body, view }) => {
+    const meta = parseFormMetadata(view.private_metadata);
+    const bridge = deps.bridge();
+    if (!meta || !bridge?.handleFormSubmit) {
+      await ack({ response_action: 'errors', errors: { [FORM_BLOCK]: 'This form is no longer active.' } });
+      return;
+    }
+    const value = view.state.values[FORM_BLOCK]?.[FORM_INPUT]?.value ?? '';
+    const name = await deps.userName(body.user.id).catch(() => undefined);
+    const user = { id: body.user.id, ...(name ?? body.user.name ? { name: name ?? body.user.name } : {}) };
+    let answer;
+    try {
+      answer = await bridge.handleFormSubmit({
+        platform: 'slack',
+        kind: meta.k,
+        id: meta.p,
+        value,
+        user,
+        notifyPrivately: (text) => ephemeral(meta.c, user.id, text, meta.t),
+      });
+    } catch (e) {
+      logger.error({ err: e, form: meta.k }, 'bridge failed on a Slack form submission');
+      answer = { ok: false as const, error: 'The bridge failed on this submission; try again.' };
+    }
+    if (answer.ok) await ack();
+    else await ack({ response_action: 'errors', errors: { [FORM_BLOCK]: answer.error } });
+  });
+}

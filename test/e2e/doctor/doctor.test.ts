@@ -1,0 +1,168 @@
+/**
+ * `turnbridge doctor` against the fake Slack and fake Discord: the good setup passes every check
+ * (exit 0); each broken variant shows exactly its ✗ line with the fix, and exits 1.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { MANIFEST_SCOPES } from '../../fakes/slack/index.js';
+import { CHANNEL, makeDoctorRig, routesYaml, runDoctorCommand, type DoctorRig } from './doctor-rig.js';
+import { runCli } from '../../unit/cli/cli-process.js';
+import { startRedisServer } from '../../fakes/redis-server.js';
+
+describe('turnbridge doctor', () => {
+  let rig: DoctorRig;
+  before(async () => { rig = await makeDoctorRig(); });
+  after(async () => { await rig.close(); });
+
+  /** Runs with one change; asserts exactly one ✗ line matching `line` and a fix matching `fix`. */
+  async function exactlyOne(change: Record<string, string>, line: RegExp, fix: RegExp, r?: DoctorRig): Promise<void> {
+    const run = await runDoctorCommand({ ...(r ?? rig).env, ...change });
+    assert.equal(run.code, 1, run.stdout);
+    assert.equal(run.failures.length, 1, `exactly one ✗ line:\n${run.stdout}`);
+    const [text, fixLine] = run.failures[0]!.split('\n');
+    assert.match(text!, line);
+    assert.match(fixLine ?? '', fix);
+  }
+
+  it('a good setup: every line ✓, exit 0', async () => {
+    const run = await runDoctorCommand(rig.env);
+    assert.equal(run.code, 0, run.stdout);
+    assert.deepEqual(run.failures, []);
+    assert.deepEqual(run.warnings, []);
+    for (const expected of [
+      /^Slack$/m, /✓ bot token valid: turnbridge in Fake Team \(T0FAKE\)/, /✓ token scopes: all 9 needed are granted/,
+      /✓ app token opens Socket Mode \(apps\.connections\.open\)/, new RegExp(`✓ bot is a member of ${CHANNEL}`),
+      /^Discord$/m, /✓ bot token valid: /, /✓ Message Content intent granted/,
+      /✓ invite URL \(exactly the permissions needed\): https:\/\/discord\.com\/oauth2\/authorize\?client_id=\d+&scope=bot&permissions=309237746752/,
+      /✓ in server .+ with the permissions it needs/, /✓ bot can see channel #general \(\d+\) named in routes/,
+      /✓ profiles\/claude-code\/profile\.yaml loads/, /✓ profiles\/claude-code\/profile\.yaml: claude 2\.0\.14 \(Claude Code\)/,
+      /✓ profiles\/claude-code\/profile\.yaml: ANTHROPIC_API_KEY is set/, /agent cwd .+ is writable/,
+      /✓ embedded store: .+ will be created on start/,
+      /✓ access is closed: 2 allowed/, /✓ admins: slack:U0ALICE/, /✓ agents run sandboxed with bubblewrap$/m,
+      /✓ \d+ of \d+ checks passed\n$/,
+    ]) assert.match(run.stdout, expected);
+    assert.ok(!run.stdout.includes(rig.env.SLACK_BOT_TOKEN!) && !run.stdout.includes(rig.env.DISCORD_TOKEN!), 'no token is printed');
+  });
+
+  it('missing scope: the scope is named, with where to add it', async () => {
+    const r = await makeDoctorRig({ slack: { scopes: MANIFEST_SCOPES.filter((s) => s !== 'reactions:write') } });
+    try {
+      await exactlyOne({}, /^✗ token lacks scope reactions:write \(reactions on the message that started a turn\)$/,
+        /^fix: add them under OAuth & Permissions > Bot Token Scopes .*Reinstall to Workspace$/, r);
+    } finally { await r.close(); }
+  });
+
+  it('bad app token: Socket Mode cannot open', async () => {
+    await exactlyOne({ SLACK_APP_TOKEN: 'xapp-1-wrong' }, /^✗ SLACK_APP_TOKEN cannot open Socket Mode \(invalid_auth\)$/,
+      /^fix: generate an App-Level Token with connections:write/);
+  });
+
+  it('intent off: Message Content not granted, with the portal switch to turn', async () => {
+    const r = await makeDoctorRig({ discord: { allowMessageContent: false } });
+    try {
+      await exactlyOne({}, /^✗ Message Content intent off: follow-ups in the bot's threads are ignored unless they mention the bot$/,
+        /^fix: Developer Portal > your application > Bot > Privileged Gateway Intents > turn on "Message Content Intent"/, r);
+    } finally { await r.close(); }
+  });
+
+  it('CLI missing: the agent CLI is not installed', async () => {
+    await exactlyOne({ CLAUDE_BIN: '/nonexistent/bin/claude' },
+      /^✗ profiles\/claude-code\/profile\.yaml: the claude CLI is not installed \("\/nonexistent\/bin\/claude" not found\)$/,
+      /^fix: npm i -g @anthropic-ai\/claude-code, or set CLAUDE_BIN to its path$/);
+  });
+
+  it('store not writable: the data dir cannot be made', async () => {
+    const file = join(rig.dir, 'a-file');
+    writeFileSync(file, 'x');
+    await exactlyOne({ TURNBRIDGE_DATA_DIR: join(file, 'data') }, /^✗ embedded store: .+\/a-file\/data is not writable \(.+a-file is a file\)$/,
+      /^fix: set TURNBRIDGE_DATA_DIR .* or set REDIS_URL$/);
+  });
+
+  it('access open: anyone could start an agent', async () => {
+    await exactlyOne({ TURNBRIDGE_ACCESS: 'open' }, /^✗ access is open: anyone who can message the bot starts an agent/,
+      /^fix: set TURNBRIDGE_ACCESS=closed .*TURNBRIDGE_ALLOW_USERS/);
+  });
+
+  it('more broken variants, each exactly one line: bad bot token, bot not in the channel, logged out, permissions, unreachable Redis', async () => {
+    const bad = await runDoctorCommand({ ...rig.env, SLACK_BOT_TOKEN: 'xoxb-wrong' });
+    assert.equal(bad.code, 1);
+    assert.deepEqual(bad.failures.map((f) => f.split('\n')[0]), ['✗ Slack rejected SLACK_BOT_TOKEN (invalid_auth)'], bad.stdout);
+    await exactlyOne({ TURNBRIDGE_CONFIG: writeConfig(rig, 'C0ELSEWHERE', rig.discord.world.general.id) }, /^✗ bot is not in channel C0ELSEWHERE \(channel_not_found\)$/, /^fix: in that channel type \/invite @turnbridge/);
+    await exactlyOne({ TURNBRIDGE_CONFIG: writeConfig(rig, CHANNEL, '123456789012345678') }, /^✗ bot cannot see channel 123456789012345678 named in routes \(404\)$/, /^fix: check the channel id .*View Channel/);
+    await exactlyOne({ ANTHROPIC_API_KEY: '' }, /^✗ profiles\/claude-code\/profile\.yaml: claude is not logged in and no ANTHROPIC_API_KEY \/ CLAUDE_CODE_OAUTH_TOKEN is set$/, /^fix: run `claude` once and sign in/);
+    await exactlyOne({ REDIS_URL: 'redis://127.0.0.1:1' }, /^✗ Redis at redis:\/\/127\.0\.0\.1:1 is not reachable/, /^fix: start Redis or fix REDIS_URL/);
+    const r = await makeDoctorRig({ discord: { guildPermissions: String((1n << 10n) | (1n << 11n)) } });
+    try {
+      await exactlyOne({}, /^✗ in server .+ without Send Messages in Threads, Create Public Threads, Read Message History, Add Reactions, Attach Files$/, /^fix: re-invite with https:\/\/discord\.com\/oauth2\/authorize/, r);
+    } finally { await r.close(); }
+  });
+
+  it('security warnings do not fail: nobody listed, unsandboxed; a sandbox that cannot run does', async () => {
+    const nobody = await runDoctorCommand({ ...rig.env, TURNBRIDGE_ALLOW_USERS: '', TURNBRIDGE_SANDBOX: 'off' });
+    assert.equal(nobody.code, 0, nobody.stdout);
+    assert.deepEqual(nobody.failures, []);
+    assert.deepEqual(nobody.warnings.map((w) => w.split('\n')[0]), [
+      '! access is closed and nobody is listed: only people granted with `turnbridge allow` and admins get answers',
+      '! agents run unsandboxed as root: they can read what that user can',
+    ].map((w) => (process.getuid?.() === 0 ? w : w.replace('as root', "as the bridge's user"))));
+    const bin = join(rig.dir, 'bin-without-bwrap');
+    mkdirSync(bin);
+    symlinkSync(process.execPath, join(bin, 'node'));
+    await exactlyOne({ PATH: bin }, /^✗ sandbox bwrap is set but bwrap is not installed$/, /^fix: apt-get install bubblewrap/);
+  });
+
+  it('HTTP mode: no app token, a signing secret: the URL Slack must reach', async () => {
+    const run = await runDoctorCommand({ ...rig.env, SLACK_APP_TOKEN: '', SLACK_SIGNING_SECRET: 'secret', PORT: '3999' });
+    assert.equal(run.code, 0, run.stdout);
+    assert.match(run.stdout, /✓ HTTP mode: SLACK_SIGNING_SECRET set; Slack must reach POST https:\/\/<your public host>\/slack\/events, served here at http:\/\/127\.0\.0\.1:3999\/slack\/events/);
+    assert.ok(!run.stdout.includes('apps.connections.open'));
+  });
+
+  it('Redis: a reachable redis-server answers the probe', async () => {
+    const redis = await startRedisServer();
+    try {
+      const run = await runDoctorCommand({ ...rig.env, REDIS_URL: redis.url });
+      assert.equal(run.code, 0, run.stdout);
+      assert.match(run.stdout, new RegExp(`✓ Redis at ${redis.url.replace(/[/.]/g, '\\$&')}/? answers \\(write, read, delete\\)`));
+    } finally { redis.stop(); }
+  });
+
+  it('--json: one object with ok and every check; warnings do not fail the exit status', async () => {
+    const run = await runDoctorCommand({ ...rig.env, TURNBRIDGE_SANDBOX: 'none' }, ['--json']);
+    assert.equal(run.code, 0, run.stdout);
+    const out = JSON.parse(run.stdout) as { ok: boolean; checks: Array<{ section: string; status: string; text: string; fix?: string }> };
+    assert.equal(out.ok, true);
+    assert.deepEqual([...new Set(out.checks.map((c) => c.section))], ['Config', 'Slack', 'Discord', 'Profiles', 'Store', 'Security']);
+    const warned = out.checks.filter((c) => c.status === 'warn');
+    assert.equal(warned.length, 1);
+    assert.match(warned[0]!.text, /agents run unsandboxed/);
+    assert.match(warned[0]!.fix ?? '', /TURNBRIDGE_SANDBOX=bwrap/);
+    for (const c of out.checks) assert.equal(c.fix === undefined, c.status === 'pass', JSON.stringify(c));
+  });
+});
+
+describe('turnbridge doctor as a process', () => {
+  it('reads .env in the working directory as start does; --json; exit status 1 on a ✗', async () => {
+    const rig = await makeDoctorRig();
+    try {
+      const { PATH, HOME, ...settings } = rig.env;
+      const dotenv = Object.entries({ ...settings, TURNBRIDGE_ACCESS: 'open' }).map(([k, v]) => `${k}=${v}`).join('\n');
+      writeFileSync(join(rig.dir, '.env'), `${dotenv}\n`);
+      const clean: Record<string, string> = { PATH: PATH!, HOME: HOME! };
+      const r = await runCli(['doctor', '--json'], { cwd: rig.dir, env: clean });
+      assert.equal(r.code, 1, r.stderr);
+      const out = JSON.parse(r.stdout) as { ok: boolean; checks: Array<{ status: string; text: string }> };
+      assert.equal(out.ok, false);
+      assert.deepEqual(out.checks.filter((c) => c.status === 'fail').map((c) => c.text), ['access is open: anyone who can message the bot starts an agent that can run commands']);
+      assert.ok(out.checks.some((c) => c.text.startsWith('bot token valid: turnbridge in Fake Team')), 'the Slack token came from .env');
+    } finally { await rig.close(); }
+  });
+});
+
+function writeConfig(rig: DoctorRig, slackChannel: string, discordChannel: string): string {
+  const file = join(rig.dir, `turnbridge-${slackChannel}-${discordChannel}.yaml`);
+  writeFileSync(file, routesYaml(slackChannel, discordChannel));
+  return file;
+}

@@ -1,0 +1,85 @@
+// profiles/gemini-cli with the real gemini (@google/gemini-cli, pinned in clis.json) against
+// the fake Gemini API on loopback (GOOGLE_GEMINI_BASE_URL), through loadProfile() + run().
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FakeGemini } from '../fakes/model-apis/index.js';
+import { RealCliWorld, skipUnless, answer, thinking, filesContaining } from './real-cli-harness.js';
+import { okTurn, toolThenAnswer, checkResume, checkStopMidRequest } from './shared-checks.js';
+
+const skip = skipUnless('gemini');
+let world: RealCliWorld<FakeGemini>;
+before(async () => { if (!skip) world = await new RealCliWorld('gemini', new FakeGemini()).start(); });
+after(async () => { await world?.close(); });
+
+test('gemini: hello through a base URL streams the answer; the key goes to the fake; nothing leaves loopback', { skip }, async () => {
+  world.api.script = () => ({ text: 'Hello from the fake Gemini API.' });
+  const { result } = await okTurn(world, { message: 'say hello' });
+  assert.equal(answer(result), 'Hello from the fake Gemini API.');
+  assert.ok(result.partials.filter((p) => p.role !== 'thinking').length > 1, 'more than one delta');
+  const call = await world.api.modelCall();
+  assert.equal(call.request.headers['x-goog-api-key'], 'test-gemini-key');
+  assert.match(call.request.path, /^\/v1beta\/models\/gemini-2\.5-flash:streamGenerateContent/);
+  assert.match(result.sessionId, /^[0-9a-f-]{36}$/);
+  assert.ok(filesContaining(join(world.home, '.gemini'), result.sessionId).some((f) => f.includes('/chats/')), "gemini's own chat record carries the session id");
+  assert.equal(result.usage?.output_tokens, 6);
+  assert.deepEqual(world.trap.attempts, []);
+});
+
+test('gemini: thought parts stay out of the answer (0.61 stream-json has no thought events)', { skip }, async () => {
+  world.api.script = () => ({ thinking: 'Internal reasoning that must not leak.', text: 'Just the answer.' });
+  const { result } = await okTurn(world, { message: 'think first' });
+  assert.equal(answer(result), 'Just the answer.');
+  assert.doesNotMatch(thinking(result), /Internal reasoning/);
+});
+
+test('gemini: the next turn resumes the session (the id is gemini\'s own) and the model sees the earlier turn', { skip }, async () => {
+  await checkResume(world);
+});
+
+test('gemini: tools run unattended (--yolo, as root here) and the model gets the output', { skip }, async () => {
+  toolThenAnswer(world, { name: 'run_shell_command', input: { command: 'echo unattended > note-gemini.txt && echo wrote-it', description: 'Write a note' } });
+  const { result } = await okTurn(world, { message: 'write the note' });
+  assert.equal(readFileSync(join(world.home, 'note-gemini.txt'), 'utf8'), 'unattended\n');
+  assert.match(answer(result), /Tool said: .*wrote-it/s);
+  assert.match(thinking(result), /^Running shell: echo unattended > note-gemini\.txt && echo wrote-it$/m);
+});
+
+test('gemini: a 503 shows each retry as a thinking line, 3 attempts, then gemini\'s error', { skip }, async (t) => {
+  const calls = world.api.modelCalls.length;
+  world.api.script = () => ({ status: 503, message: 'The model is overloaded. Please try again later.' });
+  const { result } = await world.turn({ message: 'hi' });
+  t.diagnostic(`error after ${result.durationMs} ms: ${result.error}`);
+  assert.match(result.error ?? '', /The model is overloaded/);
+  assert.equal(answer(result), '');
+  assert.deepEqual(thinking(result).match(/^API error 503 \(attempt \d\), retrying…$/gm), ['API error 503 (attempt 1), retrying…', 'API error 503 (attempt 2), retrying…']);
+  assert.equal(world.api.modelCalls.length - calls, 3, 'general.maxAttempts 3 from the profile\'s system-defaults.json');
+});
+
+test('gemini: a 401 ends the turn with gemini\'s message, without retries', { skip }, async (t) => {
+  const calls = world.api.modelCalls.length;
+  world.api.script = () => ({ status: 401, message: 'API key not valid. Please pass a valid API key.' });
+  const { result } = await world.turn({ message: 'hi' });
+  t.diagnostic(`error after ${result.durationMs} ms: ${result.error}`);
+  assert.match(result.error ?? '', /API key not valid/);
+  assert.equal(answer(result), '');
+  assert.equal(world.api.modelCalls.length - calls, 1);
+});
+
+test('gemini: Stop mid-request reaches the real CLI behind the launcher; nothing is left within the kill grace', { skip }, async () => {
+  await checkStopMidRequest(world);
+});
+
+test('gemini: SIGTERM to the wrapper alone (no group kill from the bridge) still ends gemini\'s real CLI', { skip }, async () => {
+  world.api.script = () => ({ hang: true });
+  const calls = world.api.modelCalls.length;
+  let wrapperPid = 0;
+  // The gemini binary is a launcher that ignores SIGTERM and runs the real CLI as its child:
+  // only the wrapper's own group kill reaches that child.
+  const hung = world.api.modelCall((c) => c.index >= calls).then(() => process.kill(wrapperPid, 'SIGTERM'));
+  const { result } = await world.turn({ message: 'take your time' }, { handlers: { onSpawn: (pid) => { wrapperPid = pid; } } });
+  await hung;
+  assert.equal(result.error, 'gemini was stopped (SIGTERM)');
+  assert.deepEqual(world.lingering(), []);
+});

@@ -1,0 +1,167 @@
+// Runs the shipped profiles (profiles/claude-code, codex, gemini-cli) through the real runner
+// with the real CLIs installed by install-clis.mjs, each pointed at a loopback fake model API,
+// with a proxy trap for anything else that would leave the machine.
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import pino from 'pino';
+import { loadProfile } from '../../src/profile/index.js';
+import { run } from '../../src/runner/index.js';
+import type { Profile } from '../../src/profile/types.js';
+import type { RunHandlers, RunResult, TurnInput } from '../../src/runner/types.js';
+import { ProxyTrap, type ModelApiServer } from '../fakes/model-apis/index.js';
+export { alive } from '../unit/agents/wrapper-harness.js';
+// @ts-expect-error plain .mjs setup script without types
+import { cacheDir, statusFile } from './install-clis.mjs';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+export type CliName = 'claude' | 'codex' | 'gemini';
+const PROFILE: Record<CliName, string> = { claude: 'claude-code', codex: 'codex', gemini: 'gemini-cli' };
+
+/** The installed CLI's executable, or why it is missing (the suite skips with that reason). */
+export function realCli(name: CliName): { bin: string } | { skip: string } {
+  if (process.env.TB_REAL_CLI === '0') return { skip: `real ${name} not used: TB_REAL_CLI=0` };
+  const file: string = statusFile();
+  if (!existsSync(file)) return { skip: `real ${name} not installed yet: test/run.mjs (npm test) installs the CLIs; no ${file}` };
+  const s = (JSON.parse(readFileSync(file, 'utf8')) as Record<string, { bin?: string; error?: string }>)[name];
+  if (s?.bin && existsSync(s.bin)) return { bin: s.bin };
+  return { skip: `real ${name} ${s?.error ?? `missing from ${file}`}` };
+}
+
+/** The skip option for node:test: false when the CLI is there, else the reason. */
+export function skipUnless(name: CliName): string | false {
+  const c = realCli(name);
+  return 'skip' in c ? c.skip : false;
+}
+
+export interface TurnRun {
+  result: RunResult;
+  /** Runner warnings (e.g. "agent still running after grace: SIGKILL"). */
+  warnings: string[];
+  stderr: string;
+  pid: number | undefined;
+}
+
+/**
+ * One CLI's test world: a temp HOME (the CLI's login, sessions and settings live there; also the
+ * working folder), the fake model API, and the proxy trap.
+ */
+export class RealCliWorld<Api extends ModelApiServer> {
+  readonly home: string;
+  readonly trap = new ProxyTrap();
+  private profile!: Profile;
+
+  constructor(readonly name: CliName, readonly api: Api) {
+    // Not under /tmp: codex refuses to create its sandbox helper (codex-linux-sandbox) in a
+    // CODEX_HOME below a temporary directory, and then every sandboxed command fails.
+    const homes = join(cacheDir() as string, 'homes');
+    mkdirSync(homes, { recursive: true });
+    this.home = mkdtempSync(join(homes, `${name}-`));
+  }
+
+  async start(): Promise<this> {
+    await Promise.all([this.api.start(), this.trap.start()]);
+    this.profile = { ...(await loadProfile(join(ROOT, 'profiles', PROFILE[this.name], 'profile.yaml'))), cwd: this.home };
+    if (this.name === 'codex') {
+      mkdirSync(join(this.home, '.codex'), { recursive: true });
+      // Curated-plugin sync would reach github.com and chatgpt.com at every start.
+      writeFileSync(join(this.home, '.codex', 'config.toml'), 'check_for_update_on_startup = false\n\n[features]\nplugins = false\n\n[analytics]\nenabled = false\n');
+    }
+    if (this.name === 'gemini') {
+      mkdirSync(join(this.home, '.gemini'), { recursive: true });
+      // As root the wrapper's system-defaults.json selects the auth type and 3 attempts; as another
+      // user gemini skips that file, so the test does what the profile README tells such users.
+      const asUser = process.getuid?.() !== 0 ? { security: { auth: { selectedType: 'gemini-api-key' } } } : {};
+      writeFileSync(join(this.home, '.gemini', 'settings.json'), JSON.stringify({
+        general: { enableAutoUpdate: false, enableAutoUpdateNotification: false, ...(process.getuid?.() !== 0 ? { maxAttempts: 3 } : {}) },
+        privacy: { usageStatisticsEnabled: false },
+        telemetry: { enabled: false },
+        ...asUser,
+      }));
+    }
+    return this;
+  }
+
+  /** The bridge's environment: only what the profile declares reaches the wrapper. */
+  env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+    const c = realCli(this.name);
+    if ('skip' in c) throw new Error(c.skip);
+    const common = {
+      PATH: `${dirname(c.bin)}:${process.env.PATH ?? ''}`,
+      HOME: this.home,
+      HTTPS_PROXY: this.trap.url,
+      NO_PROXY: '127.0.0.1,localhost',
+    };
+    const perCli: Record<CliName, Record<string, string>> = {
+      claude: { ANTHROPIC_API_KEY: 'sk-ant-test-key', ANTHROPIC_BASE_URL: this.api.url, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
+      codex: { CODEX_API_KEY: 'sk-test-codex-key', CODEX_BASE_URL: `${this.api.url}/v1` },
+      gemini: { GEMINI_API_KEY: 'test-gemini-key', GOOGLE_GEMINI_BASE_URL: this.api.url, GEMINI_MODEL: 'gemini-2.5-flash' },
+    };
+    return { ...common, ...perCli[this.name], ...extra };
+  }
+
+  /** One turn through loadProfile() + run(), as the bridge runs it. */
+  async turn(turn: TurnInput, { handlers = {}, env = {}, signal, profile = {} }: { handlers?: RunHandlers; env?: Record<string, string>; signal?: AbortSignal; profile?: Partial<Profile> } = {}): Promise<TurnRun> {
+    const warnings: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => { warnings.push(String(JSON.parse(line).msg)); } });
+    let stderr = '';
+    let pid: number | undefined;
+    const result = await run({ ...this.profile, ...profile }, turn, {
+      ...handlers,
+      onStderr: (c) => { stderr += c; handlers.onStderr?.(c); },
+      onSpawn: (p) => { pid = p; handlers.onSpawn?.(p); },
+    }, { env: this.env(env), logger, signal, timeoutMs: 180_000 });
+    return { result, warnings, stderr, pid };
+  }
+
+  /** Processes still running with this world's HOME (the wrapper, the CLI, anything they started). */
+  lingering(): number[] {
+    const mark = `HOME=${this.home}\0`;
+    const out: number[] = [];
+    for (const d of readdirSync('/proc')) {
+      if (!/^\d+$/.test(d)) continue;
+      try {
+        if (`${readFileSync(`/proc/${d}/environ`, 'latin1')}\0`.includes(mark)) out.push(Number(d));
+      } catch { /* gone or not ours */ }
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.api.close(), this.trap.close()]);
+    rmSync(this.home, { recursive: true, force: true });
+  }
+}
+
+/** Resolves with the file's content once `name` exists in `dir` and is not empty (fs.watch, no polling). */
+export function fileAppears(dir: string, name: string): Promise<string> {
+  return new Promise((resolveFile) => {
+    const read = () => { try { return readFileSync(join(dir, name), 'utf8'); } catch { return ''; } };
+    const watcher = watch(dir, () => { const t = read(); if (t.endsWith('\n')) { watcher.close(); resolveFile(t); } });
+    const now = read();
+    if (now.endsWith('\n')) { watcher.close(); resolveFile(now); }
+  });
+}
+
+/** Files below `dir` whose text contains `needle` (the CLI's own session records). */
+export function filesContaining(dir: string, needle: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile()) { try { if (readFileSync(p, 'utf8').includes(needle)) out.push(p); } catch { /* unreadable */ } }
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/** The forwarded output text (what the chat shows as the answer) plus the final reply. */
+export function answer(r: RunResult): string {
+  return r.partials.filter((p) => p.role !== 'thinking').map((p) => p.text).join('') + r.reply;
+}
+
+/** The thinking partials joined. */
+export function thinking(r: RunResult): string {
+  return r.partials.filter((p) => p.role === 'thinking').map((p) => p.text).join('');
+}

@@ -1,0 +1,49 @@
+// Scenarios every real CLI goes through the same way (resume, Stop mid-request, a tool call the
+// model answers from), asserted once here and called from each CLI's suite.
+import assert from 'node:assert/strict';
+import type { ModelApiServer, ModelReply } from '../fakes/model-apis/index.js';
+import { answer, type RealCliWorld, type TurnRun } from './real-cli-harness.js';
+
+type World = RealCliWorld<ModelApiServer>;
+
+/** A turn that must succeed; its error (with the stderr tail) is the failure message otherwise. */
+export async function okTurn(world: World, ...args: Parameters<World['turn']>): Promise<TurnRun> {
+  const run = await world.turn(...args);
+  assert.equal(run.result.error, null, `${run.result.error}\n${run.stderr.slice(-1500)}`);
+  return run;
+}
+
+/** The model asks for `tool` once, then answers "Tool said: <the results it got back>". */
+export function toolThenAnswer(world: World, tool: ModelReply['tool']): void {
+  const start = world.api.modelCalls.length;
+  world.api.script = ({ index, toolResults }) => (index === start ? { tool } : { text: `Tool said: ${toolResults.join(' | ')}` });
+}
+
+/** Two turns; the second resumes the first's session id, keeps it, and the API sees the first turn. */
+export async function checkResume(world: World): Promise<{ one: TurnRun; two: TurnRun }> {
+  const start = world.api.modelCalls.length;
+  world.api.script = ({ index }) => ({ text: index === start ? 'The magic word is pineapple.' : 'You asked about the magic word.' });
+  const one = await okTurn(world, { message: 'remember the magic word' });
+  const two = await okTurn(world, { message: 'what did I ask?', sessionId: one.result.sessionId });
+  assert.equal(two.result.sessionId, one.result.sessionId);
+  assert.equal(answer(two.result), 'You asked about the magic word.');
+  const seen = world.api.modelCalls.at(-1)!.request.raw;
+  assert.ok(seen.includes('remember the magic word') && seen.includes('The magic word is pineapple.'), 'the resumed request carries the first turn');
+  return { one, two };
+}
+
+/**
+ * Stop (the runner's abort, as the chat's Stop button) once the CLI is waiting on the model: the
+ * turn ends cancelled, the runner never needs its SIGKILL, and no process of the turn is left.
+ */
+export async function checkStopMidRequest(world: World): Promise<void> {
+  world.api.script = () => ({ hang: true });
+  const calls = world.api.modelCalls.length;
+  const ctl = new AbortController();
+  const hung = world.api.modelCall((c) => c.index >= calls).then(() => ctl.abort());
+  const { result, warnings } = await world.turn({ message: 'take your time' }, { signal: ctl.signal });
+  await hung;
+  assert.equal(result.cancelled, true);
+  assert.deepEqual(warnings.filter((w) => /still running after grace/.test(w)), [], 'no SIGKILL from the runner was needed');
+  assert.deepEqual(world.lingering(), []);
+}

@@ -1,0 +1,268 @@
+/** Allow for this thread, deny with a reason, edit and allow, approver groups, the audit trail. */
+import { strict as assert } from 'node:assert';
+import { describe, it } from 'node:test';
+import Keyv from 'keyv';
+import { createBridge, createPermissionBroker } from '../../../src/bridge/index.js';
+import { BANNER_NO_PERMISSION } from '../../../src/bridge/accept-message.js';
+import { createAuditTrail } from '../../../src/bridge/audit.js';
+import { createKv } from '../../../src/bridge/kv.js';
+import { createMetrics } from '../../../src/bridge/metrics.js';
+import { autoAllowLine, describeRule, ruleFor, ruleMatches } from '../../../src/bridge/permission-rules.js';
+import { readEdit, readReason } from '../../../src/bridge/prompt-forms.js';
+import { createRuleStore } from '../../../src/bridge/rule-store.js';
+import type { ActionEvent, PromptForm } from '../../../src/bridge/types.js';
+import type { PermissionRequest } from '../../../src/protocol/types.js';
+import { silentLogger } from '../../../src/log.js';
+import { createRecordingSurface } from '../../fakes/recording-surface.js';
+import { ANA, BOB, BOSS, conv, fakeRunner, makeConfig, makeMsg, makeProfile, memoryStore, waitFor } from './helpers.js';
+
+const bash = (command: string): PermissionRequest => ({ requestId: 'r', toolName: 'Bash', description: 'Run tests', input: { command } });
+
+describe('thread rules', () => {
+  it('a shell command gets a prefix rule; compound commands never match it and get an exact rule', () => {
+    const r = ruleFor('Bash', { command: 'npm test -- --watch=false' });
+    assert.equal(describeRule(r), 'Bash(npm test:*)');
+    assert.ok(ruleMatches(r, 'Bash', { command: 'npm test' }));
+    assert.ok(ruleMatches(r, 'Bash', { command: 'npm  test --coverage', description: 'x' }));
+    assert.ok(!ruleMatches(r, 'Bash', { command: 'npm testing' }));
+    assert.ok(!ruleMatches(r, 'Bash', { command: 'npm test && rm -rf ~' }));
+    assert.ok(!ruleMatches(r, 'Bash', { command: 'npm test $(curl x)' }));
+    assert.ok(!ruleMatches(r, 'Shell', { command: 'npm test' }));
+    assert.equal(describeRule(ruleFor('Bash', { command: 'ls -la' })), 'Bash(ls:*)');
+    const exact = ruleFor('Bash', { command: 'echo ok > f.txt' });
+    assert.equal(describeRule(exact), 'Bash(echo ok > f.txt)');
+    assert.ok(ruleMatches(exact, 'Bash', { command: 'echo ok > f.txt' }));
+    assert.ok(!ruleMatches(exact, 'Bash', { command: 'echo ok > g.txt' }));
+    assert.equal(describeRule(ruleFor('Bash', { command: 'FOO=1 make' })), 'Bash(FOO=1 make)');
+  });
+
+  it('other tools get a rule on the tool name; the auto-allow line names the rule and who set it', () => {
+    const r = ruleFor('Write', { file_path: '/x', content: 'y' });
+    assert.equal(describeRule(r), 'Write');
+    assert.ok(ruleMatches(r, 'Write', { file_path: '/other' }));
+    assert.equal(autoAllowLine({ rule: ruleFor('Bash', { command: 'npm test' }), setBy: ANA, setAt: 0 }), 'auto-allowed Bash: npm test, rule set by @ana');
+    assert.equal(autoAllowLine({ rule: r, setBy: BOB, setAt: 0 }), 'auto-allowed Write, rule set by @bob');
+  });
+});
+
+describe('prompt forms', () => {
+  it('a reason is trimmed and must not be empty', () => {
+    assert.deepEqual(readReason('  touches prod  '), { ok: true, reason: 'touches prod' });
+    assert.equal(readReason('   ').ok, false);
+    assert.equal(readReason('x'.repeat(1001)).ok, false);
+  });
+
+  it('an unchanged edit allows without updated_input; a changed command keeps the other fields; JSON must be an object', () => {
+    const req: PermissionRequest = { requestId: 'r', toolName: 'Bash', input: { command: 'npm test', description: 'tests' } };
+    assert.deepEqual(readEdit(req, 'npm test\n'), { ok: true, decision: { behavior: 'allow' }, edited: false });
+    assert.deepEqual(readEdit(req, 'npm test -- --watch=false'), {
+      ok: true, edited: true, decision: { behavior: 'allow', updatedInput: { command: 'npm test -- --watch=false', description: 'tests' } },
+    });
+    assert.equal(readEdit(req, '  ').ok, false);
+    const write: PermissionRequest = { requestId: 'r', toolName: 'Write', input: { file_path: '/a', content: 'x' } };
+    const bad = readEdit(write, '{"file_path": ');
+    assert.equal(bad.ok, false);
+    assert.match((bad as { error: string }).error, /^Not valid JSON/);
+    assert.equal(readEdit(write, '[1]').ok, false);
+    assert.deepEqual(readEdit(write, '{"file_path":"/b","content":"x"}'), { ok: true, edited: true, decision: { behavior: 'allow', updatedInput: { file_path: '/b', content: 'x' } } });
+  });
+});
+
+function rig(opts: { groupMembers?: Record<string, string[]> } = {}) {
+  let n = 0;
+  let clock = 10_000;
+  const kv = createKv(new Keyv(), silentLogger);
+  const metrics = createMetrics();
+  const audit = createAuditTrail({ kv, logger: silentLogger, metrics });
+  const rules = createRuleStore(kv);
+  const surface = createRecordingSurface();
+  if (opts.groupMembers) {
+    const groups = opts.groupMembers;
+    Object.assign(surface, { groupMembers: async (g: string) => groups[g] ?? [] });
+  }
+  const broker = createPermissionBroker({ approvers: [], logger: silentLogger, idFactory: () => `p${++n}`, rules, audit, now: () => clock });
+  const lines: string[] = [];
+  const ask = (request: PermissionRequest, over: { groups?: string[]; thread?: string } = {}) => broker.request({
+    turnId: 't1', surface, conversation: conv('C1', over.thread ?? 'th1'), author: ANA, request, signal: new AbortController().signal,
+    timeoutMs: 60_000, log: silentLogger, approvers: { users: [], groups: over.groups ?? [] }, onAutoAllowed: (l) => lines.push(l),
+  });
+  const act = (action: ActionEvent['action'], id: string, user = ANA) => {
+    const told: string[] = [];
+    const forms: PromptForm[] = [];
+    const ev: ActionEvent = { platform: 'test', action, id, user, notifyPrivately: async (t) => { told.push(t); }, openForm: async (f) => { forms.push(f); } };
+    return { ev, told, forms, run: () => broker.handleAction(ev) };
+  };
+  const submit = (kind: 'reason' | 'edit', id: string, value: string, user = ANA) =>
+    broker.handleFormSubmit({ platform: 'test', kind, id, value, user, notifyPrivately: async () => {} });
+  return { broker, surface, rules, audit, metrics, lines, ask, act, submit, tick: (ms: number) => (clock += ms), posted: (k: number) => waitFor(() => surface.prompts().length >= k, `${k} prompts`) };
+}
+
+describe('permission broker: the five choices', () => {
+  it('allow for this thread stores the rule; the next matching request is allowed without a prompt, the reply gets the line', async () => {
+    const r = rig();
+    const first = r.ask(bash('npm test'));
+    await r.posted(1);
+    assert.equal(r.surface.prompts()[0]!.view.rule, 'Bash(npm test:*)', 'the rule is shown before anyone clicks');
+    r.tick(2500);
+    await r.act('allow_thread', 'p1').run();
+    assert.deepEqual(await first, { behavior: 'allow' });
+    await r.broker.idle();
+    const decided = r.surface.prompts()[0]!.view;
+    assert.equal(decided.how, 'thread');
+    assert.equal(decided.decidedAt, 12_500);
+    assert.deepEqual(await r.ask(bash('npm test -- --coverage')), { behavior: 'allow' });
+    assert.equal(r.surface.prompts().length, 1, 'no second prompt');
+    assert.deepEqual(r.lines, ['auto-allowed Bash: npm test, rule set by @ana']);
+    // another thread has its own rules; a compound command asks again
+    void r.ask(bash('npm test'), { thread: 'th2' });
+    void r.ask(bash('npm test; curl evil'));
+    await r.posted(3);
+    r.broker.expireAll();
+    const log = await r.audit.since(0);
+    assert.deepEqual(log.map((e) => [e.decision, e.source, e.rule, e.user?.id ?? e.ruleSetBy?.id]).slice(0, 2), [
+      ['allow', 'thread', 'Bash(npm test:*)', 'U_ANA'], ['allow', 'rule', 'Bash(npm test:*)', 'U_ANA'],
+    ]);
+    assert.equal(log[0]!.latencyMs, 2500);
+    assert.match(log[0]!.inputDigest, /^[0-9a-f]{16}$/);
+    const text = await r.metrics.render();
+    assert.match(text, /turnbridge_permission_decisions_total\{decision="allow",source="thread"\} 1/);
+    assert.match(text, /turnbridge_permission_decisions_total\{decision="allow",source="rule"\} 1/);
+    assert.match(text, /turnbridge_permission_decisions_total\{decision="deny",source="expired"\} 2/);
+    assert.match(text, /turnbridge_permission_decision_seconds_bucket\{le="1"\} 3/, "the rule and the expiries at once; the click after 2.5 s");
+    assert.match(text, /turnbridge_permission_decision_seconds_bucket\{le="5"\} 4/);
+  });
+
+  it('deny with a reason opens a form for the decider; the agent gets exactly the reason', async () => {
+    const r = rig();
+    const d = r.ask(bash('rm -rf build'));
+    await r.posted(1);
+    const stranger = r.act('deny_reason', 'p1', BOB);
+    await stranger.run();
+    assert.deepEqual(stranger.forms, [], 'no form for someone who may not decide');
+    assert.deepEqual(stranger.told, ['Only @ana or an approver can answer this request.']);
+    const a = r.act('deny_reason', 'p1');
+    await a.run();
+    assert.equal(a.forms[0]!.kind, 'reason');
+    assert.deepEqual(await r.submit('reason', 'p1', 'this touches prod', BOB), { ok: false, error: 'Only @ana or an approver can answer this request.' });
+    assert.equal((await r.submit('reason', 'p1', ' ')).ok, false);
+    assert.deepEqual(await r.submit('reason', 'p1', 'this touches prod'), { ok: true });
+    assert.deepEqual(await d, { behavior: 'deny', message: 'this touches prod' });
+    await r.broker.idle();
+    assert.equal(r.surface.prompts()[0]!.view.reason, 'this touches prod');
+    assert.equal((await r.submit('reason', 'p1', 'again')).ok, false, 'a settled prompt refuses later submissions');
+  });
+
+  it('edit and allow pre-fills the command; the edited input goes back as updatedInput, an unchanged one does not', async () => {
+    const r = rig();
+    const d1 = r.ask(bash('npm test'));
+    await r.posted(1);
+    const e = r.act('edit', 'p1');
+    await e.run();
+    assert.deepEqual(e.forms[0], { kind: 'edit', promptId: 'p1', toolName: 'Bash', title: 'Edit and allow', label: 'Command to run instead', initial: 'npm test', format: 'command' });
+    assert.deepEqual(await r.submit('edit', 'p1', 'npm test -- --watch=false'), { ok: true });
+    assert.deepEqual(await d1, { behavior: 'allow', updatedInput: { command: 'npm test -- --watch=false' } });
+    await r.broker.idle();
+    assert.equal(r.surface.prompts()[0]!.view.inputPreview, 'npm test -- --watch=false', 'the prompt shows what runs');
+    assert.equal(r.surface.prompts()[0]!.view.how, 'edited');
+    const d2 = r.ask({ requestId: 'r2', toolName: 'Write', input: { file_path: '/a', content: 'x' } });
+    await r.posted(2);
+    const f = r.act('edit', 'p2');
+    await f.run();
+    assert.equal((f.forms[0] as { initial: string }).initial, '{\n  "file_path": "/a",\n  "content": "x"\n}');
+    assert.match((await r.submit('edit', 'p2', '{oops') as { error: string }).error, /Not valid JSON/);
+    assert.deepEqual(await r.submit('edit', 'p2', (f.forms[0] as { initial: string }).initial), { ok: true });
+    assert.deepEqual(await d2, { behavior: 'allow' }, 'never pre-filled when nothing was edited');
+  });
+
+  it('approver groups: a Slack-style group lookup or a Discord-style role makes someone a decider', async () => {
+    const r = rig({ groupMembers: { S_OPS: ['U_BOB'] } });
+    const d = r.ask(bash('make deploy'), { groups: ['S_OPS', 'ROLE_LEADS'] });
+    await r.posted(1);
+    assert.deepEqual(r.surface.prompts()[0]!.view.deciders, { author: ANA, users: [], groups: ['S_OPS', 'ROLE_LEADS'] });
+    const boss = r.act('allow', 'p1', BOSS);
+    await boss.run();
+    assert.equal(boss.told.length, 1, 'not in a group: refused');
+    await r.act('allow', 'p1', BOB).run();
+    assert.equal((await d).behavior, 'allow');
+    const d2 = r.ask(bash('make deploy'), { groups: ['ROLE_LEADS'] });
+    await r.posted(2);
+    await r.act('deny', 'p2', { id: 'U_LEAD', name: 'lead', roles: ['ROLE_LEADS'] }).run();
+    assert.deepEqual(await d2, { behavior: 'deny', message: 'Denied by @lead.' });
+  });
+
+  it('a long input is folded and anyone can open it in full', async () => {
+    const r = rig();
+    const big = 'x'.repeat(4000);
+    void r.ask({ requestId: 'r', toolName: 'Write', input: { file_path: '/a', content: big } });
+    await r.posted(1);
+    const view = r.surface.prompts()[0]!.view;
+    assert.equal(view.truncated, true);
+    assert.equal(view.editable, false, 'too long for a text box');
+    const s = r.act('show_input', 'p1', BOB);
+    await s.run();
+    assert.equal(s.forms[0]!.kind, 'view');
+    assert.ok((s.forms[0] as { text: string }).text.includes(big));
+    const e = r.act('edit', 'p1');
+    await e.run();
+    assert.deepEqual(e.forms, []);
+    assert.match(e.told[0]!, /too long to edit/);
+    r.broker.expireAll();
+  });
+});
+
+describe('bridge: what is kept in the store', () => {
+  it('the "runs tools without asking" banner shows once per conversation, across a restart, and again after `new`', async () => {
+    const kv = createKv(new Keyv(), silentLogger);
+    const store = memoryStore();
+    const start = () => {
+      const surface = createRecordingSurface();
+      const runner = fakeRunner();
+      const bridge = createBridge({ config: makeConfig(), logger: silentLogger, store, kv, runTurn: runner.runTurn, loadProfile: async () => makeProfile({ permission: false }) });
+      bridge.attach(surface);
+      return { surface, runner, bridge };
+    };
+    const turn = async (b: ReturnType<typeof start>, n: number, text = 'hi') => {
+      await b.bridge.handleMessage(makeMsg({ text }));
+      (await b.runner.started(n)).finish({ reply: 'ok' });
+      await waitFor(() => Object.values(b.bridge.stats().turnsByOutcome).reduce((x, y) => x + y, 0) >= n, `${n} turns`);
+    };
+    const banners = (s: ReturnType<typeof createRecordingSurface>) => s.messagesIn(conv()).filter((m) => m.content.text.includes(BANNER_NO_PERMISSION)).length;
+    const a = start();
+    await turn(a, 1);
+    await turn(a, 2);
+    assert.equal(banners(a.surface), 1);
+    await a.bridge.shutdown(1000);
+    const b = start();
+    await turn(b, 1);
+    assert.equal(banners(b.surface), 0, 'remembered in the store, not in memory');
+    await b.bridge.handleMessage(makeMsg({ text: 'new' }));
+    await waitFor(() => b.surface.messagesIn(conv()).some((m) => m.content.text.startsWith('Started a fresh session')), 'the reset');
+    await turn(b, 2);
+    assert.equal(banners(b.surface), 1, 'a fresh session is announced again');
+    await b.bridge.shutdown(1000);
+  });
+
+  it("a route's approval_timeout_secs and approvers apply to its prompts", async () => {
+    const surface = createRecordingSurface();
+    const runner = fakeRunner();
+    let clock = 1_000_000;
+    const config = makeConfig({ approvers: ['U_GLOBAL'], routes: [{ channel: 'C1', profile: '/p.yaml', approvers: ['U_LEAD'], approverGroups: ['ROLE_OPS'], approvalTimeoutSecs: 45 }] });
+    const bridge = createBridge({ config, logger: silentLogger, store: memoryStore(), runTurn: runner.runTurn, now: () => clock, loadProfile: async () => makeProfile({ permission: true, timeoutSecs: 600 }) });
+    bridge.attach(surface);
+    await bridge.handleMessage(makeMsg({ text: 'go' }));
+    const call = await runner.started(1);
+    const decision = call.handlers.onPermissionRequest!(bash('make deploy'), { signal: new AbortController().signal });
+    await waitFor(() => surface.prompts().length === 1, 'the prompt');
+    const view = surface.prompts()[0]!.view;
+    assert.equal(view.expiresAt! - clock, 45_000);
+    assert.deepEqual(view.deciders, { author: ANA, users: ['U_GLOBAL', 'U_LEAD'], groups: ['ROLE_OPS'] });
+    clock += 1000;
+    await bridge.handleAction({ platform: 'test', action: 'allow', id: view.promptId, user: { id: 'U_X', name: 'x', roles: ['ROLE_OPS'] }, notifyPrivately: async () => {} });
+    assert.deepEqual(await decision, { behavior: 'allow' });
+    call.finish({ reply: 'done' });
+    await bridge.shutdown(1000);
+    const [entry] = await bridge.audit.since(0);
+    assert.deepEqual([entry!.decision, entry!.source, entry!.user?.id, entry!.latencyMs], ['allow', 'once', 'U_X', 1000]);
+    assert.match(await bridge.metrics.render(), /turnbridge_permission_decisions_total\{decision="allow",source="once"\} 1/);
+  });
+});
