@@ -15,6 +15,7 @@ import Keyv from 'keyv';
 import type { BridgeConfig } from '../src/bridge/api.js';
 import { createSessionStore } from '../src/bridge/index.js';
 import type { Profile } from '../src/profile/index.js';
+import { openSecurity } from '../test/fixtures/config-defaults.js';
 
 const conversations = Number(process.argv[2] ?? 100);
 const maxConcurrent = Number(process.argv[3] ?? 8);
@@ -26,7 +27,7 @@ const SHARED_EDITS_PER_MIN = 3000;
 const agent = fileURLToPath(new URL('../test/fixtures/bridge-agents/stream.mjs', import.meta.url));
 const profile: Profile = { dir: '', command: process.execPath, args: [agent], env: {}, timeoutSecs: 60, killGraceSecs: 1, streaming: true, permission: true };
 const config: BridgeConfig = {
-  defaultProfile: '/bench/stream.yaml', routes: [], approvers: [], queueDepth: 5, maxConcurrent, permissionTimeoutSecs: 60,
+  ...openSecurity(), defaultProfile: '/bench/stream.yaml', routes: [], approvers: [], queueDepth: 5, maxConcurrent, permissionTimeoutSecs: 60,
   dataDir: '/nonexistent', host: '127.0.0.1', port: 0, shutdownGraceSecs: 10, logLevel: 'silent', platforms: {},
 };
 

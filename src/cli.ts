@@ -1,5 +1,5 @@
 /**
- * The `turnbridge` command: run | chat | start | doctor | audit. Each command's modules load only when that
+ * The `turnbridge` command: run | chat | start | doctor | audit | allow. Each command's modules load only when that
  * command runs, so `--version` and `--help` start fast.
  * Exit status: the command's result; 2 with a usage line for bad arguments.
  */
@@ -15,6 +15,7 @@ const COMMANDS: Record<CommandName, (argv: string[], io: CliIo) => Promise<numbe
   start: async (argv, io) => (await import('./cli/start.js')).startCommand(argv, io),
   audit: async (argv, io) => (await import('./cli/audit.js')).auditCommand(argv, io),
   doctor: async (argv, io) => (await import('./cli/doctor.js')).doctorCommand(argv, io),
+  allow: async (argv, io) => (await import('./cli/allow.js')).allowCommand(argv, io),
 };
 
 export async function main(argv: string[] = process.argv.slice(2), io: CliIo = processIo()): Promise<number> {

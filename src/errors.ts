@@ -9,6 +9,7 @@ export const ErrorCodes = {
   TB_PROFILE_INVALID: 'A profile YAML file is missing, unreadable or has an invalid field.',
   TB_PROFILE_NO_COMMAND: 'A profile names an executor this bridge does not know and has no command to fall back to.',
   TB_CWD_MISSING: 'The working directory a profile asks for does not exist.',
+  TB_CWD_UNSAFE: 'An agent would start in a directory that holds (or is inside) the bridge\'s directory, .env, data dir or secret files.',
   TB_EMPTY_TURN: 'A turn had neither message text nor attachments.',
   TB_RATE_LIMITED: 'A platform answered 429; retry after the given delay.',
   TB_PLATFORM_ERROR: 'A platform API call failed.',

@@ -15,6 +15,8 @@ import { createDelivery, type SharedLimiters } from './delivery/index.js';
 import { createLogger, type Logger } from './log.js';
 import type { ReplicaBus } from './replicas/index.js';
 import { createLocalPlatform, parseLocalConfig } from './platforms/local/index.js';
+import { withSecretFiles } from './config/secret-files.js';
+import { sandboxProblem } from './runner/index.js';
 import { choosePlatforms } from './config/index.js';
 import { startStartupChecks, type StartupCheckRun } from './doctor/index.js';
 
@@ -46,9 +48,47 @@ export interface RunningTurnbridge {
   shutdown(): Promise<void>;
 }
 
+/**
+ * Security settings that cannot work here fail the start; weak ones are said plainly
+ * (docs/security.md). Returns the lines to print.
+ */
+export function checkSecurity(config: BridgeConfig, chat: boolean, logger: Logger): string[] {
+  const lines: string[] = [];
+  const { agent, access } = config;
+  if (agent.runAs && typeof process.getuid === 'function' && process.getuid() !== 0) {
+    throw new TurnbridgeError('TB_CONFIG_INVALID', `TURNBRIDGE_RUN_AS=${agent.runAs.uid}:${agent.runAs.gid} needs the bridge to run as root (it runs as uid ${process.getuid()})`, {
+      field: 'TURNBRIDGE_RUN_AS', hint: 'unset TURNBRIDGE_RUN_AS (agent.run_as), or start the bridge as root (containers usually do)',
+    });
+  }
+  if (agent.sandbox === 'bwrap') {
+    const problem = sandboxProblem();
+    if (problem) {
+      throw new TurnbridgeError('TB_CONFIG_INVALID', `TURNBRIDGE_SANDBOX=bwrap, but the sandbox cannot run here: ${problem}`, {
+        field: 'TURNBRIDGE_SANDBOX',
+        hint: 'install bubblewrap; in a container allow namespaces (e.g. Docker --security-opt seccomp=unconfined, or CAP_SYS_ADMIN); or set TURNBRIDGE_SANDBOX=off (docs/security.md)',
+      });
+    }
+    logger.info({ sandbox: 'bwrap', workspace: agent.workspace }, 'agents run in a bubblewrap sandbox');
+  } else {
+    const who = typeof process.getuid === 'function' ? `uid ${agent.runAs?.uid ?? process.getuid()}` : 'the bridge\'s user';
+    const text = `agents run unsandboxed as ${agent.runAs ? `run_as ${who}` : `the bridge's user (${who})`}: they can read whatever that user can${agent.runAs ? '' : ', including the bridge\'s .env and /proc/<bridge pid>/environ'}. Set TURNBRIDGE_SANDBOX=bwrap to hide the bridge from them (docs/security.md)`;
+    logger.warn({ sandbox: 'off', runAs: agent.runAs, workspace: agent.workspace }, text);
+    lines.push(`turnbridge: warning: ${text}`);
+  }
+  if (chat && access.mode === 'closed' && access.allowUsers.length === 0 && access.admins.length === 0) {
+    const text = 'access is closed and no one is on the access list yet: Slack/Discord users get a reply telling them how to be let in. '
+      + 'Let someone in with `turnbridge allow slack:U0123` (or discord:…), or set TURNBRIDGE_ALLOW_USERS / TURNBRIDGE_ADMINS; TURNBRIDGE_ACCESS=open serves everyone';
+    logger.warn({ access: 'closed', allowUsers: 0 }, text);
+    lines.push(`turnbridge: ${text}`);
+  } else if (chat && access.mode === 'open') {
+    logger.warn({ access: 'open' }, 'access is open: anyone who can reach the bot can start an agent (TURNBRIDGE_ACCESS)');
+  }
+  return lines;
+}
+
 /** Start everything; resolves once the HTTP server listens and every platform's start() returned. */
 export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningTurnbridge> {
-  const env = opts.env ?? process.env;
+  const env = withSecretFiles(opts.env ?? process.env);
   const print = opts.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   const config = loadConfig({ env, file: opts.configFile });
   parseLocalConfig(config.platforms.local, config.file); // config mistakes surface before anything binds
@@ -67,17 +107,19 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
     config, logger, store, metrics, runTurn: opts.runTurn, bus,
     ...(shared ? { createDelivery: (surface, o) => createDelivery(surface, { ...o, limiterFactory: shared.factory }) } : {}),
   });
-  const http = createHttpServer({ host: config.host, port: config.port, logger, metrics: () => metrics.render() });
+  const http = createHttpServer({ host: config.host, port: config.port, logger, metrics: () => metrics.render(), allowedHosts: config.allowedHosts });
 
   const wanted = choosePlatforms(env, config);
+  const securityLines = checkSecurity(config, wanted.slack || wanted.discord, logger);
   const base: PlatformFactoryOptions = { config, env, logger };
   const platforms: Platform[] = [];
   const started: Platform[] = [];
+  let local: ReturnType<typeof createLocalPlatform> | undefined;
   try {
     // Dynamic imports: @slack/bolt and discord.js load only when their tokens are set.
     if (wanted.slack) platforms.push((await import('./platforms/slack/index.js')).createSlackPlatform({ ...base, http }));
     if (wanted.discord) platforms.push((await import('./platforms/discord/index.js')).createDiscordPlatform(base));
-    if (wanted.local) platforms.push(createLocalPlatform({ ...base, http }));
+    if (wanted.local) platforms.push(local = createLocalPlatform({ ...base, http }));
     for (const p of platforms) http.addReadiness(p);
     await listen(http, config);
     for (const p of platforms) {
@@ -100,10 +142,13 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
   const notReady = platforms.filter((p) => p.status().state !== 'ready').map((p) => ({ name: p.name, ...p.status() }));
   logger.info({ platforms: names, notReady, url: http.url, profile: config.defaultProfile }, 'platforms live');
 
+  for (const line of securityLines) print(line);
   if (wanted.local) {
     const hint = wanted.slack || wanted.discord ? ''
       : '\n  to connect Slack set SLACK_BOT_TOKEN + SLACK_APP_TOKEN (docs/slack.md); Discord: DISCORD_TOKEN (docs/discord.md)';
-    print(`turnbridge: local chat at ${http.url}${hint}`);
+    // Off loopback the page asks for its token: the printed URL carries it (never logged).
+    const pageUrl = local?.token ? `${http.url}?token=${local.token}` : http.url;
+    print(`turnbridge: local chat at ${pageUrl}${hint}`);
   } else {
     print(`turnbridge: started ${names.join(' + ')}; readiness at ${http.url}readyz`);
   }

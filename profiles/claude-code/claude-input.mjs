@@ -43,7 +43,7 @@ export function buildClaudeArgs(turn, env) {
   if (model) args.push('--model', model);
   const maxTurns = envValue(env, 'CLAUDE_MAX_TURNS');
   if (/^\d+$/.test(maxTurns)) args.push('--max-turns', maxTurns);
-  if (turn.sessionId) args.push('--resume', turn.sessionId);
+  if (turn.sessionId) args.push(`--resume=${turn.sessionId}`); // one token: never read as an option
   return args;
 }
 

@@ -31,8 +31,9 @@ function buildCodexArgs(turn, env, images) {
   const baseUrl = envValue(env, 'CODEX_BASE_URL');
   if (baseUrl) args.push('-c', `openai_base_url=${JSON.stringify(baseUrl)}`);
   for (const img of images) args.push('--image', img.path);
-  if (turn.sessionId) args.push('resume', turn.sessionId);
-  args.push('-');
+  // After `--` the id and the prompt `-` are positionals, never options.
+  if (turn.sessionId) args.push('resume', '--', turn.sessionId, '-');
+  else args.push('-');
   return args;
 }
 

@@ -28,7 +28,7 @@ function buildGeminiArgs(turn, env) {
   if (envFlag(env, 'GEMINI_SANDBOX', false)) args.push('--sandbox');
   const model = envValue(env, 'GEMINI_MODEL');
   if (model) args.push('--model', model);
-  if (turn.sessionId) args.push('--resume', turn.sessionId);
+  if (turn.sessionId) args.push(`--resume=${turn.sessionId}`); // one token: never read as an option
   return args;
 }
 

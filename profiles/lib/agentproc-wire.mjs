@@ -48,7 +48,9 @@ export function parseTurn(line) {
   if (t.type !== undefined && t.type !== 'turn') return { error: `expected a turn object on stdin, found type ${JSON.stringify(t.type)}` };
   const turn = {
     message: typeof t.message === 'string' ? t.message : '',
-    sessionId: typeof t.session_id === 'string' ? t.session_id : '',
+    // Resumed ids go to CLIs as argv values: one that is not a valid id, or starts with "-" (it
+    // could be read as an option), is dropped and the turn starts a new session.
+    sessionId: validSessionId(t.session_id) && !t.session_id.startsWith('-') ? t.session_id : '',
     sessionName: typeof t.session_name === 'string' ? t.session_name : 'default',
     attachments: Array.isArray(t.attachments) ? t.attachments.filter((a) => a && typeof a === 'object' && typeof a.url === 'string') : [],
     permission: t.permission === true,

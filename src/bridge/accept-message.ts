@@ -2,20 +2,26 @@ import type { Delivery } from '../delivery/types.js';
 import type { Surface } from '../delivery/surface.js';
 import { isTurnbridgeError } from '../errors.js';
 import type { Profile } from '../profile/index.js';
+import { actorOf, checkAccess, isAdmin, wayInText } from './access.js';
 import type { RouteConfig } from './api.js';
 import { describeRule } from './permission-rules.js';
-import { parseCommand, type BridgeCommand } from './commands.js';
+import { parseAllowCommand, parseCommand, type BridgeCommand } from './commands.js';
 import type { BridgeContext } from './context.js';
 import { conversationKey } from './conversation-key.js';
 import { executeTurn } from './execute-turn.js';
+import { identityOf, parseIdentity } from './identity.js';
 import { routeMessage } from './routing.js';
 import { findStoppable, stopTurn } from './stop-control.js';
 import { createTurn, type Turn } from './turn.js';
+import type { OfferResult } from './turn-queue.js';
 import type { InboundMessage } from './types.js';
 
 export const BANNER_NO_PERMISSION = 'Note: this agent runs tools without asking for permission.';
 /** The store key part of the banner's "shown once" memory. */
 const AUTO_APPROVE_NOTICE = 'auto-approve';
+/** One way-in reply per person per 10 minutes: a stranger's 300 messages get one answer. */
+const WAY_IN_EVERY_MS = 10 * 60_000;
+const MAX_WAY_IN_MEMORY = 10_000;
 
 async function tidy(ctx: BridgeContext, msg: InboundMessage): Promise<void> {
   if (msg.cleanup) await msg.cleanup().catch((err: unknown) => ctx.logger.warn({ err }, 'attachment cleanup failed'));
@@ -40,9 +46,16 @@ async function listRules(ctx: BridgeContext, msg: InboundMessage, key: string, d
   await say(ctx, delivery, msg, `Permission rules in this thread (matching requests are allowed without asking):\n${lines.join('\n')}\nType \`rules clear\` to remove them.`, 'info');
 }
 
-async function handleCommand(ctx: BridgeContext, cmd: BridgeCommand, msg: InboundMessage, key: string, delivery: Delivery): Promise<void> {
+async function handleCommand(ctx: BridgeContext, cmd: BridgeCommand, msg: InboundMessage, key: string, delivery: Delivery, admin: boolean): Promise<void> {
   const log = ctx.logger.child({ platform: msg.platform, conversation: key, user: msg.user.id, command: cmd });
   if (cmd === 'reset') {
+    const record = await ctx.store.get(msg.conversation, msg.platform);
+    const me = identityOf(actorOf(msg));
+    if (record?.author && record.author !== me && !admin) {
+      log.info({ author: record.author }, 'reset refused: not the conversation\'s author or an admin');
+      await say(ctx, delivery, msg, `Only the person who started this conversation (${record.author}) or an admin (TURNBRIDGE_ADMINS / access.admins) can reset its session.`, 'warning');
+      return;
+    }
     ctx.generations.set(key, (ctx.generations.get(key) ?? 0) + 1);
     // delete() is false both for "nothing stored" and for a store failure (logged by the store).
     const [existed, rules] = await Promise.all([
@@ -67,9 +80,55 @@ async function handleCommand(ctx: BridgeContext, cmd: BridgeCommand, msg: Inboun
     await say(ctx, delivery, msg, 'Nothing is running in this conversation.', 'info');
     return;
   }
-  const answer = stopTurn(ctx, turn, msg.user);
+  const answer = stopTurn(ctx, turn, msg.user, msg.platform);
   if (!answer.ok) await say(ctx, delivery, msg, answer.text, 'warning');
   log.info({ ok: answer.ok, turnId: turn.id }, 'stop command');
+}
+
+/** `allow slack:U0123` in chat: admins let people in. */
+async function allowInChat(ctx: BridgeContext, written: string, msg: InboundMessage, delivery: Delivery, admin: boolean): Promise<void> {
+  const id = parseIdentity(written);
+  if (!admin) {
+    await say(ctx, delivery, msg, 'Only admins (TURNBRIDGE_ADMINS / access.admins) can let people in.', 'warning');
+    return;
+  }
+  if (!id) {
+    await say(ctx, delivery, msg, 'Write it as `allow slack:U0123`, `allow discord:8035…` or `allow discord:role:123…`.', 'warning');
+    return;
+  }
+  if (id.startsWith('slack:S')) {
+    await say(ctx, delivery, msg, `${id} is a Slack user group: add it to TURNBRIDGE_ALLOW_USERS (access.allow_users), where the bridge looks up its members.`, 'warning');
+    return;
+  }
+  const ok = await ctx.grants.add(id, identityOf(actorOf(msg)));
+  ctx.logger.info({ platform: msg.platform, user: msg.user.id, granted: id, ok }, 'access granted in chat');
+  await say(ctx, delivery, msg, ok ? `${id} can use the bridge now.` : `Could not save the grant for ${id} (store failure; the bridge log has the details).`, ok ? 'success' : 'error');
+}
+
+/** Refused by the access rules: the way-in reply (with a pairing code) at most once per person per window. */
+async function refuse(ctx: BridgeContext, delivery: Delivery, msg: InboundMessage, reason: string, text: string): Promise<void> {
+  const who = identityOf(actorOf(msg));
+  ctx.logger.info({ platform: msg.platform, user: msg.user.id, reason, conversation: conversationKey(msg.platform, msg.conversation) }, 'message refused by access rules');
+  ctx.metrics.rejected('refused');
+  const last = ctx.wayInShown.get(`${who}:${reason}`);
+  if (last !== undefined && ctx.now() - last < WAY_IN_EVERY_MS) return;
+  ctx.wayInShown.set(`${who}:${reason}`, ctx.now());
+  if (ctx.wayInShown.size > MAX_WAY_IN_MEMORY) ctx.wayInShown.delete(ctx.wayInShown.keys().next().value!);
+  if (reason === 'not-allowed') text = wayInText(actorOf(msg), await ctx.grants.pairingCode(who));
+  await say(ctx, delivery, msg, text, 'warning');
+}
+
+function busyText(ctx: BridgeContext, result: Exclude<OfferResult, 'accepted'>): string {
+  const { queueDepth, limits } = ctx.config;
+  if (result === 'user-busy') {
+    return `Busy: you already have ${limits.waitingPerUser} message${limits.waitingPerUser === 1 ? '' : 's'} waiting. Please send this again when one of them has started (TURNBRIDGE_MAX_WAITING_PER_USER / limits.waiting_per_user).`;
+  }
+  if (result === 'full') {
+    return `Busy: ${limits.waiting} messages are already waiting across the bridge. Please try again in a few minutes (TURNBRIDGE_MAX_WAITING / limits.waiting).`;
+  }
+  return queueDepth > 0
+    ? `Busy: ${queueDepth} message${queueDepth === 1 ? ' is' : 's are'} already waiting in this conversation. Please send this again when the current reply finishes (TURNBRIDGE_QUEUE_DEPTH / queue_depth).`
+    : 'Busy: the agent is still answering the previous message here. Please send this again when it finishes (TURNBRIDGE_QUEUE_DEPTH / queue_depth).';
 }
 
 function profileErrorText(err: unknown): string {
@@ -77,7 +136,10 @@ function profileErrorText(err: unknown): string {
   return `The agent profile for this conversation could not be loaded${code}. The bridge operator can find the details in the bridge log.`;
 }
 
-/** InboundMessage -> dedupe -> access -> commands -> profile -> queue (or a clear refusal). */
+/**
+ * InboundMessage -> access -> commands -> profile -> queue -> files (or a clear refusal).
+ * Files are fetched only after the access and queue checks passed.
+ */
 export async function acceptMessage(ctx: BridgeContext, msg: InboundMessage): Promise<void> {
   const attached = ctx.surfaces.get(msg.platform);
   if (!attached) {
@@ -90,10 +152,9 @@ export async function acceptMessage(ctx: BridgeContext, msg: InboundMessage): Pr
   const base = { platform: msg.platform, conversation: key, user: msg.user.id };
 
   const routed = routeMessage(ctx.config, msg);
-  if (routed.refusal) {
-    ctx.logger.info(base, 'message refused by access rules');
-    ctx.metrics.rejected('refused');
-    await say(ctx, delivery, msg, routed.refusal, 'warning');
+  const verdict = await checkAccess(ctx.config.access, ctx.grants, msg, routed.route);
+  if (!verdict.ok) {
+    await refuse(ctx, delivery, msg, verdict.reason, verdict.text);
     await tidy(ctx, msg);
     return;
   }
@@ -103,9 +164,13 @@ export async function acceptMessage(ctx: BridgeContext, msg: InboundMessage): Pr
     await tidy(ctx, msg);
     return;
   }
-  const cmd = parseCommand(msg.text, msg.attachments.length);
-  if (cmd) {
-    await handleCommand(ctx, cmd, msg, key, delivery);
+  const files = msg.attachments.length + (msg.download?.count ?? 0);
+  const cmd = parseCommand(msg.text, files);
+  const allow = cmd ? undefined : parseAllowCommand(msg.text, files);
+  if (cmd || allow) {
+    const admin = isAdmin(ctx.config.access, actorOf(msg));
+    if (cmd) await handleCommand(ctx, cmd, msg, key, delivery, admin);
+    else await allowInChat(ctx, allow!, msg, delivery, admin);
     await tidy(ctx, msg);
     return;
   }
@@ -148,22 +213,19 @@ async function enqueue(
       self.reply.setStatus(`queued: position ${position}`);
     },
   });
-  // Remembered in the store, so a restart does not announce it again in the same conversation.
-  // (A message refused as busy cannot be the conversation's first: its banner was shown.)
-  const banner = !t.profile.permission && (await ctx.notices.firstTime(t.key, AUTO_APPROVE_NOTICE)) ? BANNER_NO_PERMISSION : undefined;
-  if (ctx.queue.offer(turn) === 'busy') {
-    log.info({ queueDepth: ctx.config.queueDepth }, 'conversation busy; message refused');
+  const offered = ctx.queue.offer(turn);
+  if (offered !== 'accepted') {
+    log.info({ result: offered, queueDepth: ctx.config.queueDepth }, 'message refused: busy');
     ctx.metrics.rejected('busy');
-    const waiting = ctx.config.queueDepth;
-    const text = waiting > 0
-      ? `Busy: ${waiting} message${waiting === 1 ? ' is' : 's are'} already waiting in this conversation. Please send this again when the current reply finishes.`
-      : 'Busy: the agent is still answering the previous message here. Please send this again when it finishes.';
-    await say(ctx, t.delivery, msg, text, 'warning');
+    await say(ctx, t.delivery, msg, busyText(ctx, offered), 'warning');
     await tidy(ctx, msg);
     return;
   }
   ctx.turns.set(turn.stopActionId, turn);
-  log.debug({ text: msg.text, attachments: msg.attachments.length }, 'message accepted');
+  // Remembered in the store, so a restart does not announce it again in the same conversation.
+  // Asked only once the turn is accepted: a first message refused as busy keeps the banner for later.
+  const banner = !t.profile.permission && (await ctx.notices.firstTime(t.key, AUTO_APPROVE_NOTICE)) ? BANNER_NO_PERMISSION : undefined;
+  log.debug({ text: msg.text, attachments: msg.attachments.length + (msg.download?.count ?? 0) }, 'message accepted');
   ctx.queue.pump();
   const position = turn.state === 'queued' ? ctx.queue.positionOf(turn) : undefined;
   turn.showedQueued = position !== undefined;
@@ -174,6 +236,24 @@ async function enqueue(
     notices: msg.notices,
     banner,
   });
+  if (msg.download) turn.files = fetchFiles(turn, msg.download);
   ctx.updateGauges();
   turn.done = executeTurn(ctx, turn);
+}
+
+/** Fetch the accepted turn's files while it waits; the turn awaits this before the agent starts. */
+async function fetchFiles(turn: Turn, download: NonNullable<InboundMessage['download']>): Promise<void> {
+  try {
+    const got = await download.fetch();
+    turn.msg.attachments = [...turn.msg.attachments, ...got.attachments];
+    const previous = turn.msg.cleanup;
+    turn.msg.cleanup = async () => {
+      await previous?.();
+      await got.cleanup();
+    };
+    for (const n of got.notices) turn.reply?.addNotice(n);
+  } catch (err) {
+    turn.log.warn({ err }, 'attachments could not be fetched');
+    turn.reply?.addNotice('The attached files could not be fetched; the message was sent without them.');
+  }
 }

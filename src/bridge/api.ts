@@ -21,6 +21,52 @@ export interface RouteConfig {
   approvalTimeoutSecs?: number;
   /** Platform-specific switches (e.g. discord `reply: inline`). */
   options?: Record<string, unknown>;
+  /** Only approvers (and admins) may click Allow here; the turn's author may still Deny. */
+  approversOnly?: boolean;
+}
+
+/**
+ * Who may use the bridge (docs/security.md). Identities are `platform:id` (bridge/identity.ts).
+ * The local page is not governed by this list: it is guarded by loopback binding or its token.
+ */
+export interface AccessConfig {
+  /** closed (default): only allowUsers, grants made with `turnbridge allow`, and admins; open: anyone. */
+  mode: 'open' | 'closed';
+  /** TURNBRIDGE_ALLOW_USERS / access.allow_users: users, Slack user groups, Discord roles. */
+  allowUsers: string[];
+  /** TURNBRIDGE_ADMINS / access.admins: may allow users, decide any prompt, stop any turn, reset any session. */
+  admins: string[];
+  /** TURNBRIDGE_ALLOW_CHANNELS / access.channels: `platform:channelId` served; absent = every channel. */
+  channels?: string[];
+  /** TURNBRIDGE_ALLOW_DMS / access.dms: direct messages served (default true). */
+  dms: boolean;
+}
+
+/** Bounds on what one person (and everyone together) can hold (docs/security.md). */
+export interface LimitsConfig {
+  /** Turns running at once per person (default 2). */
+  runningPerUser: number;
+  /** Turns waiting per person (default 5). */
+  waitingPerUser: number;
+  /** Turns waiting across the bridge (default 100); past it everyone gets "busy". */
+  waiting: number;
+  /**
+   * Turns blocked on a permission prompt give their agent slot back so others can run; at most
+   * this many do at once (default = max_concurrent), so processes stay <= max_concurrent + this.
+   */
+  promptWaits: number;
+}
+
+/** How agent processes are started (docs/security.md). */
+export interface AgentConfig {
+  /** Default cwd of agents whose profile sets none: a dedicated directory, never the bridge's own. */
+  workspace: string;
+  /** off: agents run as the bridge's user (a start-up warning says so); bwrap: bubblewrap sandbox. */
+  sandbox: 'off' | 'bwrap';
+  /** Run agents as this uid/gid (the bridge must run as root). */
+  runAs?: { uid: number; gid: number };
+  /** Paths agents must not see or start in: the bridge's directory, its .env, its data dir, its config file. */
+  protectedPaths: string[];
 }
 
 export interface BridgeConfig {
@@ -45,6 +91,13 @@ export interface BridgeConfig {
   /** Graceful shutdown bound (default 10 s). */
   shutdownGraceSecs: number;
   logLevel: string;
+  access: AccessConfig;
+  limits: LimitsConfig;
+  agent: AgentConfig;
+  /** TURNBRIDGE_ALLOWED_HOSTS: Host header names served besides loopback names and IP literals. */
+  allowedHosts: string[];
+  /** TURNBRIDGE_LOCAL_TOKEN: the local page's token (required off loopback; generated and printed when unset). */
+  localToken?: string;
   /** Raw per-platform sections of turnbridge.yaml (`slack:`, `discord:`, `local:`), validated by each platform. */
   platforms: Record<string, Record<string, unknown>>;
 }

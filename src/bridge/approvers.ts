@@ -1,43 +1,74 @@
 import type { UserRef } from '../delivery/surface.js';
+import { onList, samePerson, type Actor } from './identity.js';
 
-/** The turn's author, or an approver by user id or by any of the user's role ids. */
-export function mayDecide(user: UserRef, author: UserRef, approvers: readonly string[]): boolean {
-  if (user.id === author.id) return true;
-  return isApprover(user, approvers);
-}
+export type DecisionAction = 'allow' | 'deny' | 'stop';
 
-export function isApprover(user: UserRef, approvers: readonly string[]): boolean {
-  if (approvers.includes(user.id)) return true;
-  return (user.roles ?? []).some((r) => approvers.includes(r));
-}
-
-/** Who may answer a route's prompts besides the author: user ids (or role ids) and groups. */
+/**
+ * Who besides a turn's author may act on it. Bridge-wide lists are `platform:id`
+ * (bridge/identity.ts); a route's lists may be bare ids, which count only on the route's own
+ * platform (the prompt's).
+ */
 export interface ApproverPolicy {
-  /** The bridge's `approvers` plus the route's. */
+  /** The bridge's `approvers` plus the route's (user ids, Discord role ids). */
   users: readonly string[];
   /** The route's `approver_groups`: Slack user group (subteam) ids, Discord role ids. */
   groups: readonly string[];
+  /** TURNBRIDGE_ADMINS / access.admins: decide anything. */
+  admins?: readonly string[];
+  /** The route's approvers_only: the author may not Allow (Deny and Stop still). */
+  approversOnly?: boolean;
+}
+
+/** On a list: a `platform:id` entry for any of the person's identities, or a bare id on the prompt's platform. */
+function listed(clicker: Actor, onPlatform: string, list: readonly string[]): boolean {
+  if (onList(clicker, list)) return true;
+  if (clicker.platform !== onPlatform) return false;
+  const bare = [clicker.user.id, ...(clicker.user.roles ?? [])];
+  return list.some((e) => !e.includes(':') && bare.includes(e));
+}
+
+/** An approver or admin of this policy (no group lookup). */
+export function isApprover(clicker: Actor, author: Actor, policy: ApproverPolicy): boolean {
+  return onList(clicker, policy.admins ?? []) || listed(clicker, author.platform, policy.users)
+    || (clicker.platform === author.platform && (clicker.user.roles ?? []).some((r) => policy.groups.includes(r)));
 }
 
 /**
- * mayDecide, plus approver groups: a group matches through the user's roles (Discord) or through
- * `groupMembers` (Slack user groups, looked up by the platform). A failed lookup counts as "not a member".
+ * The one check for clicks, forms and `stop`, compared as (platform, id): admins and approvers
+ * always; approver groups (roles, or Slack user groups through `groupMembers`, looked up by the
+ * platform; a failed lookup is "not a member") on the prompt's platform; the author unless the
+ * route is approvers_only and the action is Allow.
  */
-export async function mayDecideWithGroups(
-  user: UserRef,
-  author: UserRef,
+export async function mayDecide(
+  clicker: Actor,
+  author: Actor,
+  action: DecisionAction,
   policy: ApproverPolicy,
   groupMembers?: (groupId: string) => Promise<readonly string[]>,
 ): Promise<boolean> {
-  if (mayDecide(user, author, policy.users)) return true;
-  if (policy.groups.length === 0) return false;
-  if ((user.roles ?? []).some((r) => policy.groups.includes(r))) return true;
-  if (!groupMembers) return false;
-  for (const g of policy.groups) {
-    const members = await groupMembers(g).catch(() => [] as readonly string[]);
-    if (members.includes(user.id)) return true;
+  if (isApprover(clicker, author, policy)) return true;
+  if (clicker.platform === author.platform && groupMembers) {
+    for (const g of policy.groups) {
+      const members = await groupMembers(g).catch(() => [] as readonly string[]);
+      if (members.includes(clicker.user.id)) return true;
+    }
   }
-  return false;
+  if (!samePerson(clicker, author)) return false;
+  return !(policy.approversOnly && action === 'allow');
+}
+
+/** The synchronous form for Stop (no group lookup). */
+export function mayStop(clicker: Actor, author: Actor, policy: ApproverPolicy): boolean {
+  return isApprover(clicker, author, policy) || samePerson(clicker, author);
+}
+
+/** Why a click was refused, naming the setting that would allow it. */
+export function refusalText(author: UserRef, action: DecisionAction, policy: ApproverPolicy, self: boolean): string {
+  if (self && policy.approversOnly && action === 'allow') {
+    return 'Only approvers can allow tool use here (this route has approvers_only: true; approvers are TURNBRIDGE_APPROVERS / approvers, or the route\'s approvers). You can still Deny.';
+  }
+  const what = action === 'stop' ? 'stop this turn' : 'answer this request';
+  return `Only ${mention(author)} or an approver can ${what} (approvers: TURNBRIDGE_APPROVERS / approvers, or TURNBRIDGE_ADMINS).`;
 }
 
 /** "@ana" for messages; the id when no name is known. */

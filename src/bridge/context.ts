@@ -2,7 +2,8 @@ import type { Delivery } from '../delivery/types.js';
 import type { Surface } from '../delivery/surface.js';
 import type { Logger } from '../log.js';
 import type { Profile } from '../profile/index.js';
-import type { run } from '../runner/index.js';
+import type { LaunchPolicy, run } from '../runner/index.js';
+import type { AccessGrants } from './access-grants.js';
 import type { BridgeConfig } from './api.js';
 import type { AuditTrail } from './audit.js';
 import type { Metrics } from './metrics.js';
@@ -19,6 +20,10 @@ export interface BridgeContext {
   config: BridgeConfig;
   logger: Logger;
   store: SessionStore;
+  /** Grants made with `turnbridge allow` (added to config.access.allowUsers). */
+  grants: AccessGrants;
+  /** When each refused person last got the way-in reply (one per person per window, not one per message). */
+  wayInShown: Map<string, number>;
   runTurn: RunTurn;
   broker: PermissionBroker;
   queue: TurnQueue<Turn>;
@@ -33,6 +38,8 @@ export interface BridgeContext {
   ended: Map<string, true>;
   /** Conversation keys whose reset happened: generation counter, so a turn started before `new` does not save its session. */
   generations: Map<string, number>;
+  /** How agents start: workspace, protected paths, sandbox, run_as (from config.agent). */
+  launchPolicy: LaunchPolicy;
   /** Thread permission rules, in the store. */
   rules: RuleStore;
   /** Once-per-conversation notices (the "runs tools without asking" banner), in the store. */

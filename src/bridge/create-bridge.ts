@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { chownSync, existsSync, mkdirSync } from 'node:fs';
 import Keyv from 'keyv';
 import { createDelivery as defaultCreateDelivery } from '../delivery/index.js';
 import type { Delivery } from '../delivery/types.js';
@@ -8,8 +9,11 @@ import type { ReplicaBus } from '../replicas/index.js';
 import { loadProfile as defaultLoadProfile } from '../profile/index.js';
 import { run as defaultRun } from '../runner/index.js';
 import { acceptMessage } from './accept-message.js';
+import { checkAccess } from './access.js';
+import { routeMessage } from './routing.js';
+import { createAccessGrants, type AccessGrants } from './access-grants.js';
 import type { Bridge, BridgeConfig, BridgeStats } from './api.js';
-import type { ActionEvent } from './types.js';
+import { createActionForwarding, type LocalHandlers } from './action-forwarding.js';
 import type { BridgeContext, RunTurn } from './context.js';
 import { createAuditTrail, type AuditTrail } from './audit.js';
 import { createDeduper } from './dedupe.js';
@@ -29,6 +33,8 @@ export interface CreateBridgeOptions {
   logger: Logger;
   /** Default: createSessionStore(config, logger). */
   store?: SessionStore;
+  /** Default: createAccessGrants(config, logger) (same backend as the sessions). */
+  grants?: AccessGrants;
   /**
    * Rules, notices and the audit trail. Default: the session store's keyv (the embedded file or
    * Redis); with an injected `store` and no `kv`, an in-memory keyv.
@@ -54,7 +60,21 @@ export interface CreateBridgeOptions {
 export interface CoreBridge extends Bridge {
   readonly metrics: Metrics;
   readonly store: SessionStore;
+  readonly grants: AccessGrants;
   readonly audit: AuditTrail;
+}
+
+/** The agent workspace exists before the first turn (and belongs to run_as when set). */
+function prepareWorkspace(config: BridgeConfig, logger: Logger): void {
+  const ws = config.agent.workspace;
+  if (existsSync(ws)) return;
+  try {
+    mkdirSync(ws, { recursive: true, mode: 0o700 });
+    if (config.agent.runAs) chownSync(ws, config.agent.runAs.uid, config.agent.runAs.gid);
+    logger.info({ workspace: ws }, 'agent workspace created');
+  } catch (err) {
+    logger.error({ err, workspace: ws }, 'could not create the agent workspace (TURNBRIDGE_WORKSPACE / agent.workspace)');
+  }
 }
 
 export function createBridge(opts: CreateBridgeOptions): CoreBridge {
@@ -70,6 +90,8 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
   const kv = opts.kv ?? createKv(keyv ?? new Keyv(), logger);
   const rules = createRuleStore(kv);
   const audit = createAuditTrail({ kv, logger, metrics });
+  const grants = opts.grants ?? createAccessGrants(config, logger);
+  prepareWorkspace(config, logger);
   const profileLoader: ProfileLoader = opts.loadProfile ?? ((path) => defaultLoadProfile(path, { logger }));
 
   const surfaces = new Map<string, { surface: Surface; delivery: Delivery & { close?(): Promise<void> } }>();
@@ -77,9 +99,25 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     config,
     logger,
     store,
+    grants,
+    wayInShown: new Map(),
     runTurn: opts.runTurn ?? defaultRun,
-    broker: createPermissionBroker({ approvers: config.approvers, logger, idFactory: () => `perm-${idFactory()}`, rules, audit, now }),
-    queue: createTurnQueue<Turn>({ maxConcurrent: config.maxConcurrent, queueDepth: config.queueDepth }),
+    broker: createPermissionBroker({ approvers: config.approvers, admins: config.access.admins, logger, idFactory: () => `perm-${idFactory()}`, rules, audit, now }),
+    queue: createTurnQueue<Turn>({
+      maxConcurrent: config.maxConcurrent,
+      queueDepth: config.queueDepth,
+      runningPerUser: config.limits.runningPerUser,
+      waitingPerUser: config.limits.waitingPerUser,
+      maxWaiting: config.limits.waiting,
+      maxParked: config.limits.promptWaits,
+    }),
+    launchPolicy: {
+      defaultCwd: config.agent.workspace,
+      protectedPaths: config.agent.protectedPaths,
+      bridgeDir: config.agent.protectedPaths[0],
+      sandbox: config.agent.sandbox,
+      ...(config.agent.runAs ? { runAs: config.agent.runAs } : {}),
+    },
     metrics,
     now,
     idFactory,
@@ -121,27 +159,25 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     await audit.idle();
     for (const { delivery } of surfaces.values()) await delivery.close?.().catch((err: unknown) => logger.warn({ err }, 'delivery close failed'));
     await store.close();
+    await grants.close();
     logger.info('bridge stopped');
   }
 
-  /** A prompt or a turn (Stop) held by this replica. */
-  const holds = (id: string): boolean => ctx.turns.has(id) || ctx.broker.holds(id);
-  async function handleLocally(ev: ActionEvent): Promise<void> {
-    if (ev.action === 'stop') await handleStopAction(ctx, ev.id, ev.user, ev.notifyPrivately);
-    else await ctx.broker.handleAction(ev);
-  }
-  opts.bus?.serve<Omit<ActionEvent, 'notifyPrivately'>>(async ({ body, from }) => {
-    if (!holds(body.id)) return { handled: false, notes: [] };
-    logger.debug({ action: body.action, from }, 'click forwarded by another replica');
-    const notes: string[] = [];
-    await handleLocally({ ...body, notifyPrivately: async (text) => void notes.push(text) });
-    return { handled: true, notes };
-  });
+  const local: LocalHandlers = {
+    holds: (id) => ctx.turns.has(id) || ctx.broker.holds(id),
+    async action(ev) {
+      if (ev.action === 'stop') await handleStopAction(ctx, ev.id, ev.user, ev.platform, ev.notifyPrivately);
+      else await ctx.broker.handleAction(ev);
+    },
+    form: (ev) => ctx.broker.handleFormSubmit(ev),
+  };
+  const forwarding = opts.bus ? createActionForwarding(opts.bus, local, logger) : undefined;
 
   const bridge: CoreBridge = {
     logger,
     metrics,
     store,
+    grants,
     audit,
     attach(surface) {
       const delivery = makeDelivery(surface, { logger: logger.child({ platform: surface.platform }), now });
@@ -159,21 +195,19 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     async handleAction(ev) {
       const notify = (text: string) =>
         ev.notifyPrivately(text).catch((err: unknown) => logger.warn({ err, platform: ev.platform }, 'could not notify the clicker'));
-      if (opts.bus && !holds(ev.id)) {
-        // Slack and Discord hand a click to any replica: the one holding the agent decides.
-        const { notifyPrivately: _, ...body } = ev;
-        const answer = await opts.bus.forward(body);
-        if (answer.handled) {
-          for (const note of answer.notes) await notify(note);
-          return;
-        }
-      }
-      await handleLocally({ ...ev, notifyPrivately: notify });
+      const clicked = { ...ev, notifyPrivately: notify };
+      if (await forwarding?.action(clicked)) return;
+      await local.action(clicked);
+    },
+    async admits(msg) {
+      const full = { ...msg, text: '', attachments: [], eventId: '', receivedAt: 0 };
+      return (await checkAccess(config.access, grants, full, routeMessage(config, full).route)).ok;
     },
     async handleFormSubmit(ev) {
       const notify = (text: string) =>
         ev.notifyPrivately(text).catch((err: unknown) => logger.warn({ err, platform: ev.platform }, 'could not notify the submitter'));
-      return ctx.broker.handleFormSubmit({ ...ev, notifyPrivately: notify });
+      const submitted = { ...ev, notifyPrivately: notify };
+      return (await forwarding?.form(submitted)) ?? local.form(submitted);
     },
     async hasConversation(platform, conversation) {
       return (await store.get(conversation, platform)) !== undefined;

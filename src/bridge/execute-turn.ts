@@ -1,6 +1,7 @@
 import type { Attachment, PermissionDecision } from '../protocol/types.js';
 import type { RunResult } from '../runner/types.js';
 import type { BridgeContext } from './context.js';
+import { createMentionGuard } from './mention-guard.js';
 import { cancelledOutcome, outcomeOf } from './outcome.js';
 import type { Turn } from './turn.js';
 
@@ -21,7 +22,7 @@ function failedResult(error: string): RunResult {
 }
 
 /** Session id saved as soon as it is seen (a crash mid-turn keeps it), unless `new` came since. */
-function sessionSaver(ctx: BridgeContext, turn: Turn, generation: number) {
+function sessionSaver(ctx: BridgeContext, turn: Turn, generation: number, author: string) {
   let saved = '';
   let stored = false;
   let saving: Promise<unknown> = Promise.resolve();
@@ -33,7 +34,7 @@ function sessionSaver(ctx: BridgeContext, turn: Turn, generation: number) {
         return saving;
       }
       saved = sessionId;
-      saving = ctx.store.set(turn.msg.conversation, turn.msg.platform, { sessionId, profile: turn.profilePath }).then((ok) => {
+      saving = ctx.store.set(turn.msg.conversation, turn.msg.platform, { sessionId, profile: turn.profilePath, author }).then((ok) => {
         stored = ok;
         if (ok) turn.log.info({ sessionId }, 'session saved');
         else turn.log.warn({ sessionId }, 'session not saved (store failure); the next message starts a new session');
@@ -67,6 +68,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
       react('failure');
       return;
     }
+    await turn.files;
     turn.startedAt = ctx.now();
     const queueWaitMs = turn.startedAt - turn.enqueuedAt;
     ctx.metrics.queueWait(queueWaitMs);
@@ -79,21 +81,34 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
     let sessionId = '';
     if (stored && stored.profile === turn.profilePath) sessionId = stored.session_id;
     else if (stored) log.info({ storedProfile: stored.profile }, 'stored session belongs to another profile; starting a new one');
-    const saver = sessionSaver(ctx, turn, generation);
+    // The conversation stays its first author's (`new` / `reset` is theirs), whoever writes later.
+    const saver = sessionSaver(ctx, turn, generation, stored?.author ?? turn.owner);
 
+    // Agent text pings no one unless the profile opts in (allow_mentions).
+    const guard = createMentionGuard(turn.profile.allowMentions ? undefined : turn.surface.neutralizeMentions?.bind(turn.surface));
+    let lastRole: string | undefined;
     let result: RunResult;
     try {
       result = await ctx.runTurn(
         turn.profile,
         { message: msg.text, sessionId: sessionId || undefined, sessionName: turn.key, attachments: msg.attachments as Attachment[] },
         {
-          onPartial: (chunk) => turn.reply?.append(chunk),
+          onPartial: (chunk) => {
+            lastRole = chunk.role;
+            const text = guard.push(chunk.text);
+            if (text) turn.reply?.append({ ...chunk, text });
+          },
           onSessionId: (id) => void saver.save(id),
           onStderr: (chunk) => log.debug({ stderr: chunk }, 'agent stderr'),
           onSpawn: (pid) => log.debug({ pid }, 'agent spawned'),
           onPermissionRequest: (request, { signal }): Promise<PermissionDecision> => {
             if (!turn.surface.capabilities.buttons) {
               return Promise.resolve({ behavior: 'deny', message: 'This chat cannot show permission buttons.' });
+            }
+            // While a person decides, the turn's slot goes to someone else (bounded by limits.promptWaits).
+            if (ctx.queue.park(turn)) {
+              ctx.queue.pump();
+              ctx.updateGauges();
             }
             return ctx.broker.request({
               turnId: turn.id,
@@ -106,20 +121,27 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
               approvers: {
                 users: [...ctx.config.approvers, ...(turn.route?.approvers ?? [])],
                 groups: turn.route?.approverGroups ?? [],
+                approversOnly: turn.route?.approversOnly === true,
               },
               log,
               onAutoAllowed: (line) => turn.reply?.addNotice(`_${line}_`),
               beforePost: async () => turn.reply?.posted(),
               onPosted: () => turn.reply?.continueBelow(),
+            }).finally(() => {
+              ctx.queue.unpark(turn);
+              ctx.updateGauges();
             });
           },
         },
-        { signal: turn.abort.signal, logger: log },
+        { signal: turn.abort.signal, logger: log, launch: ctx.launchPolicy },
       );
     } catch (err) {
       log.error({ err }, 'runner failed unexpectedly');
       result = failedResult('The bridge could not run the agent. The operator can find the details in the bridge log.');
     }
+    const held = guard.flush();
+    if (held) turn.reply?.append({ text: held, ...(lastRole ? { role: lastRole } : {}) });
+    result = { ...result, reply: guard.whole(result.reply), error: result.error === null ? null : guard.whole(result.error) };
     ctx.broker.expireTurn(turn.id);
     await saver.save(result.sessionId);
     await saver.pending;
@@ -162,6 +184,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
     while (ctx.ended.size > REMEMBER_ENDED) ctx.ended.delete(ctx.ended.keys().next().value!);
     ctx.broker.expireTurn(turn.id);
     ctx.updateGauges();
+    await turn.files; // a download still running (turn stopped while waiting) lands before cleanup
     if (msg.cleanup) await msg.cleanup().catch((err: unknown) => log.warn({ err }, 'attachment cleanup failed'));
   }
 }

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Conversation, MessageRef, PermissionPromptView, PromptHow, PromptState, Surface, UserRef } from '../delivery/surface.js';
 import type { Logger } from '../log.js';
 import type { PermissionDecision, PermissionRequest } from '../protocol/types.js';
-import { mayDecideWithGroups, mention, type ApproverPolicy } from './approvers.js';
+import { mayDecide as mayDecideFor, mention, refusalText, type ApproverPolicy, type DecisionAction } from './approvers.js';
+import { samePerson } from './identity.js';
 import { inputDigest, type AuditTrail, type DecisionSource } from './audit.js';
 import { conversationKey } from './conversation-key.js';
 import { PREVIEW_MAX_CHARS, formatInputPreview, inputAsText } from './input-preview.js';
@@ -53,6 +54,8 @@ export interface PermissionBroker {
 
 export interface PermissionBrokerOptions {
   approvers: readonly string[];
+  /** TURNBRIDGE_ADMINS: decide any prompt (read on each click: the array may change). */
+  admins?: readonly string[];
   logger: Logger;
   idFactory?: () => string;
   /** How many settled prompt ids are remembered for "already decided" answers (default 1000). */
@@ -155,12 +158,14 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
     track(update);
   }
 
-  async function mayDecide(p: OpenPrompt, user: UserRef): Promise<boolean> {
-    return mayDecideWithGroups(user, p.author, p.policy, p.surface.groupMembers?.bind(p.surface));
+  /** Clicks and forms are matched on (platform, id): the prompt's platform is its surface's. */
+  async function mayDecide(p: OpenPrompt, platform: string, user: UserRef, action: DecisionAction): Promise<boolean> {
+    const policy = { ...p.policy, admins: opts.admins ?? [] };
+    return mayDecideFor({ platform, user }, { platform: p.surface.platform, user: p.author }, action, policy, p.surface.groupMembers?.bind(p.surface));
   }
 
-  function refusal(p: OpenPrompt): string {
-    return `Only ${mention(p.author)} or an approver can answer this request.`;
+  function refusal(p: OpenPrompt, platform: string, user: UserRef, action: DecisionAction): string {
+    return refusalText(p.author, action, p.policy, samePerson({ platform, user }, { platform: p.surface.platform, user: p.author }));
   }
 
   function closedText(id: string): string {
@@ -280,9 +285,10 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
         else await ev.notifyPrivately(form.kind === 'view' ? form.text : '');
         return;
       }
-      if (!(await mayDecide(p, ev.user))) {
-        p.log.info({ user: ev.user.id, action: ev.action }, 'permission click refused: not the author or an approver');
-        await ev.notifyPrivately(refusal(p));
+      const kind: DecisionAction = ev.action === 'deny' || ev.action === 'deny_reason' ? 'deny' : 'allow';
+      if (!(await mayDecide(p, ev.platform, ev.user, kind))) {
+        p.log.info({ platform: ev.platform, user: ev.user.id, action: ev.action }, 'permission click refused: not the author or an approver');
+        await ev.notifyPrivately(refusal(p, ev.platform, ev.user, kind));
         return;
       }
       switch (ev.action) {
@@ -316,9 +322,10 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
     async handleFormSubmit(ev) {
       const p = open.get(ev.id);
       if (!p) return { ok: false, error: closedText(ev.id) };
-      if (!(await mayDecide(p, ev.user))) {
-        p.log.info({ user: ev.user.id, form: ev.kind }, 'permission form refused: not the author or an approver');
-        return { ok: false, error: refusal(p) };
+      const kind: DecisionAction = ev.kind === 'reason' ? 'deny' : 'allow';
+      if (!(await mayDecide(p, ev.platform, ev.user, kind))) {
+        p.log.info({ platform: ev.platform, user: ev.user.id, form: ev.kind }, 'permission form refused: not the author or an approver');
+        return { ok: false, error: refusal(p, ev.platform, ev.user, kind) };
       }
       if (ev.kind === 'reason') {
         const r = readReason(ev.value);

@@ -21,22 +21,10 @@ export function matchRoute(routes: readonly RouteConfig[], msg: Pick<InboundMess
 export interface Routed {
   route?: RouteConfig;
   profilePath: string;
-  /** Why the user may not use the bot here; undefined = allowed. */
-  refusal?: string;
 }
 
-/** Route + access check (allowUsers by user id or role id, allowChannels by channel id). */
+/** Which profile serves the message (access is checked apart, in access.ts). */
 export function routeMessage(config: BridgeConfig, msg: InboundMessage): Routed {
   const route = matchRoute(config.routes, msg);
-  const profilePath = route?.profile ?? config.defaultProfile;
-  if (route?.allowChannels && !route.allowChannels.includes(msg.conversation.channel)) {
-    return { route, profilePath, refusal: 'Sorry, I am not enabled in this channel.' };
-  }
-  if (route?.allowUsers) {
-    const ids = [msg.user.id, ...(msg.user.roles ?? [])];
-    if (!ids.some((id) => route.allowUsers!.includes(id))) {
-      return { route, profilePath, refusal: 'Sorry, you are not allowed to use this bot here. Ask an admin to add you.' };
-    }
-  }
-  return { route, profilePath };
+  return { route, profilePath: route?.profile ?? config.defaultProfile };
 }

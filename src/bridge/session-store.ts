@@ -7,6 +7,7 @@ import type { Conversation } from '../delivery/surface.js';
 import type { Logger } from '../log.js';
 import type { BridgeConfig } from './api.js';
 import { conversationKey } from './conversation-key.js';
+import { resumableSessionIdProblem } from '../protocol/index.js';
 import { createGuardedOps } from './kv.js';
 
 /** What is kept per conversation. */
@@ -16,6 +17,8 @@ export interface SessionRecord {
   profile: string;
   /** ms since the epoch. */
   updated_at: number;
+  /** `platform:id` of who started the conversation: `new` / `reset` is theirs (or an admin's). */
+  author?: string;
 }
 
 /**
@@ -25,7 +28,7 @@ export interface SessionRecord {
 export interface SessionStore {
   get(conversation: Conversation, platform: string): Promise<SessionRecord | undefined>;
   /** Resolves true when the store accepted the value. */
-  set(conversation: Conversation, platform: string, value: { sessionId: string; profile: string }): Promise<boolean>;
+  set(conversation: Conversation, platform: string, value: { sessionId: string; profile: string; author?: string }): Promise<boolean>;
   /** Forget the conversation's session (`new` / `reset`). */
   delete(conversation: Conversation, platform: string): Promise<boolean>;
   /** Flush pending writes and disconnect. */
@@ -73,11 +76,16 @@ export function createSessionStore(config: BridgeConfig, logger: Logger, opts: S
         log.warn({ key }, 'session store: ignoring a malformed record');
         return undefined;
       }
+      const problem = resumableSessionIdProblem(v.session_id);
+      if (problem) {
+        log.warn({ key, problem }, 'session store: ignoring a stored session id that is not safe to resume; the next turn starts a new session');
+        return undefined;
+      }
       return v;
     },
     async set(conversation, platform, value) {
       const key = conversationKey(platform, conversation);
-      const record: SessionRecord = { session_id: value.sessionId, profile: value.profile, updated_at: now() };
+      const record: SessionRecord = { session_id: value.sessionId, profile: value.profile, updated_at: now(), ...(value.author ? { author: value.author } : {}) };
       return guarded('set', key, () => keyv.set(key, record), false);
     },
     async delete(conversation, platform) {

@@ -1,18 +1,19 @@
 import type { UserRef } from '../delivery/surface.js';
-import { mayDecide, mention } from './approvers.js';
+import { mayStop, mention, refusalText } from './approvers.js';
 import type { BridgeContext } from './context.js';
 import type { Turn } from './turn.js';
 
 export type StopAnswer = { ok: true; turn: Turn } | { ok: false; reason: 'not-allowed' | 'finished'; text: string };
 
 /** Stop a queued or running turn, for its author or an approver. */
-export function stopTurn(ctx: BridgeContext, turn: Turn | undefined, user: UserRef): StopAnswer {
+export function stopTurn(ctx: BridgeContext, turn: Turn | undefined, user: UserRef, platform: string): StopAnswer {
   if (!turn || turn.state === 'finishing' || turn.state === 'done') {
     return { ok: false, reason: 'finished', text: 'This turn has already finished.' };
   }
-  if (!mayDecide(user, turn.msg.user, ctx.config.approvers)) {
-    turn.log.info({ user: user.id }, 'stop refused: not the author or an approver');
-    return { ok: false, reason: 'not-allowed', text: `Only ${mention(turn.msg.user)} or an approver can stop this turn.` };
+  const policy = { users: [...ctx.config.approvers, ...(turn.route?.approvers ?? [])], groups: turn.route?.approverGroups ?? [], admins: ctx.config.access.admins };
+  if (!mayStop({ platform, user }, { platform: turn.msg.platform, user: turn.msg.user }, policy)) {
+    turn.log.info({ platform, user: user.id }, 'stop refused: not the author or an approver');
+    return { ok: false, reason: 'not-allowed', text: refusalText(turn.msg.user, 'stop', policy, false) };
   }
   if (turn.stoppedBy || turn.interrupted) return { ok: true, turn };
   turn.stoppedBy = user;
@@ -30,13 +31,13 @@ export function stopTurn(ctx: BridgeContext, turn: Turn | undefined, user: UserR
 }
 
 /** The Stop button. */
-export async function handleStopAction(ctx: BridgeContext, id: string, user: UserRef, notify: (text: string) => Promise<void>): Promise<void> {
+export async function handleStopAction(ctx: BridgeContext, id: string, user: UserRef, platform: string, notify: (text: string) => Promise<void>): Promise<void> {
   const turn = ctx.turns.get(id);
   if (!turn) {
     await notify(ctx.ended.has(id) ? 'This turn has already finished.' : 'This turn has already finished (or the bridge restarted since).');
     return;
   }
-  const answer = stopTurn(ctx, turn, user);
+  const answer = stopTurn(ctx, turn, user, platform);
   if (!answer.ok) await notify(answer.text);
 }
 

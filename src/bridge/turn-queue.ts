@@ -1,26 +1,47 @@
 /**
  * Per-conversation FIFO + a global cap on running turns. Turns of one conversation run one at a
  * time in arrival order; across conversations at most `maxConcurrent` run at once, and waiting
- * turns start in arrival order as slots free up.
+ * turns start in arrival order as slots free up. Per person (`owner`), at most `runningPerUser`
+ * run and `waitingPerUser` wait; at most `maxWaiting` wait in all. A turn blocked on a
+ * permission prompt may `park`: it gives its slot back (up to `maxParked` at once) so one
+ * unanswered prompt does not hold a slot for everyone else until it times out.
  */
 export interface QueueEntry {
   /** Conversation key. */
   readonly key: string;
+  /** The person (`platform:id`) the turn belongs to. */
+  readonly owner: string;
   /** Called once when the entry gets a slot (synchronously, from pump()). */
   start(): void;
   /** Called when the entry's waiting position changes (1 = next). */
   onPosition(position: number): void;
 }
 
+/** busy: the conversation is full; user-busy: the person holds their share; full: the bridge-wide wait list is. */
+export type OfferResult = 'accepted' | 'busy' | 'user-busy' | 'full';
+
+export interface QueueLimits {
+  maxConcurrent: number;
+  queueDepth: number;
+  runningPerUser?: number;
+  waitingPerUser?: number;
+  maxWaiting?: number;
+  maxParked?: number;
+}
+
 export interface TurnQueue<E extends QueueEntry> {
-  /** Add a turn unless its conversation already holds 1 + queueDepth turns. Call pump() after. */
-  offer(entry: E): 'accepted' | 'busy';
+  /** Add a turn unless a bound is reached (see OfferResult). Call pump() after. */
+  offer(entry: E): OfferResult;
   /** Start what can start, then tell waiting entries their (changed) positions. */
   pump(): void;
   /** A running entry ended: free its slot (call pump() after). */
   done(entry: E): void;
   /** Take a waiting entry out (stopped before it started). False when it is not waiting. */
   remove(entry: E): boolean;
+  /** A running entry waits on a person (a prompt): free its slot if parking room is left. True when parked. */
+  park(entry: E): boolean;
+  /** A parked entry goes on: it takes its slot back at once (the bound may be passed briefly). */
+  unpark(entry: E): void;
   /** Take every waiting entry out (shutdown). */
   drain(): E[];
   positionOf(entry: E): number | undefined;
@@ -28,13 +49,25 @@ export interface TurnQueue<E extends QueueEntry> {
   readonly waiting: number;
 }
 
-export function createTurnQueue<E extends QueueEntry>(opts: { maxConcurrent: number; queueDepth: number }): TurnQueue<E> {
+export function createTurnQueue<E extends QueueEntry>(opts: QueueLimits): TurnQueue<E> {
   const waiting: E[] = [];
   const runningKeys = new Map<string, number>();
+  const runningOwners = new Map<string, number>();
+  const parked = new Set<E>();
   const lastPosition = new Map<E, number>();
   let running = 0;
+  const perUser = opts.runningPerUser ?? Infinity;
+  const waitPerUser = opts.waitingPerUser ?? Infinity;
+  const maxWaiting = opts.maxWaiting ?? Infinity;
+  const maxParked = opts.maxParked ?? 0;
 
   const isRunning = (key: string) => (runningKeys.get(key) ?? 0) > 0;
+  const bump = (m: Map<string, number>, k: string, d: number) => {
+    const n = (m.get(k) ?? 0) + d;
+    if (n <= 0) m.delete(k);
+    else m.set(k, n);
+  };
+  const canStart = (e: E) => !isRunning(e.key) && (runningOwners.get(e.owner) ?? 0) < perUser;
 
   function positions(): Map<E, number> {
     const out = new Map<E, number>();
@@ -61,17 +94,22 @@ export function createTurnQueue<E extends QueueEntry>(opts: { maxConcurrent: num
     offer(entry) {
       const inConv = (runningKeys.get(entry.key) ?? 0) + waiting.filter((e) => e.key === entry.key).length;
       if (inConv >= 1 + opts.queueDepth) return 'busy';
+      const mine = waiting.filter((e) => e.owner === entry.owner).length;
+      const startsNow = running < opts.maxConcurrent && canStart(entry) && mine === 0;
+      if (!startsNow && mine >= waitPerUser) return 'user-busy';
+      if (!startsNow && waiting.length >= maxWaiting) return 'full';
       waiting.push(entry);
       return 'accepted';
     },
     pump() {
       while (running < opts.maxConcurrent) {
-        const i = waiting.findIndex((e) => !isRunning(e.key));
+        const i = waiting.findIndex(canStart);
         if (i < 0) break;
         const [e] = waiting.splice(i, 1) as [E];
         lastPosition.delete(e);
         running++;
-        runningKeys.set(e.key, (runningKeys.get(e.key) ?? 0) + 1);
+        bump(runningKeys, e.key, 1);
+        bump(runningOwners, e.owner, 1);
         e.start();
       }
       for (const [e, pos] of positions()) {
@@ -81,11 +119,19 @@ export function createTurnQueue<E extends QueueEntry>(opts: { maxConcurrent: num
       }
     },
     done(entry) {
-      const n = runningKeys.get(entry.key) ?? 0;
-      if (n <= 0) return;
+      if ((runningKeys.get(entry.key) ?? 0) <= 0) return;
+      bump(runningKeys, entry.key, -1);
+      bump(runningOwners, entry.owner, -1);
+      if (!parked.delete(entry)) running--;
+    },
+    park(entry) {
+      if (parked.has(entry) || parked.size >= maxParked || (runningKeys.get(entry.key) ?? 0) <= 0) return false;
+      parked.add(entry);
       running--;
-      if (n === 1) runningKeys.delete(entry.key);
-      else runningKeys.set(entry.key, n - 1);
+      return true;
+    },
+    unpark(entry) {
+      if (parked.delete(entry)) running++;
     },
     remove(entry) {
       const i = waiting.indexOf(entry);

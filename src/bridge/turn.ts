@@ -12,6 +12,8 @@ export type TurnState = 'queued' | 'running' | 'finishing' | 'done';
 export interface Turn extends QueueEntry {
   readonly id: string;
   readonly key: string;
+  /** `platform:id` of the author (per-person limits). */
+  readonly owner: string;
   readonly msg: InboundMessage;
   readonly surface: Surface;
   readonly delivery: Delivery;
@@ -24,6 +26,8 @@ export interface Turn extends QueueEntry {
   readonly enqueuedAt: number;
   readonly abort: AbortController;
   state: TurnState;
+  /** The message's files, fetched after the turn was accepted (see InboundMessage.download). */
+  files?: Promise<void>;
   reply?: LiveReply;
   startedAt?: number;
   /** Set when someone pressed Stop (or sent `stop`). */
@@ -64,6 +68,7 @@ export function createTurn(init: NewTurn): Turn {
   const turn: Turn = {
     id: init.id,
     key: init.key,
+    owner: `${init.msg.platform}:${init.msg.user.id}`,
     msg: init.msg,
     surface: init.surface,
     delivery: init.delivery,

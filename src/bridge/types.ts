@@ -19,6 +19,19 @@ export interface InboundMessage {
   cleanup?: () => Promise<void>;
   /** Problems the platform met before the turn (skipped attachments), shown in the reply. */
   notices?: string[];
+  /** A direct message (Slack IM, Discord DM): governed by access.dms, never by channel lists. */
+  direct?: boolean;
+  /**
+   * Files the message carries that are not fetched yet. The bridge calls this once, only after
+   * the message passed the access and queue checks, so a refused stranger makes it fetch nothing.
+   */
+  download?: PendingDownload;
+}
+
+export interface PendingDownload {
+  /** How many files the message carries (a message with files is never a command). */
+  count: number;
+  fetch(): Promise<{ attachments: Attachment[]; notices: string[]; cleanup(): Promise<void> }>;
 }
 
 /** The choices on a permission prompt. */
@@ -78,6 +91,12 @@ export interface BridgeInbound {
    * before a restart still continues without a new mention). Optional for test doubles.
    */
   hasConversation?(platform: string, conversation: Conversation): Promise<boolean>;
+  /**
+   * Whether this person may use the bridge here (the access check, without side effects), so a
+   * platform can skip work for a stranger before handing the message over (Discord starts no
+   * thread for them). Optional for test doubles.
+   */
+  admits?(msg: Pick<InboundMessage, 'platform' | 'conversation' | 'user' | 'direct'>): Promise<boolean>;
 }
 
 export type PlatformStatus =

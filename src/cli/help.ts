@@ -1,14 +1,16 @@
 import { readFileSync } from 'node:fs';
+import { ALLOW_HELP } from './allow-help.js';
 
-export type CommandName = 'run' | 'chat' | 'start' | 'doctor' | 'audit';
+export type CommandName = 'run' | 'chat' | 'start' | 'doctor' | 'audit' | 'allow';
 
 const USAGE: Record<CommandName | 'main', string> = {
-  main: 'usage: turnbridge <run|chat|start|doctor|audit> [options]   (turnbridge --help, turnbridge <command> --help)',
+  main: 'usage: turnbridge <run|chat|start|doctor|audit|allow> [options]   (turnbridge --help, turnbridge <command> --help)',
   run: 'usage: turnbridge run <profile> --message TEXT [--session ID] [--session-name NAME] [--attach URL]... [--no-stream] [--json]',
   chat: 'usage: turnbridge chat <profile> [--session ID] [--session-name NAME] [--no-stream]',
   start: 'usage: turnbridge start [bridge options]',
   doctor: 'usage: turnbridge doctor [--json] [--config FILE]',
   audit: 'usage: turnbridge audit [--since 24h] [--json] [--config FILE]',
+  allow: 'usage: turnbridge allow <platform:id | pairing code>... [--remove] [--config FILE]',
 };
 
 const HELP: Record<CommandName | 'main', string> = {
@@ -22,6 +24,7 @@ Commands:
   start             Start the bridge (Slack, Discord, local)
   doctor            Check the setup (tokens, scopes, intents, profiles, store, access) and say what to fix
   audit             Print recent permission decisions (who allowed or denied what)
+  allow <id>...     Let people use the bridge: turnbridge allow slack:U0123 (or a pairing code)
 
 Options:
   -h, --help        Show help (also after a command)
@@ -109,6 +112,7 @@ Then each profile (loads, command found, CLI installed and logged in, cwd writab
 Each line is ✓ (fine), ! (works, with a risk) or ✗ (broken), with the fix under it.
 Exit status: 0 when nothing is ✗, 1 otherwise, 2 for bad arguments.
 `,
+  allow: '',
 };
 
 
@@ -117,7 +121,7 @@ export function usageLine(command: CommandName | 'main'): string {
 }
 
 export function helpText(command: CommandName | 'main'): string {
-  return HELP[command];
+  return command === 'allow' ? ALLOW_HELP : HELP[command];
 }
 
 export function versionText(): string {

@@ -16,6 +16,8 @@ import {
   splitCommaList,
 } from './field-checks.js';
 import { parseRoutes } from './parse-routes.js';
+import { secretFilePaths } from './secret-files.js';
+import { SECURITY_KEYS, checkIdentityList, defaultAccess, defaultLimits, defaultWorkspace, securityFromEnv, securityFromFile, type SecurityValues } from './security-config.js';
 
 export interface LoadConfigOptions {
   /** Environment to read (default process.env). */
@@ -29,7 +31,7 @@ export interface LoadConfigOptions {
 /** Top-level keys of turnbridge.yaml. */
 export const KNOWN_KEYS = [
   'default_profile', 'routes', 'approvers', 'queue_depth', 'max_concurrent', 'permission_timeout_secs',
-  'data_dir', 'redis_url', 'host', 'port', 'shutdown_grace_secs', 'log_level', ...PLATFORM_KEYS,
+  'data_dir', 'redis_url', 'host', 'port', 'shutdown_grace_secs', 'log_level', ...SECURITY_KEYS, ...PLATFORM_KEYS,
 ] as const;
 
 function readConfigFile(file: string): Record<string, unknown> {
@@ -88,15 +90,17 @@ function pickFile(env: NodeJS.ProcessEnv, cwd: string, file?: string): string | 
   return existsSync(local) ? local : undefined;
 }
 
-function fromFile(raw: Record<string, unknown>, file: string): Partial<BridgeConfig> {
+type Values = Partial<BridgeConfig> & { security?: SecurityValues };
+
+function fromFile(raw: Record<string, unknown>, file: string): Values {
   const src: Source = { file };
   const base = dirname(file);
   checkKnownKeys(src, '', raw, KNOWN_KEYS);
-  const out: Partial<BridgeConfig> = {};
+  const out: Values = { security: securityFromFile(src, raw, base) };
   const path = (field: string, v: unknown) => resolve(base, checkString(src, field, v));
   if (raw.default_profile !== undefined) out.defaultProfile = path('default_profile', raw.default_profile);
   if (raw.routes !== undefined) out.routes = parseRoutes(src, raw.routes, base);
-  if (raw.approvers !== undefined) out.approvers = checkStringList(src, 'approvers', raw.approvers);
+  if (raw.approvers !== undefined) out.approvers = checkIdentityList(src, 'approvers', raw.approvers, true);
   if (raw.queue_depth !== undefined) out.queueDepth = checkInt(src, 'queue_depth', raw.queue_depth, 0, 1000);
   if (raw.max_concurrent !== undefined) out.maxConcurrent = checkInt(src, 'max_concurrent', raw.max_concurrent, 1, 1000);
   if (raw.permission_timeout_secs !== undefined) {
@@ -131,9 +135,9 @@ function checkLogLevel(src: Source, field: string, v: unknown): string {
   return s;
 }
 
-function fromEnv(env: NodeJS.ProcessEnv, cwd: string): Partial<BridgeConfig> {
+function fromEnv(env: NodeJS.ProcessEnv, cwd: string): Values {
   const src: Source = { label: 'environment' };
-  const out: Partial<BridgeConfig> = {};
+  const out: Values = { security: securityFromEnv(env, cwd) };
   const val = (name: string): string | undefined => {
     const v = env[name];
     return v === undefined || v.trim() === '' ? undefined : v.trim();
@@ -155,7 +159,7 @@ function fromEnv(env: NodeJS.ProcessEnv, cwd: string): Partial<BridgeConfig> {
   const depth = val('TURNBRIDGE_QUEUE_DEPTH');
   if (depth) out.queueDepth = checkInt(src, 'TURNBRIDGE_QUEUE_DEPTH', depth, 0, 1000);
   const approvers = val('TURNBRIDGE_APPROVERS');
-  if (approvers) out.approvers = splitCommaList(approvers);
+  if (approvers) out.approvers = checkIdentityList(src, 'TURNBRIDGE_APPROVERS', approvers, true);
   const permTimeout = val('TURNBRIDGE_PERMISSION_TIMEOUT_SECS');
   if (permTimeout) out.permissionTimeoutSecs = checkPositive(src, 'TURNBRIDGE_PERMISSION_TIMEOUT_SECS', permTimeout, 86_400);
   return out;
@@ -170,9 +174,9 @@ export function loadConfig(opts: LoadConfigOptions = {}): BridgeConfig {
   const env = opts.env ?? process.env;
   const cwd = opts.cwd ?? process.cwd();
   const file = pickFile(env, cwd, opts.file);
-  const fileValues = file ? fromFile(readConfigFile(file), file) : {};
-  const envValues = fromEnv(env, cwd);
-  const merged: BridgeConfig = {
+  const { security: fileSec = {}, ...fileValues }: Values = file ? fromFile(readConfigFile(file), file) : {};
+  const { security: envSec = {}, ...envValues } = fromEnv(env, cwd);
+  const merged: Omit<BridgeConfig, 'access' | 'limits' | 'agent' | 'allowedHosts'> = {
     defaultProfile: defaultProfilePath(),
     routes: [],
     approvers: [],
@@ -189,5 +193,15 @@ export function loadConfig(opts: LoadConfigOptions = {}): BridgeConfig {
     ...envValues,
   };
   if (file) merged.file = file;
-  return merged;
+  const protectedPaths = [cwd, resolve(cwd, '.env'), merged.dataDir, ...(file ? [file] : []), ...secretFilePaths(env, cwd)];
+  const agent = { workspace: defaultWorkspace(), sandbox: 'off' as const, ...fileSec.agent, ...envSec.agent, protectedPaths };
+  const localToken = envSec.localToken;
+  return {
+    ...merged,
+    access: { ...defaultAccess(), ...fileSec.access, ...envSec.access },
+    limits: { ...defaultLimits(merged.maxConcurrent), ...fileSec.limits, ...envSec.limits },
+    agent,
+    allowedHosts: envSec.allowedHosts ?? fileSec.allowedHosts ?? [],
+    ...(localToken ? { localToken } : {}),
+  };
 }

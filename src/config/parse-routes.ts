@@ -3,7 +3,7 @@ import type { RouteConfig } from '../bridge/api.js';
 import { type Source, checkId, checkKnownKeys, checkPositive, checkString, checkStringList, fail, isRecord } from './field-checks.js';
 
 const ROUTE_KEYS = [
-  'platform', 'space', 'channel', 'profile', 'allow_users', 'allow_channels', 'approvers', 'approver_groups', 'approval_timeout_secs', 'options',
+  'platform', 'space', 'channel', 'profile', 'allow_users', 'allow_channels', 'approvers', 'approver_groups', 'approval_timeout_secs', 'approvers_only', 'options',
 ] as const;
 
 /** `routes:` — a list of {platform?, space?, channel?, profile, allow_users?, allow_channels?, approvers?, approver_groups?, approval_timeout_secs?, options?}. */
@@ -26,6 +26,10 @@ export function parseRoutes(src: Source, raw: unknown, baseDir: string): RouteCo
     if (r.approver_groups !== undefined) route.approverGroups = checkStringList(src, `${at}.approver_groups`, r.approver_groups);
     if (r.approval_timeout_secs !== undefined) {
       route.approvalTimeoutSecs = checkPositive(src, `${at}.approval_timeout_secs`, r.approval_timeout_secs, 86_400);
+    }
+    if (r.approvers_only !== undefined) {
+      if (typeof r.approvers_only !== 'boolean') fail(src, `${at}.approvers_only`, r.approvers_only, 'true or false');
+      route.approversOnly = r.approvers_only;
     }
     if (r.options !== undefined) {
       if (!isRecord(r.options)) fail(src, `${at}.options`, r.options, 'a mapping of platform-specific switches, e.g. {reply: inline}');

@@ -192,6 +192,12 @@ export interface SurfaceExtras {
   /** The budgets `remove` consumes. */
   removeBudgets?(conversation: Conversation): RateBudget[];
   /**
+   * Make agent text notify no one (Slack `<!here>`, `<!channel>`, `<!subteam^…>`, `<@U…>`): the
+   * core applies it to every piece of agent text unless the profile sets allow_mentions. Must
+   * map text piecewise (only a trailing `<` may need the next piece; the core holds it back).
+   */
+  neutralizeMentions?(text: string): string;
+  /**
    * Members (user ids) of an approver group that the click does not carry (Slack user groups;
    * Discord roles come with the member). Absent = groups are matched on UserRef.roles only.
    */

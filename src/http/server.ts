@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../log.js';
 import type { PlatformStatus } from '../bridge/index.js';
+import { createHostCheck, hostnameOf } from './host-check.js';
 import { sendJson, sendText } from './respond.js';
 
 /**
@@ -12,8 +13,12 @@ export type RouteHandler = (req: IncomingMessage, res: ServerResponse, ctx: { ur
 
 /** What platforms get to add routes (the local page, later Slack's HTTP receiver). */
 export interface HttpMount {
-  /** Serve everything under `prefix` ("/" = catch-all). The longest matching prefix wins; built-in routes win over mounts. */
-  mount(prefix: string, handler: RouteHandler): void;
+  /**
+   * Serve everything under `prefix` ("/" = catch-all). The longest matching prefix wins; built-in
+   * routes win over mounts. `signed`: the requests authenticate themselves (Slack's signed
+   * events), so the Host check is skipped for them.
+   */
+  mount(prefix: string, handler: RouteHandler, opts?: { signed?: boolean }): void;
   /** Run when the server starts closing (end long-lived streams such as SSE). */
   onClose(fn: () => void): void;
 }
@@ -31,6 +36,14 @@ export interface HttpServerOptions {
   logger: Logger;
   /** Prometheus text for GET /metrics. */
   metrics?: () => string | Promise<string>;
+  /** Host names served besides loopback names and IP literals (TURNBRIDGE_ALLOWED_HOSTS). */
+  allowedHosts?: readonly string[];
+  /** Time to receive a whole request, headers and body (default 30 s); responses (SSE) are not bound by it. */
+  requestTimeoutMs?: number;
+  /** Time to receive the request headers (default 20 s). */
+  headersTimeoutMs?: number;
+  /** How often node checks those timeouts (default 30 s; tests use less). */
+  timeoutCheckIntervalMs?: number;
 }
 
 export interface HttpServer extends HttpMount {
@@ -49,7 +62,7 @@ export interface HttpServer extends HttpMount {
   close(graceMs?: number): Promise<void>;
 }
 
-interface Mounted { prefix: string; handler: RouteHandler }
+interface Mounted { prefix: string; handler: RouteHandler; signed: boolean }
 
 /** One node:http server: /healthz, /readyz, /metrics, plus whatever platforms mount. */
 export function createHttpServer(opts: HttpServerOptions): HttpServer {
@@ -62,20 +75,29 @@ export function createHttpServer(opts: HttpServerOptions): HttpServer {
   let boundUrl = '';
   let boundPort = 0;
 
-  const server: Server = createServer((req, res) => {
+  const server: Server = createServer({ connectionsCheckingInterval: opts.timeoutCheckIntervalMs ?? 30_000 }, (req, res) => {
     handle(req, res).catch((err: unknown) => {
       log.error({ err, path: req.url }, 'http handler failed');
       if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
       else res.end();
     });
   });
-  // SSE streams stay open for hours; never time them out.
-  server.requestTimeout = 0;
-  server.headersTimeout = 30_000;
+  // requestTimeout bounds receiving the request (a slow body cannot hold a socket forever);
+  // it does not apply to the response, so SSE streams stay open for hours.
+  server.requestTimeout = opts.requestTimeoutMs ?? 30_000;
+  server.headersTimeout = Math.min(opts.headersTimeoutMs ?? 20_000, server.requestTimeout || Infinity);
+  const hostAllowed = createHostCheck({ bindHost: opts.host, allowedHosts: opts.allowedHosts });
+  let refusedHosts = 0;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const path = url.pathname;
+    const m = findMount(path);
+    if (!(m?.signed) && !hostAllowed(req.headers.host)) {
+      const host = hostnameOf(req.headers.host);
+      if (refusedHosts++ % 100 === 0) log.warn({ host, path, refused: refusedHosts }, 'request refused: Host not allowed (TURNBRIDGE_ALLOWED_HOSTS)');
+      return sendJson(res, 421, { error: `Host "${host}" is not served here; add it to TURNBRIDGE_ALLOWED_HOSTS (allowed_hosts in turnbridge.yaml) if this bridge is reached by that name` });
+    }
     if (path === '/healthz') return builtin(req, res, () => sendJson(res, 200, { status: 'ok' }));
     if (path === '/readyz') return builtin(req, res, () => readyz(res));
     if (path === '/metrics') {
@@ -84,7 +106,6 @@ export function createHttpServer(opts: HttpServerOptions): HttpServer {
         sendText(res, 200, text, 'text/plain; version=0.0.4; charset=utf-8');
       });
     }
-    const m = findMount(path);
     if (!m) return sendJson(res, 404, { error: 'not found', path });
     const subpath = m.prefix === '/' ? path : path.slice(m.prefix.length) || '/';
     await m.handler(req, res, { url, subpath });
@@ -134,11 +155,11 @@ export function createHttpServer(opts: HttpServerOptions): HttpServer {
   return {
     get url() { return boundUrl; },
     get port() { return boundPort; },
-    mount(prefix, handler) {
+    mount(prefix, handler, mountOpts) {
       const p = prefix === '/' ? '/' : `/${prefix.replace(/^\/+|\/+$/g, '')}`;
       if (['/healthz', '/readyz', '/metrics'].includes(p)) throw new Error(`cannot mount over built-in route ${p}`);
       if (mounts.some((m) => m.prefix === p)) throw new Error(`a handler is already mounted at ${p}`);
-      mounts.push({ prefix: p, handler });
+      mounts.push({ prefix: p, handler, signed: mountOpts?.signed === true });
     },
     onClose(fn) { closeHooks.push(fn); },
     addReadiness(source) { sources.push(source); },

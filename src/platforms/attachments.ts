@@ -21,9 +21,11 @@ export interface RemoteFile {
   mimeType?: string;
   /** Size the platform announced, when it did (checked before downloading). */
   size?: number;
-  /** Sent with the download only (e.g. Authorization: Bearer xoxb-...). */
-  headers?: Record<string, string>;
+  /** Sent with the download only (e.g. Authorization: Bearer xoxb-...), to hosts `allowHost` accepts. */
+  auth?: { headers: Record<string, string>; allowHost(url: URL): boolean };
 }
+
+const MAX_REDIRECTS = 5;
 
 export interface DownloadOptions {
   /** Parent directory for the per-turn directory (default os.tmpdir()). */
@@ -153,7 +155,7 @@ async function downloadOne(
   const timer = setTimeout(() => controller.abort(new SkipError(`no data for ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
   timer.unref?.();
   try {
-    const res = await doFetch(file.url, { headers: file.headers ?? {}, redirect: 'follow', signal: controller.signal });
+    const res = await fetchFollowing(doFetch, file, controller.signal);
     if (!res.ok) {
       await res.body?.cancel().catch(() => {});
       throw new SkipError(`the server answered HTTP ${res.status}`);
@@ -174,6 +176,21 @@ async function downloadOne(
     return { size, mime: contentType || undefined };
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/** GET with redirects followed by hand: the auth header only for hosts the file's auth allows, per hop. */
+async function fetchFollowing(doFetch: typeof fetch, file: RemoteFile, signal: AbortSignal): Promise<Response> {
+  let url = new URL(file.url);
+  for (let hop = 0; ; hop++) {
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new SkipError(`not an http(s) URL (${url.protocol})`);
+    const headers = file.auth && file.auth.allowHost(url) ? file.auth.headers : {};
+    const res = await doFetch(url, { headers, redirect: 'manual', signal });
+    const location = res.status >= 300 && res.status < 400 ? res.headers.get('location') : null;
+    if (!location) return res;
+    await res.body?.cancel().catch(() => {});
+    if (hop >= MAX_REDIRECTS) throw new SkipError(`more than ${MAX_REDIRECTS} redirects`);
+    url = new URL(location, url);
   }
 }
 

@@ -23,7 +23,7 @@ function expandHome(p: string): string {
  * Resolve what to spawn for one turn: argv with placeholders, cwd, and the child environment
  * (infra set + profile env after ${VAR} expansion and env_allowlist), nothing else.
  */
-export function resolveLaunch(profile: Profile, ctx: LaunchContext, bridgeEnv: NodeJS.ProcessEnv = process.env): LaunchSpec {
+export function resolveLaunch(profile: Profile, ctx: LaunchContext, bridgeEnv: NodeJS.ProcessEnv = process.env, defaultCwd = process.cwd()): LaunchSpec {
   const warnings: string[] = [];
   const values: PlaceholderValues = { SESSION_ID: ctx.sessionId, SESSION_NAME: ctx.sessionName, PROFILE_DIR: profile.dir };
 
@@ -40,7 +40,7 @@ export function resolveLaunch(profile: Profile, ctx: LaunchContext, bridgeEnv: N
     });
   }
 
-  let cwd = process.cwd();
+  let cwd = defaultCwd;
   if (profile.cwd !== undefined) {
     const expanded = expandHome(substitutePlaceholders(profile.cwd, values));
     cwd = isAbsolute(expanded) ? expanded : resolve(profile.dir || process.cwd(), expanded);
@@ -52,8 +52,10 @@ export function resolveLaunch(profile: Profile, ctx: LaunchContext, bridgeEnv: N
     isDir = false;
   }
   if (!isDir) {
-    throw new TurnbridgeError('TB_CWD_MISSING', `${profile.file ?? 'profile'}: field "cwd": directory ${cwd} does not exist`, {
-      file: profile.file, field: 'cwd', found: profile.cwd, expected: 'an existing directory', hint: 'create it or change cwd (relative paths are resolved against the profile directory)',
+    const own = profile.cwd !== undefined;
+    throw new TurnbridgeError('TB_CWD_MISSING', `${profile.file ?? 'profile'}: ${own ? 'field "cwd": ' : 'the agent workspace: '}directory ${cwd} does not exist`, {
+      file: profile.file, field: own ? 'cwd' : 'TURNBRIDGE_WORKSPACE', found: own ? profile.cwd : cwd, expected: 'an existing directory',
+      hint: own ? 'create it or change cwd (relative paths are resolved against the profile directory)' : 'create it, or set TURNBRIDGE_WORKSPACE / agent.workspace to an existing directory',
     });
   }
   if (profile.executor !== undefined) warnings.push(`executor "${profile.executor}" is not built in; spawning command`);

@@ -7,7 +7,7 @@ import { unknownPlaceholders } from './template.js';
 /** Executors this bridge runs in-process. None yet: a named executor falls back to `command`. */
 export const KNOWN_EXECUTORS: readonly string[] = [];
 
-const LAUNCH_FIELDS = ['command', 'args', 'cwd', 'env', 'env_allowlist', 'timeout_secs', 'kill_grace_secs', 'streaming', 'permission', 'executor'];
+const LAUNCH_FIELDS = ['command', 'args', 'cwd', 'env', 'env_allowlist', 'timeout_secs', 'kill_grace_secs', 'streaming', 'permission', 'executor', 'allow_mentions'];
 /** Hub metadata that may sit beside the launch fields (or beside the `agentproc:` block). */
 const METADATA_FIELDS = ['name', 'description', 'cli', 'version', 'author', 'homepage', 'repository', 'license', 'tags', 'requires', 'install', 'readme', 'platforms', 'env_docs', 'examples'];
 
@@ -150,6 +150,7 @@ export function parseProfileText(text: string, file?: string): ParsedProfile {
     streaming: bool(raw, 'streaming', true, file, prefix),
     permission: bool(raw, 'permission', false, file, prefix),
     ...(executor !== undefined ? { executor } : {}),
+    ...(bool(raw, 'allow_mentions', false, file, prefix) ? { allowMentions: true } : {}),
     ...(typeof meta.name === 'string' ? { name: meta.name } : {}),
     ...(typeof meta.description === 'string' ? { description: meta.description } : {}),
   };

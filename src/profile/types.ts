@@ -19,6 +19,8 @@ export interface Profile {
   /** Optional permission channel: keep stdin open, answer permission_request. */
   permission: boolean;
   executor?: string;
+  /** Bridge extension: agent text may notify people (Slack `<!here>`, `<@U…>`); default false. */
+  allowMentions?: boolean;
   /** Hub metadata (name, description, cli, ...) when the file had it. */
   name?: string;
   description?: string;

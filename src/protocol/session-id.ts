@@ -14,3 +14,16 @@ export function sessionIdProblem(value: unknown): string | null {
 export function isValidSessionId(value: unknown): value is string {
   return sessionIdProblem(value) === null;
 }
+
+/**
+ * A session id about to be handed back to an agent (read from the store, or from a caller):
+ * the wire rules plus no leading "-", so that a wrapper passing it as an argv value can never
+ * have it read as an option. Returns the reason it is refused, or null.
+ */
+export function resumableSessionIdProblem(value: unknown): string | null {
+  const p = sessionIdProblem(value);
+  if (p) return p;
+  if ((value as string).startsWith('-')) return 'starts with "-" (it could be read as a command-line option)';
+  if ((value as string).length > 512) return 'longer than 512 characters';
+  return null;
+}

@@ -3,4 +3,4 @@
  * the state store: heartbeats and forwarded clicks (Redis pub/sub). Imported on demand by
  * main.ts when REDIS_URL is set (it loads ioredis).
  */
-export { createReplicaBus, defaultReplicaId, type ForwardAnswer, type Forwarded, type ReplicaBus, type ReplicaInfo } from './replica-bus.js';
+export { createReplicaBus, defaultReplicaId, type Forwarded, type ReplicaBus, type ReplicaInfo } from './replica-bus.js';

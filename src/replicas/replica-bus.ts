@@ -28,26 +28,21 @@ export interface Forwarded<T> {
   body: T;
 }
 
-/** What a holder answers: it handled the request, and what to tell the clicker privately. */
-export interface ForwardAnswer {
-  handled: boolean;
-  notes: string[];
-}
 
 export interface ReplicaBus {
   readonly id: string;
   /** Resolves true once subscribed and announced (false when Redis did not answer in time). */
   ready(timeoutMs?: number): Promise<boolean>;
   /**
-   * Ask the other replicas to handle `body`. Resolves with the first `handled` answer, or
-   * `{handled: false}` once `timeoutMs` passed without one (or at once when Redis is away).
+   * Ask the other replicas to handle `body`. Resolves with the answer of the one that handled
+   * it, or undefined once `timeoutMs` passed without one (at once when Redis is away).
    */
-  forward<T>(body: T, timeoutMs?: number): Promise<ForwardAnswer>;
+  forward<T, R>(body: T, timeoutMs?: number): Promise<R | undefined>;
   /**
-   * Serve requests forwarded by other replicas: `handler` answers `handled: false` for what this
-   * replica does not hold (nothing is sent back then).
+   * Serve requests forwarded by other replicas: `handler` answers undefined for what this
+   * replica does not hold (nothing is sent back then), else the answer (JSON).
    */
-  serve<T>(handler: (req: Forwarded<T>) => Promise<ForwardAnswer>): void;
+  serve<T, R>(handler: (req: Forwarded<T>) => Promise<R | undefined>): void;
   /** Replicas whose heartbeat is live (this one included). */
   replicas(): Promise<ReplicaInfo[]>;
   /** Whether a replica's heartbeat is live. */
@@ -74,7 +69,7 @@ export function defaultReplicaId(env: NodeJS.ProcessEnv = process.env): string {
 
 type Wire =
   | { kind: 'request'; rid: string; from: string; body: unknown }
-  | { kind: 'answer'; rid: string; from: string; answer: ForwardAnswer };
+  | { kind: 'answer'; rid: string; from: string; answer: unknown };
 
 export function createReplicaBus(opts: ReplicaBusOptions): ReplicaBus {
   const id = opts.id ?? defaultReplicaId();
@@ -93,8 +88,8 @@ export function createReplicaBus(opts: ReplicaBusOptions): ReplicaBus {
   const requests = `${prefix}:replicas:requests`;
   const answers = `${prefix}:replicas:answers:${id}`;
   const beatKey = (rid: string) => `${prefix}:replica:${rid}`;
-  const waiting = new Map<string, (a: ForwardAnswer) => void>();
-  let handler: ((req: Forwarded<unknown>) => Promise<ForwardAnswer>) | undefined;
+  const waiting = new Map<string, (a: unknown) => void>();
+  let handler: ((req: Forwarded<unknown>) => Promise<unknown>) | undefined;
 
   const subscribed = sub.subscribe(requests, answers).then(() => true, (err: Error) => {
     logger.warn({ err: err.message }, 'replica bus: subscribe failed');
@@ -108,12 +103,12 @@ export function createReplicaBus(opts: ReplicaBusOptions): ReplicaBus {
       return;
     }
     if (msg.kind === 'answer' && channel === answers) {
-      if (msg.answer.handled) waiting.get(msg.rid)?.(msg.answer);
+      waiting.get(msg.rid)?.(msg.answer);
       return;
     }
     if (msg.kind !== 'request' || msg.from === id || !handler) return;
     void handler({ from: msg.from, body: msg.body }).then((answer) => {
-      if (!answer.handled) return;
+      if (answer === undefined) return;
       const reply: Wire = { kind: 'answer', rid: msg.rid, from: id, answer };
       return pub.publish(`${prefix}:replicas:answers:${msg.from}`, JSON.stringify(reply));
     }).catch((err: unknown) => logger.warn({ err }, 'replica bus: forwarded request failed'));
@@ -141,22 +136,22 @@ export function createReplicaBus(opts: ReplicaBusOptions): ReplicaBus {
       clearTimeout(t);
       return ok;
     },
-    async forward(body, timeoutMs = 1_500) {
+    async forward<T, R>(body: T, timeoutMs = 1_500): Promise<R | undefined> {
       const rid = randomUUID();
-      return new Promise<ForwardAnswer>((resolve) => {
-        const done = (a: ForwardAnswer): void => {
+      return new Promise<R | undefined>((resolve) => {
+        const done = (a: unknown): void => {
           clearTimeout(t);
           waiting.delete(rid);
-          resolve(a);
+          resolve(a as R | undefined);
         };
-        const t = setTimeout(() => done({ handled: false, notes: [] }), timeoutMs);
+        const t = setTimeout(() => done(undefined), timeoutMs);
         waiting.set(rid, done);
         const msg: Wire = { kind: 'request', rid, from: id, body };
-        pub.publish(requests, JSON.stringify(msg)).catch(() => done({ handled: false, notes: [] }));
+        pub.publish(requests, JSON.stringify(msg)).catch(() => done(undefined));
       });
     },
     serve(h) {
-      handler = h as (req: Forwarded<unknown>) => Promise<ForwardAnswer>;
+      handler = h as (req: Forwarded<unknown>) => Promise<unknown>;
     },
     async replicas() {
       const keys: string[] = [];
@@ -174,7 +169,7 @@ export function createReplicaBus(opts: ReplicaBusOptions): ReplicaBus {
     },
     async close() {
       clearInterval(timer);
-      for (const done of waiting.values()) done({ handled: false, notes: [] });
+      for (const done of waiting.values()) done(undefined);
       // A replica that leaves on purpose says so at once instead of waiting for the TTL.
       await pub.del(beatKey(id)).catch(() => undefined);
       sub.disconnect();

@@ -4,8 +4,10 @@ import { isTurnbridgeError } from '../errors.js';
 import { silentLogger } from '../log.js';
 import { classifyLine } from '../protocol/classify.js';
 import { buildTurn, permissionResponseLine, turnHasContent } from '../protocol/turn.js';
+import { resumableSessionIdProblem } from '../protocol/session-id.js';
 import type { PermissionDecision, PermissionRequest } from '../protocol/types.js';
 import { resolveLaunch } from '../profile/launch.js';
+import { checkAgentCwd, handOverAttachments, sandboxArgs } from './launch-policy.js';
 import type { LaunchSpec, Profile } from '../profile/types.js';
 import { LineSplitter } from './line-splitter.js';
 import { signalGroup } from './process-group.js';
@@ -38,9 +40,17 @@ export async function run(profile: Profile, turn: TurnInput, handlers: RunHandle
   if (!turnHasContent(turn)) return failedBeforeSpawn('Nothing to send: the message is empty and has no attachments.', started);
   if (options.signal?.aborted) return { ...failedBeforeSpawn('The turn was stopped before it started.', started), cancelled: true, exitCode: 130 };
 
+  if (turn.sessionId) {
+    const problem = resumableSessionIdProblem(turn.sessionId);
+    if (problem) {
+      log.warn({ problem }, 'session id refused; starting a new session');
+      turn = { ...turn, sessionId: undefined };
+    }
+  }
   let launch: LaunchSpec;
   try {
-    launch = resolveLaunch(profile, { sessionId: turn.sessionId ?? '', sessionName: turn.sessionName || 'default' }, options.env ?? process.env);
+    launch = resolveLaunch(profile, { sessionId: turn.sessionId ?? '', sessionName: turn.sessionName || 'default' }, options.env ?? process.env, options.launch?.defaultCwd);
+    if (options.launch) checkAgentCwd(launch.cwd, options.launch, profile);
   } catch (e) {
     if (isTurnbridgeError(e)) return failedBeforeSpawn(e.message, started);
     throw e;
@@ -58,11 +68,15 @@ export async function run(profile: Profile, turn: TurnInput, handlers: RunHandle
   });
   const stderr = new StderrTail(options.stderrTailBytes ?? 8192);
 
+  const policy = options.launch;
+  const exec = policy?.sandbox === 'bwrap' ? sandboxArgs(launch, profile, policy) : { command: launch.command, args: launch.args };
+  if (policy?.runAs) handOverAttachments((turn.attachments ?? []).map((a) => a.url), policy.runAs);
   let child: ChildProcess;
   try {
-    child = spawn(launch.command, launch.args, {
+    child = spawn(exec.command, exec.args, {
       cwd: launch.cwd,
       env: launch.env,
+      ...(policy?.runAs ? { uid: policy.runAs.uid, gid: policy.runAs.gid } : {}),
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: process.platform !== 'win32',
       shell: false,
@@ -233,6 +247,9 @@ export async function run(profile: Profile, turn: TurnInput, handlers: RunHandle
       const base = { sessionId: state.sessionId, timedOut, cancelled, partials: state.partials, notices: state.notices, durationMs, ...(state.usage ? { usage: state.usage } : {}) };
       if (spawnError) {
         const code = spawnError.code;
+        if (code === 'ENOENT' && exec.command !== launch.command) {
+          return { ...base, reply: '', error: `The agent sandbox could not start: "${exec.command}" was not found. Install bubblewrap (Debian: apt-get install bubblewrap) or set TURNBRIDGE_SANDBOX=off.`, exitCode: 127 };
+        }
         const what = code === 'ENOENT' ? 'command not found' : code === 'EACCES' ? 'command is not executable' : `cannot start (${code ?? spawnError.message})`;
         return { ...base, reply: '', error: `Agent ${what}: "${launch.command}"${where}. Check "command" in the profile.`, exitCode: code === 'ENOENT' ? 127 : 126 };
       }

@@ -1,5 +1,6 @@
 import type { Attachment, PartialChunk, PermissionDecision, PermissionRequest, Usage } from '../protocol/types.js';
 import type { Logger } from '../log.js';
+import type { LaunchPolicy } from './launch-policy.js';
 
 /** What the bridge (or CLI) asks of one agent turn. */
 export interface TurnInput {
@@ -39,6 +40,8 @@ export interface RunOptions {
   maxReplyBytes?: number;
   /** Bytes of stderr tail kept for error messages (default 8 KiB). */
   stderrTailBytes?: number;
+  /** Default cwd, protected paths, sandbox, run_as (the bridge's agent settings). Absent: the caller's cwd, no sandbox. */
+  launch?: LaunchPolicy;
   /** Override profile timeouts in milliseconds (tests). */
   timeoutMs?: number;
   killGraceMs?: number;

@@ -10,6 +10,7 @@ import { silentLogger } from '../../src/log.js';
 import type { BridgeConfig } from '../../src/bridge/api.js';
 import type { MessageContent, MessageRef, PermissionPromptView } from '../../src/delivery/surface.js';
 import { surfaceContract, type SeenMessage, type SeenPrompt } from './surface-contract.js';
+import { openSecurity } from '../fixtures/config-defaults.js';
 
 type PageItem =
   | { kind: 'user'; id: string; text: string }
@@ -18,7 +19,7 @@ type PageItem =
 
 function config(): BridgeConfig {
   return {
-    defaultProfile: '/nonexistent/profile.yaml', routes: [], approvers: [], queueDepth: 5, maxConcurrent: 4,
+    ...openSecurity(), defaultProfile: '/nonexistent/profile.yaml', routes: [], approvers: [], queueDepth: 5, maxConcurrent: 4,
     permissionTimeoutSecs: 600, dataDir: '/tmp/unused', host: '127.0.0.1', port: 0, shutdownGraceSecs: 1,
     logLevel: 'silent', platforms: {},
   };

@@ -63,7 +63,9 @@ export function createMessageHandler(opts: InboundOptions, bridge: BridgeInbound
       return { conversation, notices: [] };
     }
     if (!mentioned) return { skip: 'not mentioned' };
-    if (replyModeFor(cfg, guildId, msg.channelId) === 'inline') {
+    // A stranger gets the bridge's refusal inline: no thread is started for them.
+    const admitted = bridge.admits ? await bridge.admits({ platform: 'discord', conversation: { space: guildId, channel: msg.channelId, thread: '' }, user: authorRef(msg) }) : true;
+    if (!admitted || replyModeFor(cfg, guildId, msg.channelId) === 'inline') {
       return { conversation: { space: guildId, channel: msg.channelId, thread: `${INLINE_THREAD_PREFIX}${msg.author.id}` }, notices: [] };
     }
     try {
@@ -107,30 +109,38 @@ export function createMessageHandler(opts: InboundOptions, bridge: BridgeInbound
       return;
     }
     const { conversation } = decision;
+    // CDN URLs are signed: no token goes with them. Fetched by the bridge after its access and queue checks.
     const files: RemoteFile[] = [...msg.attachments.values()].map((a) => ({
       url: a.url, filename: a.name, mimeType: a.contentType ?? undefined, size: a.size,
     }));
-    const downloaded = await downloadAttachments(files, {
-      dir: opts.attachmentDir ?? cfg.attachmentsDir, maxBytes: cfg.maxAttachmentBytes, maxCount: cfg.maxAttachments, logger, fetch: opts.fetch,
-    });
     const inbound: InboundMessage = {
       platform: 'discord',
       conversation,
       user: authorRef(msg),
       text: readableText(msg.content, names(msg, botId)),
-      attachments: downloaded.attachments,
+      attachments: [],
       eventId: `discord:${msg.id}`,
       receivedAt: Date.now(),
       source: { id: encodeMessageRef(msg.channelId, msg.id), conversation },
-      cleanup: cfg.keepAttachments ? async () => {} : downloaded.cleanup,
-      notices: [...decision.notices, ...downloaded.notices],
+      direct: !msg.inGuild(),
+      notices: decision.notices,
+      ...(files.length ? {
+        download: {
+          count: files.length,
+          fetch: async () => {
+            const r = await downloadAttachments(files, {
+              dir: opts.attachmentDir ?? cfg.attachmentsDir, maxBytes: cfg.maxAttachmentBytes, maxCount: cfg.maxAttachments, logger, fetch: opts.fetch,
+            });
+            return cfg.keepAttachments ? { ...r, cleanup: async () => {} } : r;
+          },
+        },
+      } : {}),
     };
     logger.debug({ messageId: msg.id, conversation, text: inbound.text }, 'discord: message for the bot');
     try {
       await bridge.handleMessage(inbound);
     } catch (e) {
       logger.error({ err: (e as Error)?.message, messageId: msg.id }, 'discord: the bridge refused a message');
-      await downloaded.cleanup().catch(() => {});
     }
   };
 }

@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import type { BridgeInbound, Platform, PlatformFactoryOptions, PlatformStatus } from '../../bridge/index.js';
+import { isLoopbackHost } from '../../http/index.js';
 import type { HttpMount } from '../../http/index.js';
 import { parseLocalConfig, type LocalConfig } from './local-config.js';
 import { LocalHub } from './local-hub.js';
@@ -17,6 +19,8 @@ export interface LocalPlatform extends Platform {
   readonly config: LocalConfig;
   /** The page state, for tests and diagnostics. */
   readonly hub: LocalHub;
+  /** The token the page asks for (off loopback: TURNBRIDGE_LOCAL_TOKEN, else generated); undefined on loopback. */
+  readonly token?: string;
 }
 
 /**
@@ -31,7 +35,10 @@ export function createLocalPlatform(opts: LocalPlatformOptions): LocalPlatform {
   let bridge: BridgeInbound | undefined;
   let state: PlatformStatus = { state: 'starting' };
 
-  opts.http.mount('/', createLocalRoutes({ hub, config, logger, bridge: () => bridge, bindHost: opts.config.host, now: opts.now }));
+  // Off loopback anyone on the network reaches the page: it asks for a token (set, or made here).
+  const host = opts.config.host.trim().toLowerCase().replace(/^\[|\]$/g, '');
+  const token = opts.config.localToken ?? (isLoopbackHost(host) ? undefined : randomBytes(18).toString('base64url'));
+  opts.http.mount('/', createLocalRoutes({ hub, config, logger, bridge: () => bridge, token, now: opts.now }));
   opts.http.onClose(() => hub.closeAll());
 
   return {
@@ -39,6 +46,7 @@ export function createLocalPlatform(opts: LocalPlatformOptions): LocalPlatform {
     surface,
     config,
     hub,
+    ...(token ? { token } : {}),
     async start(b) {
       bridge = b;
       state = { state: 'ready' };

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { randomUUID } from 'node:crypto';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Logger } from '../../log.js';
 import type { BridgeInbound } from '../../bridge/index.js';
 import { PROMPT_ACTIONS, type PromptAction } from '../../bridge/types.js';
@@ -27,22 +27,28 @@ export interface LocalRoutesOptions {
   logger: Logger;
   /** The bridge once the platform started; undefined before start and after stop. */
   bridge: () => BridgeInbound | undefined;
-  /** The address the HTTP server binds (config.host): on loopback, only loopback Host headers are served. */
-  bindHost: string;
+  /**
+   * Required from every request when set (the page is off loopback): the `tb_local` cookie, an
+   * `Authorization: Bearer` header, or `?token=` on the page URL (which sets the cookie).
+   */
+  token?: string;
   now?: () => number;
 }
 
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+const COOKIE = 'tb_local';
 
-function isLoopback(host: string): boolean {
-  return LOOPBACK_NAMES.has(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
 }
 
-/** The hostname of a Host header ("127.0.0.1:3000" -> "127.0.0.1", "[::1]:3000" -> "[::1]"). */
-function hostnameOf(header: string | undefined): string {
-  if (!header) return '';
-  const m = /^(\[[^\]]*\]|[^:]*)/.exec(header.trim().toLowerCase());
-  return m ? m[1]! : '';
+function cookieValue(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const [k, ...v] = part.trim().split('=');
+    if (k === name) return v.join('=');
+  }
+  return undefined;
 }
 
 export function conversationOf(page: string): Conversation {
@@ -119,6 +125,25 @@ export function createLocalRoutes(opts: LocalRoutesOptions): RouteHandler {
     sendJson(res, 200, { ok: true });
   }
 
+  /** The token check (the server's Host check already ran). True when the request may go on. */
+  function authorized(req: IncomingMessage, res: ServerResponse, url: URL): boolean {
+    const token = opts.token;
+    if (!token) return true;
+    const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    const cookie = cookieValue(req.headers.cookie, COOKIE);
+    if ((bearer && sameSecret(bearer, token)) || (cookie && sameSecret(cookie, token))) return true;
+    const query = url.searchParams.get('token');
+    if (url.pathname === '/' && req.method === 'GET' && query && sameSecret(query, token)) {
+      // Trade the URL token for a cookie the page's own requests (and its event stream) carry.
+      res.setHeader('set-cookie', `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`);
+      res.setHeader('location', '/');
+      res.writeHead(303).end();
+      return false;
+    }
+    sendJson(res, 401, { error: 'this page needs its token: open the URL with ?token= printed at start-up (TURNBRIDGE_LOCAL_TOKEN sets it)' });
+    return false;
+  }
+
   /** A submitted reason / edited input: 200 when taken, 422 with the reason it was not (the dialog stays open). */
   async function form(req: IncomingMessage, res: ServerResponse, bridge: BridgeInbound): Promise<void> {
     const body = await readJsonBody(req);
@@ -136,14 +161,9 @@ export function createLocalRoutes(opts: LocalRoutesOptions): RouteHandler {
     else sendJson(res, 422, { error: answer.error });
   }
 
-  const loopbackOnly = isLoopback(opts.bindHost);
-
   return async (req, res, { url }) => {
     const path = url.pathname;
-    // DNS rebinding: a page on another site whose name now points at 127.0.0.1 sends its own Host.
-    if (loopbackOnly && !isLoopback(hostnameOf(req.headers.host))) {
-      return sendJson(res, 421, { error: 'this page is served to loopback host names only (localhost, 127.0.0.1)' });
-    }
+    if (!authorized(req, res, url)) return;
     if (req.method === 'GET' || req.method === 'HEAD') {
       if (Object.hasOwn(STATIC, path)) return serveStatic(res, path);
       if (path === '/local/events') {

@@ -29,6 +29,15 @@ export function escapeMrkdwn(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
+/**
+ * Agent text that notifies no one: `<!here>`, `<!channel>`, `<!everyone>`, `<!subteam^S…>`,
+ * `<@U…>` become their escaped, inert text (`&lt;!here>` shows as "<!here>"). Links (`<https://…>`)
+ * stay. Piecewise: only a `<` at the very end needs the next piece.
+ */
+export function neutralizeMentions(s: string): string {
+  return s.replace(/<(?=[!@])/g, '&lt;');
+}
+
 /** Cut to `max` chars; an unclosed ``` fence in the kept part is closed. */
 export function truncateMarkdown(s: string, max: number): string {
   if (s.length <= max) return s;

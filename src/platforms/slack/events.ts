@@ -12,28 +12,17 @@
 import type { App, webApi } from '@slack/bolt';
 import type { ActionEvent, BridgeInbound, InboundMessage } from '../../bridge/types.js';
 import type { Logger } from '../../log.js';
-import { downloadAttachments, type RemoteFile } from '../attachments.js';
+import { downloadAttachments } from '../attachments.js';
 import { ACTION_STOP } from './blocks.js';
 import { registerPromptListeners } from './prompt-actions.js';
 import type { SlackConfig } from './config.js';
+import { slackRemoteFiles, type SlackFile } from './files.js';
 import { encodeMessageId, threadKey } from './ids.js';
 import { mentionsUser, normalizeInboundText } from './inbound-text.js';
 import { RecentMap, RecentSet } from './recent-set.js';
 
 /** Message subtypes that are a person writing to us; everything else (edits, joins, ...) is ignored. */
 const ACCEPTED_SUBTYPES = new Set(['file_share', 'thread_broadcast']);
-
-interface SlackFile {
-  id?: string;
-  name?: string;
-  title?: string;
-  mimetype?: string;
-  size?: number;
-  url_private?: string;
-  url_private_download?: string;
-  mode?: string;
-  file_access?: string;
-}
 
 /** The fields of message / app_mention events this module reads. */
 interface MessageLikeEvent {
@@ -56,6 +45,10 @@ export interface SlackListenerDeps {
   client: webApi.WebClient;
   bridge: () => BridgeInbound | undefined;
   now?: () => number;
+  /** The user groups (S…) a person's membership is looked up for: the ones the access lists name. */
+  userGroups?: readonly string[];
+  /** Members of a user group (the surface's cached usergroups.users.list, shared with approver groups). */
+  groupMembers?: (groupId: string) => Promise<readonly string[]>;
 }
 
 /** Kept by the platform across Bolt app rebuilds (reconnect attempts). */
@@ -89,6 +82,17 @@ export function registerSlackListeners(app: App, deps: SlackListenerDeps, state:
       userNames.set(id, null);
       return undefined;
     }
+  }
+
+  /** The access lists' user groups this person is in (needs usergroups:read; a failed lookup is "not a member"). */
+  async function groupsOf(user: string): Promise<string[]> {
+    const out: string[] = [];
+    if (!deps.groupMembers) return out;
+    for (const group of deps.userGroups ?? []) {
+      const members = await deps.groupMembers(group).catch(() => [] as readonly string[]);
+      if (members.includes(user)) out.push(group);
+    }
+    return out;
   }
 
   async function onMessage(event: MessageLikeEvent, body: { event_id?: string; team_id?: string }, ctx: { teamId?: string; botUserId?: string; botId?: string }, viaMention: boolean): Promise<void> {
@@ -129,22 +133,33 @@ export function registerSlackListeners(app: App, deps: SlackListenerDeps, state:
 
     const receivedAt = now();
     const conversation = { space: team, channel: event.channel, thread };
-    const [clean, name, files] = await Promise.all([
+    const [clean, name, groups] = await Promise.all([
       normalizeInboundText(text, { botUserId, resolveUser }),
       resolveUser(event.user),
-      downloadFiles(event.files ?? []),
+      groupsOf(event.user),
     ]);
+    // Nothing is downloaded here: the bridge fetches the files after its access and queue checks.
+    const { remote, notices } = slackRemoteFiles(event.files ?? [], config.botToken, config.apiUrl);
     const msg: InboundMessage = {
       platform: 'slack',
       conversation,
-      user: { id: event.user, ...(name ? { name } : {}) },
+      user: { id: event.user, ...(name ? { name } : {}), ...(groups.length ? { roles: groups } : {}) },
       text: clean,
-      attachments: files.attachments,
+      attachments: [],
       eventId: body.event_id ?? `${event.channel}:${event.ts}`,
       receivedAt,
       source: { id: encodeMessageId(event.channel, event.ts), conversation },
-      ...(files.attachments.length && !config.keepAttachments ? { cleanup: files.cleanup } : {}),
-      ...(files.notices.length ? { notices: files.notices } : {}),
+      direct: isDm,
+      ...(notices.length ? { notices } : {}),
+      ...(remote.length ? {
+        download: {
+          count: remote.length,
+          fetch: async () => {
+            const r = await downloadAttachments(remote, { dir: config.attachmentsDir, maxBytes: config.maxAttachmentBytes, maxCount: config.maxAttachments, logger });
+            return config.keepAttachments ? { ...r, cleanup: async () => {} } : r;
+          },
+        },
+      } : {}),
     };
     logger.debug({ channel: event.channel, thread, user: event.user, text: clean }, 'slack message in');
     try {
@@ -153,24 +168,6 @@ export function registerSlackListeners(app: App, deps: SlackListenerDeps, state:
       logger.error({ err: e, channel: event.channel }, 'bridge refused a Slack message');
       await msg.cleanup?.().catch(() => {});
     }
-  }
-
-  async function downloadFiles(files: SlackFile[]): ReturnType<typeof downloadAttachments> {
-    const remote: RemoteFile[] = [];
-    const notices: string[] = [];
-    for (const f of files) {
-      const url = f.url_private_download ?? f.url_private;
-      const filename = f.name ?? f.title ?? f.id ?? 'file';
-      if (!url || f.mode === 'tombstone' || f.mode === 'hidden_by_limit' || f.file_access === 'check_file_info') {
-        notices.push(`Skipped ${filename}: Slack did not share the file with the bot (it may be from another workspace or hidden).`);
-        continue;
-      }
-      remote.push({ url, filename, mimeType: f.mimetype, size: f.size, headers: { Authorization: `Bearer ${config.botToken}` } });
-    }
-    const r = await downloadAttachments(remote, {
-      dir: config.attachmentsDir, maxBytes: config.maxAttachmentBytes, maxCount: config.maxAttachments, logger,
-    });
-    return { ...r, notices: [...notices, ...r.notices] };
   }
 
   app.event('app_mention', async ({ event, body, context }) => {

@@ -63,6 +63,9 @@ export function describeConnectFailure(e: unknown, phase: Phase, cfg: SlackConfi
 
 export function createSlackPlatform(opts: SlackPlatformOptions): SlackPlatform {
   const cfg = parseSlackConfig(opts.env, opts.config.platforms?.slack ?? {}, opts.config.file, opts.config.host);
+  // User groups named in the access lists: membership is looked up for these only.
+  const named = [...(opts.config.access?.allowUsers ?? []), ...(opts.config.access?.admins ?? []), ...opts.config.approvers];
+  const userGroups = [...new Set(named.filter((id) => id.startsWith('slack:S')).map((id) => id.slice('slack:'.length)))];
   const logger = opts.logger.child({ platform: 'slack' });
   const boltLogger = boltLoggerFrom(logger);
 
@@ -135,7 +138,7 @@ export function createSlackPlatform(opts: SlackPlatformOptions): SlackPlatform {
       logLevel: LogLevel.WARN,
       clientOptions: clientOptions(),
     });
-    registerSlackListeners(a, { config: cfg, logger, client, bridge: () => bridge }, listenerState);
+    registerSlackListeners(a, { config: cfg, logger, client, bridge: () => bridge, userGroups, groupMembers: surface.groupMembers?.bind(surface) }, listenerState);
     a.error(async (err) => {
       logger.error({ err: err?.message ?? String(err), code: (err as { code?: string })?.code }, 'slack listener error');
     });
@@ -249,7 +252,7 @@ export function createSlackPlatform(opts: SlackPlatformOptions): SlackPlatform {
             return;
           }
           r.requestListener(req, res);
-        });
+        }, { signed: true });
       }
       setStatus({ state: 'starting' });
       logger.info({ mode: cfg.mode, apiUrl: cfg.apiUrl }, 'slack starting');

@@ -8,7 +8,7 @@ import type {
   Conversation, MessageContent, MessageRef, PermissionPromptView, RateBudget, ReactionState, SourceMessageRef,
   Surface, SurfaceCapabilities,
 } from '../../delivery/surface.js';
-import { renderMessage } from './blocks.js';
+import { neutralizeMentions, renderMessage } from './blocks.js';
 import { renderPrompt } from './prompt-blocks.js';
 import type { SlackConfig } from './config.js';
 import { decodeMessageId, encodeMessageId } from './ids.js';
@@ -118,6 +118,7 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
     capabilities,
     budgets,
     streaming,
+    neutralizeMentions,
     async remove(ref: MessageRef): Promise<void> {
       const { channel, ts } = decodeMessageId(ref.id);
       try {

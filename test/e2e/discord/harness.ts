@@ -10,6 +10,7 @@ import type { BridgeConfig } from '../../../src/bridge/api.js';
 import type { ActionEvent, BridgeInbound, InboundMessage, Platform } from '../../../src/bridge/types.js';
 import { createLogger, silentLogger, type Logger } from '../../../src/log.js';
 import { FakeDiscord, type FakeDiscordOptions } from '../../fakes/discord/index.js';
+import { openSecurity } from '../../fixtures/config-defaults.js';
 
 export function testLogger(): Logger {
   return process.env.TB_TEST_LOG ? createLogger({ level: process.env.TB_TEST_LOG, pretty: false }) : silentLogger;
@@ -17,7 +18,7 @@ export function testLogger(): Logger {
 
 export function testConfig(dir: string, over: Partial<BridgeConfig> = {}): BridgeConfig {
   return {
-    defaultProfile: join(process.cwd(), 'profiles/echo/profile.yaml'),
+    ...openSecurity(), defaultProfile: join(process.cwd(), 'profiles/echo/profile.yaml'),
     routes: [],
     approvers: [],
     queueDepth: 5,

@@ -25,6 +25,7 @@ after(async () => {
   await running?.shutdown();
   await fake.stop();
   await rm(dir, { recursive: true, force: true });
+  await rm(`${dir}-ws`, { recursive: true, force: true });
 });
 
 it('SIGTERM-style shutdown finalizes a running Discord reply as interrupted', async () => {
@@ -32,6 +33,8 @@ it('SIGTERM-style shutdown finalizes a running Discord reply as interrupted', as
     env: {
       PATH: process.env.PATH, DISCORD_TOKEN: fake.token, DISCORD_API_URL: fake.apiUrl,
       TURNBRIDGE_PROFILE: AGENT_PROFILE, TURNBRIDGE_DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'silent',
+      // Closed by default: alice is let in by the access list.
+      TURNBRIDGE_ALLOW_USERS: `discord:${fake.world.users.alice.id}`, TURNBRIDGE_WORKSPACE: `${dir}-ws`,
     },
     logger: silentLogger,
     print: () => {},

@@ -110,7 +110,7 @@ describe('discord turns (real discord.js + bridge + agents)', () => {
   it('permission: a member with an approver role may decide for the author', async () => {
     const { fake } = rig;
     const { alice, carol } = fake.world.users;
-    rig.config.approvers.push(fake.world.guild.roles[1]!.id); // the bridge reads this list on each click
+    rig.config.approvers.push(`discord:role:${fake.world.guild.roles[1]!.id}`); // the bridge reads this list on each click
     try {
       const sent = fake.say(fake.world.general.id, alice, 'ask', { mention: true });
       const prompt = await fake.waitFor(() => fake.botMessages(sent.id).find((m) => m.content.startsWith('🔐')), 15_000, 'the prompt');

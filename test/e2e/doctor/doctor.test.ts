@@ -130,7 +130,7 @@ describe('turnbridge doctor', () => {
   });
 
   it('--json: one object with ok and every check; warnings do not fail the exit status', async () => {
-    const run = await runDoctorCommand({ ...rig.env, TURNBRIDGE_SANDBOX: 'none' }, ['--json']);
+    const run = await runDoctorCommand({ ...rig.env, TURNBRIDGE_SANDBOX: 'off' }, ['--json']);
     assert.equal(run.code, 0, run.stdout);
     const out = JSON.parse(run.stdout) as { ok: boolean; checks: Array<{ section: string; status: string; text: string; fix?: string }> };
     assert.equal(out.ok, true);

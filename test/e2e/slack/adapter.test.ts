@@ -89,22 +89,28 @@ test('redelivered envelopes, own messages, other bots and edits run nothing', as
   assert.deepEqual(bridge.messages.slice(before).map((m) => m.text), ['once', 'marker']);
 });
 
-test('an image-only message arrives as a file:// attachment with the right bytes; the token stays out', async () => {
+test('an image-only message arrives as a file:// attachment with the right bytes, fetched only when the bridge asks; the token stays out', async () => {
   const before = bridge.messages.length;
   const file = fake.addFile('screen shot.png', 'image/png', PNG);
+  const downloadsBefore = fake.callsTo('GET file').length;
   await fake.userMessage({ channel: 'C0GEN', user: 'U0ANA', text: `<@${BOT_USER}>`, files: [file] });
   const msg = await bridge.waitFor(() => bridge.messages.length > before && bridge.messages.at(-1), 'file message');
   assert.equal(msg.text, '');
-  assert.equal(msg.attachments.length, 1);
-  const a = msg.attachments[0]!;
+  assert.deepEqual(msg.attachments, []);
+  assert.equal(msg.download?.count, 1);
+  assert.equal(fake.callsTo('GET file').length, downloadsBefore, 'nothing fetched before the bridge accepted the message');
+  assert.ok(!JSON.stringify(msg).includes(fake.botToken));
+  const got = await msg.download!.fetch();
+  assert.equal(got.attachments.length, 1);
+  const a = got.attachments[0]!;
   assert.equal(a.kind, 'image');
   assert.equal(a.mime_type, 'image/png');
   assert.equal(a.size, PNG.length);
   assert.equal(a.filename, 'screen shot.png');
   assert.deepEqual(await readFile(fileURLToPath(a.url)), PNG);
-  assert.ok(!JSON.stringify(msg).includes(fake.botToken));
+  assert.ok(!JSON.stringify(got).includes(fake.botToken));
   assert.equal(fake.callsTo('GET file').at(-1)?.auth, 'bot');
-  await msg.cleanup!();
+  await got.cleanup();
   await assert.rejects(readFile(fileURLToPath(a.url)));
 });
 

@@ -4,10 +4,11 @@ import type { BridgeConfig } from '../../../src/bridge/api.js';
 import { silentLogger, type Logger } from '../../../src/log.js';
 import { createSlackPlatform, type SlackPlatform } from '../../../src/platforms/slack/index.js';
 import type { FakeSlack } from '../../fakes/slack/index.js';
+import { openSecurity } from '../../fixtures/config-defaults.js';
 
 export function baseConfig(slack: Record<string, unknown> = {}, extra: Partial<BridgeConfig> = {}): BridgeConfig {
   return {
-    defaultProfile: '', routes: [], approvers: [], queueDepth: 5, maxConcurrent: 4, permissionTimeoutSecs: 600,
+    ...openSecurity(), defaultProfile: '', routes: [], approvers: [], queueDepth: 5, maxConcurrent: 4, permissionTimeoutSecs: 600,
     dataDir: './data', host: '127.0.0.1', port: 0, shutdownGraceSecs: 2, logLevel: 'silent',
     platforms: { slack: { api_retries: 0, reconnect_base_ms: 50, reconnect_max_ms: 200, client_ping_timeout_ms: 2000, api_timeout_ms: 3000, ...slack } },
     ...extra,

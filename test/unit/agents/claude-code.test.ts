@@ -31,7 +31,7 @@ test('claude: streams thinking and text deltas, one line per tool use, result wi
 test('claude: resume passes --resume and stamps the inbound session id from the first event', async () => {
   const r = await runWrapper({ wrapper: 'claude-code', turn: turn('again', { session_id: 'prev-session-42' }) });
   assert.equal(r.code, 0, r.stderr);
-  assert.deepEqual(argvOf(r.log).slice(-2), ['--resume', 'prev-session-42']);
+  assert.deepEqual(argvOf(r.log).slice(-1), ['--resume=prev-session-42']);
   assert.ok(r.events.length > 3);
   for (const ev of r.events) assert.equal(ev.session_id, 'prev-session-42');
 });

@@ -53,7 +53,7 @@ test('codex: resume, model and images: exec flags before `resume <id>`, prompt "
       turn: turn('look', { session_id: 'thread-77', attachments: [{ kind: 'image', url: pathToFileURL(png).href, mime_type: 'image/png' }, { kind: 'file', url: 'https://example.invalid/r.txt' }] }),
     });
     assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(argvOf(r.log), ['exec', '--json', '--skip-git-repo-check', '--sandbox', 'read-only', '--model', 'gpt-5-codex', '--image', png, 'resume', 'thread-77', '-']);
+    assert.deepEqual(argvOf(r.log), ['exec', '--json', '--skip-git-repo-check', '--sandbox', 'read-only', '--model', 'gpt-5-codex', '--image', png, 'resume', '--', 'thread-77', '-']);
     assert.deepEqual(stdinOf(r.log), ['look\n\nAttached files:\n- https://example.invalid/r.txt']);
     for (const ev of r.events) assert.equal(ev.session_id, 'thread-77');
     assert.equal(r.events.at(-1)!.text, 'Updated src/x.ts after looking at 1 image(s).');

@@ -76,7 +76,7 @@ test('gemini: a retry reported on stderr is a thinking line', async () => {
 test('gemini: resume passes --resume and stamps the inbound id; model and approval mode from env', async () => {
   const r = await runWrapper({ wrapper: 'gemini-cli', turn: turn('more', { session_id: 'g-sess-9' }), env: { GEMINI_MODEL: 'gemini-2.5-flash', GEMINI_APPROVAL_MODE: 'auto_edit' } });
   assert.equal(r.code, 0, r.stderr);
-  assert.deepEqual(argvOf(r.log), ['--output-format', 'stream-json', '--approval-mode', 'auto_edit', '--model', 'gemini-2.5-flash', '--resume', 'g-sess-9']);
+  assert.deepEqual(argvOf(r.log), ['--output-format', 'stream-json', '--approval-mode', 'auto_edit', '--model', 'gemini-2.5-flash', '--resume=g-sess-9']);
   for (const ev of r.events) assert.equal(ev.session_id, 'g-sess-9');
 });
 

@@ -63,7 +63,7 @@ test('profiles/codex/profile.yaml through run(): resume id in, streamed items an
     assert.equal(result.sessionId, 'thread-5');
     assert.deepEqual(result.partials.filter((p) => p.role !== 'thinking').map((p) => p.text), ['The tests pass.', '\n\nUpdated src/x.ts.']);
     assert.deepEqual(result.usage, { input_tokens: 24763, output_tokens: 122, total_tokens: 24885, cache_read_input_tokens: 24448 });
-    assert.deepEqual(fact(fakeLog(home), (f) => f.argv).argv.slice(-3), ['resume', 'thread-5', '-']);
+    assert.deepEqual(fact(fakeLog(home), (f) => f.argv).argv.slice(-4), ['resume', '--', 'thread-5', '-']);
   } finally {
     removeDir(home);
   }

@@ -139,11 +139,11 @@ describe('permission broker: the five choices', () => {
     const stranger = r.act('deny_reason', 'p1', BOB);
     await stranger.run();
     assert.deepEqual(stranger.forms, [], 'no form for someone who may not decide');
-    assert.deepEqual(stranger.told, ['Only @ana or an approver can answer this request.']);
+    assert.deepEqual(stranger.told, ['Only @ana or an approver can answer this request (approvers: TURNBRIDGE_APPROVERS / approvers, or TURNBRIDGE_ADMINS).']);
     const a = r.act('deny_reason', 'p1');
     await a.run();
     assert.equal(a.forms[0]!.kind, 'reason');
-    assert.deepEqual(await r.submit('reason', 'p1', 'this touches prod', BOB), { ok: false, error: 'Only @ana or an approver can answer this request.' });
+    assert.deepEqual(await r.submit('reason', 'p1', 'this touches prod', BOB), { ok: false, error: 'Only @ana or an approver can answer this request (approvers: TURNBRIDGE_APPROVERS / approvers, or TURNBRIDGE_ADMINS).' });
     assert.equal((await r.submit('reason', 'p1', ' ')).ok, false);
     assert.deepEqual(await r.submit('reason', 'p1', 'this touches prod'), { ok: true });
     assert.deepEqual(await d, { behavior: 'deny', message: 'this touches prod' });

@@ -9,12 +9,13 @@ import type { Conversation, UserRef } from '../../../src/delivery/surface.js';
 import { silentLogger } from '../../../src/log.js';
 import type { Profile } from '../../../src/profile/index.js';
 import type { RunHandlers, RunOptions, RunResult, TurnInput } from '../../../src/runner/index.js';
+import { openSecurity } from '../../fixtures/config-defaults.js';
 
 export const AGENTS = fileURLToPath(new URL('../../fixtures/bridge-agents/', import.meta.url));
 
 export function makeConfig(over: Partial<BridgeConfig> = {}): BridgeConfig {
   return {
-    defaultProfile: '/profiles/default.yaml',
+    ...openSecurity(), defaultProfile: '/profiles/default.yaml',
     routes: [],
     approvers: [],
     queueDepth: 5,

@@ -95,7 +95,7 @@ describe('permission broker', () => {
     await posted();
     const c = click('allow', 'p1', BOB);
     await broker.handleAction(c);
-    assert.deepEqual(c.told, ['Only @ana or an approver can answer this request.']);
+    assert.deepEqual(c.told, ['Only @ana or an approver can answer this request (approvers: TURNBRIDGE_APPROVERS / approvers, or TURNBRIDGE_ADMINS).']);
     await new Promise((r) => setImmediate(r));
     assert.equal(settled, false);
     assert.equal(prompt().view.state, 'pending');

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { parseCommand } from '../../../src/bridge/commands.js';
+import { parseAllowCommand, parseCommand } from '../../../src/bridge/commands.js';
 import { conversationKey } from '../../../src/bridge/conversation-key.js';
 import { createDeduper } from '../../../src/bridge/dedupe.js';
 import { formatInputPreview } from '../../../src/bridge/input-preview.js';
@@ -28,18 +28,9 @@ describe('routing and access', () => {
     assert.equal(matchRoute([{ platform: 'x', profile: 'p' }], makeMsg()), undefined);
   });
 
-  it('falls back to the default profile and allows everyone without a route', () => {
+  it('falls back to the default profile without a route (access is checked apart: access.test.ts)', () => {
     const r = routeMessage(makeConfig({ defaultProfile: '/d.yaml' }), makeMsg());
     assert.deepEqual(r, { route: undefined, profilePath: '/d.yaml' });
-  });
-
-  it('allow_users matches user ids or role ids; allow_channels matches channels', () => {
-    const config = makeConfig({ routes: [{ profile: '/p', allowUsers: ['U1', 'R1'], allowChannels: ['C1'] }] });
-    const msg = (user: { id: string; roles?: string[] }, channel = 'C1') => makeMsg({ user, conversation: { space: '', channel, thread: '' } });
-    assert.equal(routeMessage(config, msg({ id: 'U1' })).refusal, undefined);
-    assert.equal(routeMessage(config, msg({ id: 'U2', roles: ['R1'] })).refusal, undefined);
-    assert.match(routeMessage(config, msg({ id: 'U2' })).refusal!, /not allowed/);
-    assert.match(routeMessage(config, msg({ id: 'U1' }, 'C2')).refusal!, /not enabled in this channel/);
   });
 });
 
@@ -49,6 +40,13 @@ describe('commands', () => {
     for (const t of ['stop', '/STOP', ' Stop\n']) assert.equal(parseCommand(t), 'stop', t);
     for (const t of ['new idea', 'please stop', 'renew', '', '/help']) assert.equal(parseCommand(t), undefined, t);
     assert.equal(parseCommand('new', 1), undefined, 'a message with attachments is a turn');
+  });
+
+  it('`allow platform:id` is the admins\' way in from chat; anything else is a turn', () => {
+    assert.equal(parseAllowCommand(' allow slack:U0123 '), 'slack:U0123');
+    assert.equal(parseAllowCommand('/allow discord:role:123456'), 'discord:role:123456');
+    for (const t of ['allow me', 'allow U0123', 'allow slack:U1 slack:U2', 'please allow slack:U1']) assert.equal(parseAllowCommand(t), undefined, t);
+    assert.equal(parseAllowCommand('allow slack:U0123', 1), undefined);
   });
 });
 

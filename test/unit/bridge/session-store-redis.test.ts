@@ -5,6 +5,7 @@
 import { strict as assert } from 'node:assert';
 import { after, before, describe, it } from 'node:test';
 import { createSessionStore } from '../../../src/bridge/index.js';
+import { createAccessGrants } from '../../../src/bridge/access-grants.js';
 import { silentLogger } from '../../../src/log.js';
 import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
 import { conv, makeConfig } from './helpers.js';
@@ -18,6 +19,21 @@ before(async () => {
 });
 
 after(() => server?.stop());
+
+describe('access grants on Redis', () => {
+  it('a grant made by one process (turnbridge allow) is seen by every replica, and its removal too', async () => {
+    const config = makeConfig({ redisUrl: url });
+    const cli = createAccessGrants(config, silentLogger);
+    const replica = createAccessGrants(config, silentLogger);
+    assert.equal(await replica.hasAny(['slack:U0NEW']), false);
+    assert.equal(await cli.add('slack:U0NEW', 'cli'), true);
+    assert.equal(await replica.hasAny(['discord:1', 'slack:U0NEW']), true);
+    assert.equal(await cli.remove('slack:U0NEW'), true);
+    assert.equal(await replica.hasAny(['slack:U0NEW']), false);
+    await cli.close();
+    await replica.close();
+  });
+});
 
 describe('session store on Redis', () => {
   it('keeps, resets and shares sessions across store instances (replicas)', async () => {

@@ -8,10 +8,11 @@ interface E extends QueueEntry {
   started: boolean;
 }
 
-function entry(name: string, key: string, log: string[]): E {
+function entry(name: string, key: string, log: string[], owner = `owner-${name}`): E {
   const e: E = {
     name,
     key,
+    owner,
     positions: [],
     started: false,
     start() {
@@ -24,6 +25,59 @@ function entry(name: string, key: string, log: string[]): E {
   };
   return e;
 }
+
+describe('turn queue: per-person and bridge-wide bounds, prompt parking', () => {
+  it('one person runs at most runningPerUser turns; others start meanwhile', () => {
+    const log: string[] = [];
+    const q = createTurnQueue<E>({ maxConcurrent: 10, queueDepth: 5, runningPerUser: 1 });
+    const ana1 = entry('ana1', 'A', log, 'ana');
+    const ana2 = entry('ana2', 'B', log, 'ana');
+    const ben = entry('ben', 'C', log, 'ben');
+    for (const e of [ana1, ana2, ben]) assert.equal(q.offer(e), 'accepted');
+    q.pump();
+    assert.deepEqual(log, ['ana1', 'ben'], 'ana\'s second turn waits for her first');
+    q.done(ana1);
+    q.pump();
+    assert.deepEqual(log, ['ana1', 'ben', 'ana2']);
+  });
+
+  it('waiting turns are bounded per person (user-busy) and in all (full); a turn that starts at once is not waiting', () => {
+    const q = createTurnQueue<E>({ maxConcurrent: 1, queueDepth: 100, waitingPerUser: 2, maxWaiting: 3 });
+    const log: string[] = [];
+    assert.equal(q.offer(entry('run', 'K0', log, 'ana')), 'accepted');
+    q.pump();
+    assert.equal(q.offer(entry('w1', 'K1', log, 'ana')), 'accepted');
+    assert.equal(q.offer(entry('w2', 'K2', log, 'ana')), 'accepted');
+    assert.equal(q.offer(entry('w3', 'K3', log, 'ana')), 'user-busy');
+    assert.equal(q.offer(entry('b1', 'K4', log, 'ben')), 'accepted');
+    assert.equal(q.offer(entry('c1', 'K5', log, 'cat')), 'full', '300 strangers cannot pile up 296 waiting turns');
+    assert.equal(q.waiting, 3);
+  });
+
+  it('a turn waiting on a prompt parks: its slot goes to the next turn, up to maxParked; unpark takes it back', () => {
+    const log: string[] = [];
+    const q = createTurnQueue<E>({ maxConcurrent: 1, queueDepth: 5, maxParked: 1 });
+    const [a, b, c] = ['a', 'b', 'c'].map((n) => entry(n, n, log)) as [E, E, E];
+    for (const e of [a, b, c]) q.offer(e);
+    q.pump();
+    assert.deepEqual(log, ['a']);
+    assert.equal(q.park(a), true);
+    q.pump();
+    assert.deepEqual(log, ['a', 'b'], 'b runs while a waits for a person');
+    assert.equal(q.park(b), false, 'parking room is bounded (processes stay <= maxConcurrent + maxParked)');
+    q.unpark(a);
+    q.pump();
+    assert.deepEqual(log, ['a', 'b'], 'a took its slot back: c waits');
+    q.done(a);
+    q.done(b);
+    q.pump();
+    assert.deepEqual(log, ['a', 'b', 'c']);
+    assert.equal(q.running, 1);
+    q.park(c);
+    q.done(c);
+    assert.equal(q.running, 0, 'a parked turn that ends frees nothing twice');
+  });
+});
 
 describe('turn queue', () => {
   it('runs one turn per conversation, in arrival order', () => {

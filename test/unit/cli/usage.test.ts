@@ -17,8 +17,8 @@ test('--version prints the package version', async () => {
 test('--help for the program and for each command', async () => {
   const top = await runCli(['--help']);
   assert.equal(top.code, 0);
-  assert.match(top.stdout, /^usage: turnbridge <run\|chat\|start\|doctor\|audit>/m);
-  for (const cmd of ['run', 'chat', 'start', 'doctor', 'audit']) assert.match(top.stdout, new RegExp(`^  ${cmd} `, 'm'));
+  assert.match(top.stdout, /^usage: turnbridge <run\|chat\|start\|doctor\|audit\|allow>/m);
+  for (const cmd of ['run', 'chat', 'start', 'doctor', 'audit', 'allow']) assert.match(top.stdout, new RegExp(`^  ${cmd} `, 'm'));
 
   const run = await runCli(['run', '--help']);
   assert.equal(run.code, 0);
@@ -46,8 +46,8 @@ test('--help for the program and for each command', async () => {
 
 test('bad arguments: exit 2, an error and the usage line on stderr, nothing on stdout', async () => {
   const cases: Array<[string[], RegExp, RegExp]> = [
-    [[], /missing command/, /^usage: turnbridge <run\|chat\|start\|doctor\|audit>/m],
-    [['fly'], /unknown command "fly"/, /^usage: turnbridge <run\|chat\|start\|doctor\|audit>/m],
+    [[], /missing command/, /^usage: turnbridge <run\|chat\|start\|doctor\|audit\|allow>/m],
+    [['fly'], /unknown command "fly"/, /^usage: turnbridge <run\|chat\|start\|doctor\|audit\|allow>/m],
     [['run'], /missing <profile>/, /^usage: turnbridge run /m],
     [['run', ECHO], /missing --message/, /^usage: turnbridge run /m],
     [['run', ECHO, '--message', ''], /empty turn/, /^usage: turnbridge run /m],

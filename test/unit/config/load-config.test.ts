@@ -53,7 +53,7 @@ describe('loadConfig', () => {
       env: {
         TURNBRIDGE_PROFILE: 'p/profile.yaml', TURNBRIDGE_DATA_DIR: '/var/tb', HOST: '0.0.0.0', PORT: '8080',
         REDIS_URL: 'redis://127.0.0.1:6379', LOG_LEVEL: 'DEBUG', TURNBRIDGE_MAX_CONCURRENT: '2',
-        TURNBRIDGE_QUEUE_DEPTH: '0', TURNBRIDGE_APPROVERS: 'U1, U2,,R3', TURNBRIDGE_PERMISSION_TIMEOUT_SECS: '30',
+        TURNBRIDGE_QUEUE_DEPTH: '0', TURNBRIDGE_APPROVERS: 'U1, U2,,discord:role:12345, 80351110224678912', TURNBRIDGE_PERMISSION_TIMEOUT_SECS: '30',
       },
     });
     assert.equal(c.defaultProfile, join(dir, 'p', 'profile.yaml'));
@@ -64,7 +64,7 @@ describe('loadConfig', () => {
     assert.equal(c.logLevel, 'debug');
     assert.equal(c.maxConcurrent, 2);
     assert.equal(c.queueDepth, 0);
-    assert.deepEqual(c.approvers, ['U1', 'U2', 'R3']);
+    assert.deepEqual(c.approvers, ['slack:U1', 'slack:U2', 'discord:role:12345', 'discord:80351110224678912'], 'bare Slack ids and snowflakes read as such');
     assert.equal(c.permissionTimeoutSecs, 30);
   });
 
@@ -98,7 +98,7 @@ discord:
       { platform: 'slack', channel: 'C1', profile: join(dir, 'echo.yaml'), allowUsers: ['U1', '1234567890123456789'], options: { reply: 'inline' } },
       { profile: '/abs/p.yaml' },
     ]);
-    assert.deepEqual(c.approvers, ['U9']);
+    assert.deepEqual(c.approvers, ['slack:U9']);
     assert.equal(c.queueDepth, 2);
     assert.equal(c.maxConcurrent, 3, 'environment overrides the file');
     assert.equal(c.permissionTimeoutSecs, 0.5);

@@ -2,9 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { choosePlatforms } from '../../../src/main.js';
 import type { BridgeConfig } from '../../../src/bridge/index.js';
+import { openSecurity } from '../../fixtures/config-defaults.js';
 
 const config = (platforms: Record<string, Record<string, unknown>> = {}): BridgeConfig => ({
-  defaultProfile: '/p.yaml', routes: [], approvers: [], queueDepth: 5, maxConcurrent: 4, permissionTimeoutSecs: 600,
+  ...openSecurity(), defaultProfile: '/p.yaml', routes: [], approvers: [], queueDepth: 5, maxConcurrent: 4, permissionTimeoutSecs: 600,
   dataDir: '/tmp/d', host: '127.0.0.1', port: 0, shutdownGraceSecs: 1, logLevel: 'silent', platforms,
 });
 

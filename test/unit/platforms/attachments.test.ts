@@ -56,7 +56,7 @@ after(async () => {
 
 test('downloads with auth headers into a per-turn dir as file:// attachments, cleanup removes it', async () => {
   const r = await downloadAttachments([
-    { url: `${base}/private/shot.png?t=secret`, filename: 'shot.png', mimeType: 'image/png', size: PNG.length, headers: { Authorization: 'Bearer xoxb-good' } },
+    { url: `${base}/private/shot.png?t=secret`, filename: 'shot.png', mimeType: 'image/png', size: PNG.length, auth: { headers: { Authorization: 'Bearer xoxb-good' }, allowHost: () => true } },
     { url: `${base}/text`, filename: 'notes.txt' },
   ], { dir: parent });
   assert.deepEqual(r.notices, []);

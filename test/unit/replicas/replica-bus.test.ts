@@ -28,7 +28,7 @@ function bus(id: string, prefix: string, heartbeatTtlMs?: number): ReplicaBus {
 
 /** Subscriptions are asynchronous: probe until the holder answers. */
 async function subscribed(from: ReplicaBus): Promise<void> {
-  for (let i = 0; i < 100; i++) if ((await from.forward({ probe: true }, 100)).handled) return;
+  for (let i = 0; i < 100; i++) if ((await from.forward<{ probe: boolean }, string>({ probe: true }, 100)) === 'here') return;
   throw new Error('the replicas never subscribed');
 }
 
@@ -38,21 +38,22 @@ describe('replica bus (ioredis pub/sub + heartbeat keys on a real redis-server)'
     const b = bus('B', 'b1');
     const c = bus('C', 'b1');
     const seen: string[] = [];
-    b.serve<{ id: string; probe?: boolean }>(async ({ body, from }) => {
-      if (body.probe) return { handled: true, notes: [] };
+    b.serve<{ id: string; probe?: boolean }, unknown>(async ({ body, from }) => {
+      if (body.probe) return 'here';
       seen.push(`B:${body.id}:${from}`);
-      return body.id === 'perm-held-by-B' ? { handled: true, notes: ['Only @ana can answer this request.'] } : { handled: false, notes: [] };
+      return body.id === 'perm-held-by-B' ? { notes: ['Only @ana can answer this request.'] } : undefined;
     });
-    c.serve<{ id: string }>(async ({ body }) => {
+    c.serve<{ id: string }, unknown>(async ({ body }) => {
       seen.push(`C:${body.id}`);
-      return { handled: false, notes: [] };
+      return undefined;
     });
     await subscribed(a);
     const answer = await a.forward({ id: 'perm-held-by-B' });
-    assert.deepEqual(answer, { handled: true, notes: ['Only @ana can answer this request.'] });
+    assert.deepEqual(answer, { notes: ['Only @ana can answer this request.'] }, "the holder's answer");
     assert.ok(seen.includes('B:perm-held-by-B:A'), 'B handled it, and knew who forwarded it');
+    assert.ok(seen.includes('C:perm-held-by-B'), 'C was asked too, and kept quiet');
     const nobody = await a.forward({ id: 'perm-gone' }, 300);
-    assert.deepEqual(nobody, { handled: false, notes: [] }, 'nobody holds it: the click has expired');
+    assert.equal(nobody, undefined, 'nobody holds it: the click has expired');
   });
 
   it('heartbeats: live replicas are listed; a killed one is gone after its TTL, a closed one at once', async () => {

@@ -3,10 +3,11 @@ import assert from 'node:assert/strict';
 import { parseDiscordConfig, replyModeFor } from '../../../../src/platforms/discord/index.js';
 import { normaliseApiUrl } from '../../../../src/platforms/discord/config.js';
 import type { BridgeConfig } from '../../../../src/bridge/api.js';
+import { openSecurity } from '../../../fixtures/config-defaults.js';
 
 function testConfig(dataDir: string, over: Partial<BridgeConfig> = {}): BridgeConfig {
   return {
-    defaultProfile: 'p.yaml', routes: [], approvers: [], queueDepth: 5, maxConcurrent: 4, permissionTimeoutSecs: 600,
+    ...openSecurity(), defaultProfile: 'p.yaml', routes: [], approvers: [], queueDepth: 5, maxConcurrent: 4, permissionTimeoutSecs: 600,
     dataDir, host: '127.0.0.1', port: 0, shutdownGraceSecs: 2, logLevel: 'silent', platforms: {}, ...over,
   };
 }

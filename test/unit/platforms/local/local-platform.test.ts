@@ -6,12 +6,13 @@ import { createLocalPlatform, parseLocalConfig, type LocalPlatform } from '../..
 import { silentLogger } from '../../../../src/log.js';
 import type { ActionEvent, BridgeInbound, InboundMessage } from '../../../../src/bridge/types.js';
 import type { BridgeConfig } from '../../../../src/bridge/api.js';
+import { openSecurity } from '../../../fixtures/config-defaults.js';
 
-function config(local?: Record<string, unknown>): BridgeConfig {
+function config(local?: Record<string, unknown>, over: Partial<BridgeConfig> = {}): BridgeConfig {
   return {
-    defaultProfile: '/nonexistent/profile.yaml', routes: [], approvers: [], queueDepth: 5, maxConcurrent: 4,
+    ...openSecurity(), defaultProfile: '/nonexistent/profile.yaml', routes: [], approvers: [], queueDepth: 5, maxConcurrent: 4,
     permissionTimeoutSecs: 600, dataDir: '/tmp/unused', host: '127.0.0.1', port: 0, shutdownGraceSecs: 1,
-    logLevel: 'silent', platforms: local ? { local } : {},
+    logLevel: 'silent', platforms: local ? { local } : {}, ...over,
   };
 }
 
@@ -229,6 +230,36 @@ test('on loopback, requests naming another host (DNS rebinding) are refused, loc
   });
   assert.equal(rebound, 421);
   assert.equal(bridge.messages.length, 0);
+});
+
+test('off loopback the page asks for its token: ?token= trades it for a cookie, then the page, its stream and its posts work', async (t) => {
+  const http = createHttpServer({ host: '0.0.0.0', port: 0, logger: silentLogger });
+  const platform = createLocalPlatform({ config: config(undefined, { host: '0.0.0.0' }), env: {}, logger: silentLogger, http, heartbeatMs: 0 });
+  const bridge = new RecordingBridge();
+  const url = (await http.listen()).replace('0.0.0.0', '127.0.0.1');
+  t.after(() => http.close(10));
+  await platform.start(bridge);
+  const token = platform.token!;
+  assert.ok(token && token.length >= 20, 'a token was made');
+  const bare = await fetch(url);
+  assert.equal(bare.status, 401);
+  assert.match(await bare.text(), /TURNBRIDGE_LOCAL_TOKEN/);
+  assert.equal((await fetch(`${url}local/send`, json({ page: 'tab1', text: 'hi' }))).status, 401);
+  assert.equal((await fetch(`${url}?token=wrong`, { redirect: 'manual' })).status, 401);
+  const traded = await fetch(`${url}?token=${token}`, { redirect: 'manual' });
+  assert.equal(traded.status, 303);
+  const cookie = traded.headers.get('set-cookie')!.split(';')[0]!;
+  assert.match(traded.headers.get('set-cookie')!, /HttpOnly; SameSite=Strict/);
+  assert.equal((await fetch(url, { headers: { cookie } })).status, 200);
+  assert.equal((await fetch(`${url}local/send`, json({ page: 'tab1', text: 'hi' }, { cookie }))).status, 202);
+  assert.equal((await fetch(`${url}local/send`, json({ page: 'tab1', text: 'hi again' }, { authorization: `Bearer ${token}` }))).status, 202);
+  assert.equal(bridge.messages.length, 2);
+});
+
+test('on loopback without TURNBRIDGE_LOCAL_TOKEN the page needs no setup', async (t) => {
+  const { http, platform } = await setup();
+  t.after(() => http.close(10));
+  assert.equal(platform.token, undefined);
 });
 
 test('closing the HTTP server ends open page streams', async () => {

@@ -1,7 +1,8 @@
-import { test } from 'node:test';
+import { describe, it, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { renderMessage, truncateMarkdown } from '../../../../src/platforms/slack/blocks.js';
+import { neutralizeMentions, renderMessage, truncateMarkdown } from '../../../../src/platforms/slack/blocks.js';
 import { renderPrompt } from '../../../../src/platforms/slack/prompt-blocks.js';
+import { createMentionGuard } from '../../../../src/bridge/mention-guard.js';
 
 test('an answer renders as one markdown block with the notification text beside it', () => {
   const r = renderMessage({ text: '**bold** and `code`\n\n```js\nx < 1 && y\n```' });

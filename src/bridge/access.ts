@@ -1,0 +1,60 @@
+/**
+ * Who may start a turn (docs/security.md). The global access list applies everywhere, direct
+ * messages included; a route can narrow it (allow_users / allow_channels), never widen it.
+ * Every refusal names the setting that would allow the message.
+ */
+import type { AccessConfig, RouteConfig } from './api.js';
+import type { AccessGrants } from './access-grants.js';
+import { identitiesOf, identityOf, onList, type Actor } from './identity.js';
+import type { InboundMessage } from './types.js';
+
+export type AccessVerdict =
+  | { ok: true; admin: boolean }
+  | { ok: false; reason: 'not-allowed' | 'dms-off' | 'channel' | 'route-channel' | 'route-user'; text: string };
+
+export function actorOf(msg: Pick<InboundMessage, 'platform' | 'user'>): Actor {
+  return { platform: msg.platform, user: msg.user };
+}
+
+export function isAdmin(access: AccessConfig, actor: Actor): boolean {
+  return onList(actor, access.admins);
+}
+
+/** Route lists may be written bare (`U0123`, the route's own platform) or as `platform:id`. */
+function onRouteList(actor: Actor, list: readonly string[]): boolean {
+  const mine = identitiesOf(actor);
+  const bare = [actor.user.id, ...(actor.user.roles ?? [])];
+  return list.some((e) => mine.includes(e) || (!e.includes(':') && bare.includes(e)));
+}
+
+/** The reply a person outside the list gets: what an admin does to let them in. */
+export function wayInText(actor: Actor, code?: string): string {
+  const id = identityOf(actor);
+  const pair = code ? ` or \`turnbridge allow ${code}\` (this pairing code works for an hour)` : '';
+  return `You are not on this bridge's access list yet, so nothing was run. To let you in, an admin of this bridge runs \`turnbridge allow ${id}\`${pair} `
+    + `(or adds ${id} to TURNBRIDGE_ALLOW_USERS / access.allow_users).`;
+}
+
+export async function checkAccess(access: AccessConfig, grants: AccessGrants, msg: InboundMessage, route: RouteConfig | undefined): Promise<AccessVerdict> {
+  const actor = actorOf(msg);
+  const admin = isAdmin(access, actor);
+  // The local page has no accounts: loopback binding or its token guards it (http layer).
+  if (msg.platform !== 'local' && !admin) {
+    if (msg.direct && !access.dms) {
+      return { ok: false, reason: 'dms-off', text: 'Direct messages to this bot are turned off; mention it in a channel instead (TURNBRIDGE_ALLOW_DMS / access.dms).' };
+    }
+    if (!msg.direct && access.channels && !access.channels.includes(`${msg.platform}:${msg.conversation.channel}`)) {
+      return { ok: false, reason: 'channel', text: `I am not enabled in this channel (add ${msg.platform}:${msg.conversation.channel} to TURNBRIDGE_ALLOW_CHANNELS / access.channels).` };
+    }
+    if (access.mode === 'closed' && !onList(actor, access.allowUsers) && !(await grants.hasAny(identitiesOf(actor)))) {
+      return { ok: false, reason: 'not-allowed', text: wayInText(actor) };
+    }
+  }
+  if (route?.allowChannels && !route.allowChannels.includes(msg.conversation.channel)) {
+    return { ok: false, reason: 'route-channel', text: 'Sorry, I am not enabled in this channel (the route\'s allow_channels in turnbridge.yaml).' };
+  }
+  if (route?.allowUsers && !onRouteList(actor, route.allowUsers)) {
+    return { ok: false, reason: 'route-user', text: `Sorry, you are not allowed to use this bot here: ask an admin to add ${identityOf(actor)} to this route's allow_users in turnbridge.yaml.` };
+  }
+  return { ok: true, admin };
+}

@@ -1,0 +1,74 @@
+/**
+ * Secure by default on Discord, end to end: fake Discord -> real discord.js -> the real bridge
+ * with access closed. A stranger's DM gets the way-in reply and runs nothing; a grant lets them
+ * in on their next message; a server role on the access list works in the server but cannot be
+ * borrowed in a DM to get past a route scoped to that server.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createAccessGrants } from '../../../src/bridge/access-grants.js';
+import { silentLogger } from '../../../src/log.js';
+import { makeTurnRig, type TurnRig } from './turn-rig.js';
+
+describe('discord access (real discord.js + bridge, access closed)', () => {
+  let rig: TurnRig;
+  let role = '';
+  /** Every bot message, in any channel or thread. */
+  const botSaid = () => [...rig.fake.messages.values()].filter((m) => m.author.id === rig.fake.world.bot.id);
+
+  before(async () => {
+    rig = await makeTurnRig({ config: { routes: [] } });
+    role = rig.fake.world.guild.roles[1]!.id;
+    const { carol } = rig.fake.world.users;
+    // Global list: everyone with the server role (carol). A route scoped to the server narrows it to carol.
+    rig.config.access = { mode: 'closed', allowUsers: [`discord:role:${role}`], admins: [], dms: true };
+    rig.config.routes.push({ platform: 'discord', space: rig.fake.world.guild.id, profile: rig.config.defaultProfile, allowUsers: [carol.id] });
+  });
+  after(async () => {
+    await rig.close();
+  });
+
+  it('a stranger DMs: the way-in reply naming `turnbridge allow discord:<id>`, no agent; a grant lets them in', async () => {
+    const { fake } = rig;
+    const { dave } = fake.world.users;
+    const sent = fake.dm(dave, 'hello');
+    const refusal = await fake.waitFor(() => fake.botMessages(sent.channel_id).find((m) => /access list/.test(m.content)), 15_000, 'the way-in reply');
+    assert.ok(refusal.content.includes(`turnbridge allow discord:${dave.id}`), refusal.content);
+    assert.equal(Object.values(rig.bridge.stats().turnsByOutcome).reduce((a, b) => a + b, 0), 0, 'no agent ran');
+    // What `turnbridge allow discord:<dave>` does, from another store handle (another process).
+    const cli = createAccessGrants(rig.config, silentLogger);
+    assert.equal(await cli.add(`discord:${dave.id}`, 'cli'), true);
+    await cli.close();
+    const next = fake.dm(dave, 'hello again');
+    const [reply] = await rig.finalReply(next.channel_id, next);
+    assert.equal(reply!.content, 'echo: hello again');
+  });
+
+  it('a stranger who mentions the bot in a server gets the refusal inline: no thread is started for them', async () => {
+    const { fake } = rig;
+    const { bob } = fake.world.users;
+    const threadsBefore = fake.calls.filter((c) => c.route === 'POST /channels/:id/messages/:id/threads').length;
+    fake.say(fake.world.general.id, bob, 'make me a thread', { mention: true });
+    const refusal = await fake.waitFor(() => fake.botMessages(fake.world.general.id).find((m) => m.content.includes(`discord:${bob.id}`)), 15_000, 'the inline refusal');
+    assert.match(refusal.content, /access list/);
+    assert.equal(fake.calls.filter((c) => c.route === 'POST /channels/:id/messages/:id/threads').length, threadsBefore);
+  });
+
+  it('a role on the list works in the server; in a DM there is no role, so the DM cannot get past the server\'s route', async () => {
+    const { fake } = rig;
+    const { carol, erin } = fake.world.users;
+    const inGuild = fake.say(fake.world.general.id, carol, 'in the server', { mention: true });
+    await fake.waitFor(() => botSaid().some((m) => m.content === 'echo: in the server'), 20_000, 'carol\'s reply in the server');
+    // erin gets the role: the global list lets her in, the server's route (carol only) does not.
+    fake.world.memberRoles.set(erin.id, [role]);
+    const erinInGuild = fake.say(fake.world.general.id, erin, 'me too', { mention: true });
+    await fake.waitFor(() => botSaid().some((m) => /not allowed to use this bot here/.test(m.content) && m.content.includes(`discord:${erin.id}`)), 20_000, 'the route refusal');
+    // In a DM no server route matches and roles do not travel: refused by the global list.
+    const dm = fake.dm(erin, 'let me in through the back door');
+    const refusal = await fake.waitFor(() => fake.botMessages(dm.channel_id).find((m) => /access list/.test(m.content)), 15_000, 'the DM refusal');
+    assert.ok(refusal.content.includes(`discord:${erin.id}`));
+    assert.ok(!botSaid().some((m) => m.content === 'echo: me too' || m.content === 'echo: let me in through the back door'), 'no agent ran for erin');
+    void inGuild;
+    void erinInGuild;
+  });
+});

@@ -1,0 +1,106 @@
+import { strict as assert } from 'node:assert';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { loadConfig } from '../../../src/config/index.js';
+import { withSecretFiles } from '../../../src/config/secret-files.js';
+import { isTurnbridgeError, type TurnbridgeError } from '../../../src/errors.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'tb-sec-config-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+function configError(fn: () => unknown): TurnbridgeError {
+  try {
+    fn();
+  } catch (e) {
+    if (isTurnbridgeError(e)) return e;
+    throw e;
+  }
+  assert.fail('expected a TurnbridgeError');
+}
+
+describe('security settings', () => {
+  it('closed by default, a dedicated workspace, sandbox off, the bridge\'s directory, .env and data dir protected', () => {
+    const c = loadConfig({ env: {}, cwd: dir });
+    assert.deepEqual(c.access, { mode: 'closed', allowUsers: [], admins: [], dms: true });
+    assert.deepEqual(c.limits, { runningPerUser: 2, waitingPerUser: 5, waiting: 100, promptWaits: c.maxConcurrent });
+    assert.equal(c.agent.sandbox, 'off');
+    assert.ok(!c.agent.workspace.startsWith(dir), 'the workspace is not in the bridge\'s directory');
+    assert.deepEqual(c.agent.protectedPaths, [dir, join(dir, '.env'), join(dir, 'data')]);
+    assert.deepEqual(c.allowedHosts, []);
+  });
+
+  it('reads the interface variables exactly (platform:id lists)', () => {
+    const c = loadConfig({
+      cwd: dir,
+      env: {
+        TURNBRIDGE_ACCESS: 'open', TURNBRIDGE_ALLOW_USERS: 'slack:U0123,discord:80351110224678912, slack:S0123,discord:role:123456',
+        TURNBRIDGE_ADMINS: 'slack:U0BOSS', TURNBRIDGE_ALLOW_CHANNELS: 'slack:C01,discord:1234567', TURNBRIDGE_ALLOW_DMS: 'false',
+        TURNBRIDGE_MAX_RUNNING_PER_USER: '1', TURNBRIDGE_MAX_WAITING_PER_USER: '2', TURNBRIDGE_MAX_WAITING: '3', TURNBRIDGE_MAX_PROMPT_WAITS: '0',
+        TURNBRIDGE_WORKSPACE: 'ws', TURNBRIDGE_SANDBOX: 'bwrap', TURNBRIDGE_RUN_AS: '1000:1001',
+        TURNBRIDGE_ALLOWED_HOSTS: 'bridge.example.com,*.corp.example', TURNBRIDGE_LOCAL_TOKEN: '0123456789abcdef0123',
+        SLACK_BOT_TOKEN_FILE: 'secrets/slack',
+      },
+    });
+    assert.deepEqual(c.access, {
+      mode: 'open', allowUsers: ['slack:U0123', 'discord:80351110224678912', 'slack:S0123', 'discord:role:123456'],
+      admins: ['slack:U0BOSS'], channels: ['slack:C01', 'discord:1234567'], dms: false,
+    });
+    assert.deepEqual(c.limits, { runningPerUser: 1, waitingPerUser: 2, waiting: 3, promptWaits: 0 });
+    assert.equal(c.agent.workspace, join(dir, 'ws'));
+    assert.equal(c.agent.sandbox, 'bwrap');
+    assert.deepEqual(c.agent.runAs, { uid: 1000, gid: 1001 });
+    assert.ok(c.agent.protectedPaths.includes(join(dir, 'secrets/slack')), 'secret files are protected too');
+    assert.deepEqual(c.allowedHosts, ['bridge.example.com', '*.corp.example']);
+    assert.equal(c.localToken, '0123456789abcdef0123');
+  });
+
+  it('the same settings in turnbridge.yaml', () => {
+    const file = join(dir, 'tb.yaml');
+    writeFileSync(file, `
+access: { mode: closed, allow_users: [slack:U0A, discord:role:99999], admins: [discord:80351110224678912], dms: true }
+limits: { running_per_user: 3 }
+agent: { workspace: ./agents, sandbox: off, run_as: { uid: 5, gid: 6 } }
+allowed_hosts: [tb.example.org]
+routes:
+  - platform: slack
+    profile: p.yaml
+    approvers_only: true
+`);
+    const c = loadConfig({ file, env: {}, cwd: dir });
+    assert.deepEqual(c.access.allowUsers, ['slack:U0A', 'discord:role:99999']);
+    assert.deepEqual(c.access.admins, ['discord:80351110224678912']);
+    assert.equal(c.limits.runningPerUser, 3);
+    assert.equal(c.agent.workspace, join(dir, 'agents'));
+    assert.deepEqual(c.agent.runAs, { uid: 5, gid: 6 });
+    assert.deepEqual(c.allowedHosts, ['tb.example.org']);
+    assert.equal(c.routes[0]!.approversOnly, true);
+    assert.ok(c.agent.protectedPaths.includes(file));
+  });
+
+  it('a bad entry names the variable and the forms', () => {
+    let e = configError(() => loadConfig({ env: { TURNBRIDGE_ALLOW_USERS: 'U0123' }, cwd: dir }));
+    assert.equal(e.field, 'TURNBRIDGE_ALLOW_USERS');
+    assert.match(e.message, /slack:U0123/);
+    e = configError(() => loadConfig({ env: { TURNBRIDGE_ACCESS: 'maybe' }, cwd: dir }));
+    assert.equal(e.field, 'TURNBRIDGE_ACCESS');
+    e = configError(() => loadConfig({ env: { TURNBRIDGE_SANDBOX: 'docker' }, cwd: dir }));
+    assert.equal(e.field, 'TURNBRIDGE_SANDBOX');
+    e = configError(() => loadConfig({ env: { TURNBRIDGE_LOCAL_TOKEN: 'short' }, cwd: dir }));
+    assert.ok(!e.message.includes('short'), 'a token is never echoed');
+  });
+
+  it('*_FILE: the value comes from the file; both set, or a missing file, is an error naming the variable', () => {
+    const secret = join(dir, 'bot-token');
+    writeFileSync(secret, 'xoxb-from-file\n');
+    const env = withSecretFiles({ SLACK_BOT_TOKEN_FILE: secret, DISCORD_TOKEN: 'd' }, dir);
+    assert.equal(env.SLACK_BOT_TOKEN, 'xoxb-from-file');
+    assert.equal(env.DISCORD_TOKEN, 'd');
+    let e = configError(() => withSecretFiles({ SLACK_BOT_TOKEN_FILE: secret, SLACK_BOT_TOKEN: 'xoxb-x' }, dir));
+    assert.equal(e.field, 'SLACK_BOT_TOKEN_FILE');
+    e = configError(() => withSecretFiles({ DISCORD_TOKEN_FILE: join(dir, 'missing') }, dir));
+    assert.equal(e.field, 'DISCORD_TOKEN_FILE');
+    assert.match(e.message, /ENOENT/);
+  });
+});

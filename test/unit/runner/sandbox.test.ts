@@ -1,0 +1,106 @@
+/**
+ * The agent cannot read the bridge's secrets: a spy agent (a real process) tries the bridge's
+ * .env, its data dir and /proc/<bridge pid>/environ. Unsandboxed it gets them (which is why the
+ * bridge warns at start-up); in the bubblewrap sandbox every read fails.
+ */
+import { strict as assert } from 'node:assert';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, describe, it } from 'node:test';
+import { run, sandboxProblem, type LaunchPolicy } from '../../../src/runner/index.js';
+import { checkSecurity } from '../../../src/main.js';
+import { loadConfig } from '../../../src/config/index.js';
+import { silentLogger } from '../../../src/log.js';
+import type { Profile } from '../../../src/profile/index.js';
+
+const AGENTS = fileURLToPath(new URL('../../fixtures/agents/', import.meta.url));
+const root = mkdtempSync(join(tmpdir(), 'tb-sandbox-'));
+const bridgeDir = join(root, 'bridge');
+const dataDir = join(bridgeDir, 'data');
+const workspace = join(root, 'workspace');
+mkdirSync(dataDir, { recursive: true });
+mkdirSync(workspace);
+writeFileSync(join(bridgeDir, '.env'), 'DISCORD_TOKEN=spy-me-if-you-can\n', { mode: 0o600 });
+writeFileSync(join(dataDir, 'sessions.json'), '{"secret":"session"}');
+chmodSync(dataDir, 0o700);
+after(() => rmSync(root, { recursive: true, force: true }));
+
+const targets = [join(bridgeDir, '.env'), dataDir, join(dataDir, 'sessions.json')];
+const spy: Profile = {
+  dir: AGENTS, command: process.execPath, args: [join(AGENTS, 'spy.mjs')], timeoutSecs: 30, killGraceSecs: 1, streaming: true, permission: false,
+  env: { SPY_TARGETS: JSON.stringify(targets), SPY_BRIDGE_PID: String(process.pid) },
+};
+const policy = (sandbox: 'off' | 'bwrap', runAs?: { uid: number; gid: number }): LaunchPolicy => ({
+  defaultCwd: workspace, protectedPaths: [bridgeDir, join(bridgeDir, '.env'), dataDir], bridgeDir, sandbox, ...(runAs ? { runAs } : {}),
+});
+
+async function spyReport(sandbox: 'off' | 'bwrap', runAs?: { uid: number; gid: number }) {
+  const r = await run(spy, { message: 'spy' }, {}, { launch: policy(sandbox, runAs), logger: silentLogger });
+  assert.equal(r.error, null, r.error ?? '');
+  return JSON.parse(r.reply) as { pid: number; ppid: number; cwd: string; results: Array<{ path: string; ok: boolean; text?: string }> };
+}
+
+const bwrapMissing = sandboxProblem();
+
+describe('agent sandbox', () => {
+  it('unsandboxed, the spy reads the bridge\'s .env, data dir and environ: the start-up warning says so', async () => {
+    const report = await spyReport('off');
+    assert.equal(report.cwd, workspace, 'the agent works in the workspace, not the bridge\'s directory');
+    assert.ok(report.results.every((x) => x.ok), JSON.stringify(report.results));
+    assert.match(report.results[0]!.text!, /spy-me-if-you-can/);
+    const lines = checkSecurity(loadConfig({ env: {}, cwd: bridgeDir }), true, silentLogger);
+    assert.ok(lines.some((l) => /agents run unsandboxed as the bridge's user/.test(l) && /TURNBRIDGE_SANDBOX=bwrap/.test(l)), lines.join('\n'));
+    assert.ok(lines.some((l) => /access is closed and no one is on the access list yet/.test(l) && /turnbridge allow/.test(l)));
+  });
+
+  it('in the bubblewrap sandbox every read fails; the workspace is writable; the network namespace is kept', { skip: bwrapMissing ?? false }, async () => {
+    const report = await spyReport('bwrap');
+    assert.equal(report.cwd, workspace);
+    const [env, dataList, sessions, bridgeEnviron, parentEnviron] = report.results;
+    for (const x of [env!, dataList!, sessions!]) assert.equal(x.ok && !isEmptyHidden(x), false, `${x.path} must not be readable: ${JSON.stringify(x)}`);
+    // The bridge's pid is not in the agent's PID namespace; its parent there is bwrap's init,
+    // whose environment is the agent's own composed one, not the bridge's.
+    const mine = readFileSync(`/proc/${process.pid}/environ`, 'utf8').slice(0, 200);
+    for (const x of [bridgeEnviron!, parentEnviron!]) assert.ok(!x.ok || x.text !== mine, `${x.path} is not the bridge's environment`);
+    assert.ok(report.pid < 10, `a new PID namespace (pid ${report.pid})`);
+    const r = await run({ ...spy, args: ['-e', "process.stdin.once('data',()=>{require('fs').writeFileSync('made-here','x');console.log(JSON.stringify({type:'result',text:require('fs').readFileSync('made-here','utf8')}))})"] },
+      { message: 'write' }, {}, { launch: policy('bwrap'), logger: silentLogger });
+    assert.equal(r.reply, 'x');
+  });
+
+  const notRoot = typeof process.getuid !== 'function' || process.getuid() !== 0 ? 'run_as needs the test to run as root (setuid)' : false;
+  it('run_as (bridge as root): the spy, as another user, can open neither the 0600 .env, the 0700 data dir nor the bridge\'s environ', { skip: notRoot }, async () => {
+    chownSync(workspace, 65534, 65534);
+    try {
+      const report = await spyReport('off', { uid: 65534, gid: 65534 });
+      const [env, dataList, sessions, bridgeEnviron] = report.results;
+      for (const x of [env!, dataList!, sessions!, bridgeEnviron!]) assert.equal(x.ok, false, `${x.path}: ${JSON.stringify(x)}`);
+      assert.equal((bridgeEnviron as { error?: string }).error, 'EACCES');
+    } finally {
+      chownSync(workspace, 0, 0);
+    }
+  });
+
+  it('the start-up probe names what is missing', () => {
+    assert.match(sandboxProblem('/nonexistent/bwrap') ?? '', /not installed \(Debian: apt-get install bubblewrap\)/);
+  });
+
+  it('refuses an agent cwd that holds the bridge\'s .env or data dir, or lies inside the data dir', async () => {
+    for (const cwd of [bridgeDir, root, join(dataDir)]) {
+      const r = await run({ ...spy, cwd }, { message: 'x' }, {}, { launch: policy('off'), logger: silentLogger });
+      assert.match(r.error ?? '', /must not see/, cwd);
+    }
+    mkdirSync(join(dataDir, 'inner'), { recursive: true });
+    const inside = await run({ ...spy, cwd: join(dataDir, 'inner') }, { message: 'x' }, {}, { launch: policy('off'), logger: silentLogger });
+    assert.match(inside.error ?? '', /is inside .*data/);
+    const ok = await run({ ...spy, cwd: workspace }, { message: 'x' }, {}, { launch: policy('off'), logger: silentLogger });
+    assert.equal(ok.error, null);
+  });
+});
+
+/** A hidden directory shows as an empty tmpfs; a hidden file as /dev/null (0 bytes): nothing of the bridge's. */
+function isEmptyHidden(x: { ok: boolean; text?: string; entries?: string[]; bytes?: number } & Record<string, unknown>): boolean {
+  return (Array.isArray(x.entries) && x.entries.length === 0) || x.bytes === 0;
+}
