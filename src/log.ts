@@ -1,13 +1,9 @@
 import pino, { type Logger, type LoggerOptions } from 'pino';
+import { REDACT_PATHS } from './redact-paths.js';
 
 export type { Logger };
 
-/** Paths whose values never reach a log line, wherever they appear in a logged object. */
-export const REDACT_PATHS = [
-  'token', '*.token', 'botToken', '*.botToken', 'appToken', '*.appToken', 'signingSecret', '*.signingSecret',
-  'authorization', '*.authorization', 'headers.authorization', '*.headers.authorization',
-  'env', '*.env', 'password', '*.password',
-];
+export { REDACT_PATHS };
 
 export interface CreateLoggerOptions {
   level?: string;

@@ -7,7 +7,11 @@ export interface CliIo {
 }
 
 export function processIo(): CliIo {
-  return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
+  return {
+    // process.stdin builds its stream on first use (a few ms): only a prompt or `chat` needs it.
+    get stdin() { return process.stdin; },
+    stdout: process.stdout, stderr: process.stderr, env: process.env,
+  };
 }
 
 /** ANSI dim when the stream is a terminal (and NO_COLOR is not set). */

@@ -1,4 +1,5 @@
 import type { AgentEvent, Classified, PermissionRequest, Usage } from './types.js';
+import { fastPartialText } from './fast-partial.js';
 import { sessionIdProblem } from './session-id.js';
 
 const REQUEST_ID_FORBIDDEN = /[\s\u0000-\u001f\u007f-\u009f]/;
@@ -11,11 +12,37 @@ function usageOf(obj: Record<string, unknown>): Usage | undefined {
   return isObject(obj.usage) ? obj.usage : undefined;
 }
 
+const NO_WARNINGS: readonly string[] = Object.freeze([]);
+
 /**
  * Classify one stdout line (without its line terminator) per wire 0.4.
  * Pure: the runner applies the turn-level rules (first session wins, one result, error is terminal).
+ * The dominant partial shape takes the fast path; the result is the same as classifyWithJsonParse.
  */
 export function classifyLine(line: string): Classified {
+  const text = fastPartialText(line);
+  if (text !== undefined) return { event: { type: 'partial', text }, warnings: NO_WARNINGS };
+  return classifyWithJsonParse(line);
+}
+
+/**
+ * classifyLine for a hot loop: the same answers, but a fast-path answer is one reused object,
+ * valid until the next call (the runner reads it at once and keeps only the text), so a
+ * dominant partial line costs no allocation beyond its text.
+ */
+export function createLineClassifier(): (line: string) => Classified {
+  const event: { type: 'partial'; text: string } = { type: 'partial', text: '' };
+  const reused: Classified = { event, warnings: NO_WARNINGS };
+  return (line) => {
+    const text = fastPartialText(line);
+    if (text === undefined) return classifyWithJsonParse(line);
+    event.text = text;
+    return reused;
+  };
+}
+
+/** The reference classification: JSON.parse of the whole line, then the wire-0.4 rules. */
+export function classifyWithJsonParse(line: string): Classified {
   const warnings: string[] = [];
   let parsed: unknown;
   try {

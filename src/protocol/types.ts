@@ -64,5 +64,5 @@ export interface Classified {
   event: AgentEvent;
   droppedSessionId?: { value: unknown; reason: string };
   /** Warnings such as usage on a partial. */
-  warnings: string[];
+  warnings: readonly string[];
 }

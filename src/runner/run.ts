@@ -1,8 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { constants as osConstants } from 'node:os';
 import { isTurnbridgeError } from '../errors.js';
-import { silentLogger } from '../log.js';
-import { classifyLine } from '../protocol/classify.js';
+import { createLineClassifier } from '../protocol/classify.js';
 import { buildTurn, permissionResponseLine, turnHasContent } from '../protocol/turn.js';
 import { resumableSessionIdProblem } from '../protocol/session-id.js';
 import type { PermissionDecision, PermissionRequest } from '../protocol/types.js';
@@ -13,7 +12,10 @@ import { LineSplitter } from './line-splitter.js';
 import { signalGroup } from './process-group.js';
 import { StderrTail } from './stderr-tail.js';
 import { TurnState } from './turn-state.js';
-import type { RunHandlers, RunOptions, RunResult, TurnInput } from './types.js';
+import type { RunHandlers, RunLogger, RunOptions, RunResult, TurnInput } from './types.js';
+
+/** No logger given: log nothing (and load no logging library). */
+const QUIET: RunLogger = { debug() {}, info() {}, warn() {} };
 
 export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_MAX_REPLY_BYTES = 1024 * 1024;
@@ -34,7 +36,7 @@ function formatMiB(bytes: number): string {
  */
 export async function run(profile: Profile, turn: TurnInput, handlers: RunHandlers = {}, options: RunOptions = {}): Promise<RunResult> {
   const started = Date.now();
-  const log = options.logger ?? silentLogger;
+  const log = options.logger ?? QUIET;
   const where = profile.file ? ` (profile ${profile.file})` : '';
 
   if (!turnHasContent(turn)) return failedBeforeSpawn('Nothing to send: the message is empty and has no attachments.', started);
@@ -141,10 +143,12 @@ export async function run(profile: Profile, turn: TurnInput, handlers: RunHandle
       );
     };
 
+    const classify = createLineClassifier();
     const splitter = new LineSplitter(options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES, {
       onLine: (line) => {
-        if (line.trim() === '') return;
-        const e = state.apply(classifyLine(line));
+        // Blank lines are no events; a line starting with "{" (nearly all of them) is not blank.
+        if (line.charCodeAt(0) !== 0x7b && line.trim() === '') return;
+        const e = state.apply(classify(line));
         if (state.failed && pending.size > 0) denyAllPending('The turn failed.');
         if (e.type === 'permission_request' && !state.failed) onPermissionRequest(e.request);
         else if (e.type === 'bad_permission_request' && profile.permission) {

@@ -1,5 +1,5 @@
-import type { Logger } from '../log.js';
 import type { AgentEvent, Classified, PartialChunk, Usage } from '../protocol/types.js';
+import type { RunLogger } from './types.js';
 
 /**
  * The wire-0.4 rules for one turn, applied to classified events in order:
@@ -22,7 +22,7 @@ export class TurnState {
     private readonly opts: {
       streaming: boolean;
       maxReplyBytes: number;
-      logger?: Logger;
+      logger?: RunLogger;
       onPartial?(chunk: PartialChunk): void;
       onSessionId?(id: string): void;
     },

@@ -2,6 +2,9 @@ import type { Attachment, PartialChunk, PermissionDecision, PermissionRequest, U
 import type { Logger } from '../log.js';
 import type { LaunchPolicy } from './launch-policy.js';
 
+/** What the runner logs through: a pino logger fits; the CLI passes a lighter one (no pino at start-up). */
+export type RunLogger = Pick<Logger, 'debug' | 'info' | 'warn'>;
+
 /** What the bridge (or CLI) asks of one agent turn. */
 export interface TurnInput {
   message: string;
@@ -31,7 +34,7 @@ export interface RunHandlers {
 export interface RunOptions {
   /** Cancels the run like a timeout does (SIGTERM, grace, SIGKILL); RunResult.cancelled is true. */
   signal?: AbortSignal;
-  logger?: Logger;
+  logger?: RunLogger;
   /** The bridge's environment for ${VAR} expansion and the infra set (default process.env). */
   env?: NodeJS.ProcessEnv;
   /** A stdout line longer than this is counted and discarded, never buffered (default 4 MiB). */

@@ -50,3 +50,44 @@ test('an oversized last line without newline is reported at end', () => {
   assert.deepEqual(lines, ['ok']);
   assert.deepEqual(oversized, [6]);
 });
+
+/** The splitter's contract spelled out simply: cut the whole input at newline bytes, decode each line alone. */
+function referenceSplit(bytes: Buffer, max: number): { lines: string[]; oversized: number[] } {
+  const lines: string[] = [];
+  const oversized: number[] = [];
+  let start = 0;
+  for (;;) {
+    const nl = bytes.indexOf(0x0a, start);
+    const end = nl === -1 ? bytes.length : nl;
+    if (nl !== -1 || end > start) {
+      if (end - start > max) oversized.push(end - start);
+      else {
+        const line = bytes.subarray(start, end);
+        lines.push((line.at(-1) === 0x0d ? line.subarray(0, -1) : line).toString('utf8'));
+      }
+    }
+    if (nl === -1) return { lines, oversized };
+    start = nl + 1;
+  }
+}
+
+test('any bytes (invalid UTF-8, CR, empty lines), any chunking, any limit: as cut whole', () => {
+  const byte = fc.oneof(fc.constantFrom(0x0a, 0x0d, 0xe2, 0x82, 0xac, 0xf0, 0x9f, 0xc3, 0xff, 0x22), fc.integer({ min: 0, max: 255 }));
+  fc.assert(fc.property(
+    fc.array(byte, { maxLength: 120 }), fc.integer({ min: 0, max: 40 }),
+    fc.array(fc.integer({ min: 1, max: 50 }), { minLength: 1, maxLength: 10 }),
+    (arr, max, cuts) => {
+      const bytes = Buffer.from(arr);
+      const { s, lines, oversized } = collect(max);
+      let pos = 0;
+      let i = 0;
+      while (pos < bytes.length) {
+        const n = cuts[i++ % cuts.length]!;
+        s.push(bytes.subarray(pos, pos + n));
+        pos += n;
+      }
+      s.end();
+      assert.deepEqual({ lines, oversized }, referenceSplit(bytes, max));
+    },
+  ), { numRuns: 3000 });
+});
