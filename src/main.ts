@@ -103,8 +103,11 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
   const bus: ReplicaBus | undefined = config.redisUrl
     ? (await import('./replicas/index.js')).createReplicaBus({ redisUrl: config.redisUrl, logger })
     : undefined;
+  const gate = config.redisUrl && bus
+    ? (await import('./replicas/index.js')).createConversationGate({ redisUrl: config.redisUrl, logger, alive: (id) => bus.alive(id) })
+    : undefined;
   const bridge = createBridge({
-    config, logger, store, metrics, runTurn: opts.runTurn, bus,
+    config, logger, store, metrics, runTurn: opts.runTurn, bus, gate,
     ...(shared ? { createDelivery: (surface, o) => createDelivery(surface, { ...o, limiterFactory: shared.factory }) } : {}),
   });
   const http = createHttpServer({ host: config.host, port: config.port, logger, metrics: () => metrics.render(), allowedHosts: config.allowedHosts });
@@ -132,6 +135,7 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
     for (const p of started.reverse()) await p.stop().catch(() => {});
     await bridge.shutdown(0).catch(() => {});
     await shared?.close();
+    await gate?.close();
     await bus?.close();
     await http.close(0);
     throw err;
@@ -170,6 +174,7 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
         await p.stop().catch((err: unknown) => logger.warn({ err, platform: p.name }, 'platform stop failed'));
       }
       await shared?.close();
+      await gate?.close();
       await bus?.close();
       await http.close(Math.min(1000, graceMs));
     };

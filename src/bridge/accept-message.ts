@@ -10,6 +10,7 @@ import type { BridgeContext } from './context.js';
 import { conversationKey } from './conversation-key.js';
 import { executeTurn } from './execute-turn.js';
 import { identityOf, parseIdentity } from './identity.js';
+import { takeTicket } from './conversation-order.js';
 import { routeMessage } from './routing.js';
 import { findStoppable, stopTurn } from './stop-control.js';
 import { createTurn, type Turn } from './turn.js';
@@ -222,6 +223,8 @@ async function enqueue(
     return;
   }
   ctx.turns.set(turn.stopActionId, turn);
+  // Arrival order is the order Redis hands out tickets: taken before the message counts as accepted.
+  await takeTicket(ctx, turn);
   // Remembered in the store, so a restart does not announce it again in the same conversation.
   // Asked only once the turn is accepted: a first message refused as busy keeps the banner for later.
   const banner = !t.profile.permission && (await ctx.notices.firstTime(t.key, AUTO_APPROVE_NOTICE)) ? BANNER_NO_PERMISSION : undefined;

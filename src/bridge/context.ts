@@ -10,6 +10,7 @@ import type { Metrics } from './metrics.js';
 import type { PermissionBroker } from './permission-broker.js';
 import type { ConversationNotices, RuleStore } from './rule-store.js';
 import type { SessionStore } from './session-store.js';
+import type { ConversationGate } from '../replicas/index.js';
 import type { Turn } from './turn.js';
 import type { TurnQueue } from './turn-queue.js';
 
@@ -45,6 +46,8 @@ export interface BridgeContext {
   /** Once-per-conversation notices (the "runs tools without asking" banner), in the store. */
   notices: ConversationNotices;
   audit: AuditTrail;
+  /** Several replicas: one turn at a time per conversation across all of them (Redis). */
+  gate?: { gate: ConversationGate; replicaId: string };
   closing: boolean;
   updateGauges(): void;
 }

@@ -5,7 +5,7 @@ import { createDelivery as defaultCreateDelivery } from '../delivery/index.js';
 import type { Delivery } from '../delivery/types.js';
 import type { Surface } from '../delivery/surface.js';
 import type { Logger } from '../log.js';
-import type { ReplicaBus } from '../replicas/index.js';
+import type { ConversationGate, ReplicaBus } from '../replicas/index.js';
 import { loadProfile as defaultLoadProfile } from '../profile/index.js';
 import { run as defaultRun } from '../runner/index.js';
 import { acceptMessage } from './accept-message.js';
@@ -54,6 +54,8 @@ export interface CreateBridgeOptions {
   dedupe?: { max?: number; ttlMs?: number };
   /** Several replicas: clicks and Stops this replica does not hold are forwarded over it. */
   bus?: ReplicaBus;
+  /** Several replicas: one turn at a time per conversation across all of them. */
+  gate?: ConversationGate;
 }
 
 /** The Bridge plus what operations need: metrics for /metrics. */
@@ -129,6 +131,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     rules,
     notices: createConversationNotices(kv),
     audit,
+    ...(opts.gate && opts.bus ? { gate: { gate: opts.gate, replicaId: opts.bus.id } } : {}),
     closing: false,
     updateGauges() {
       metrics.setQueueDepth(ctx.queue.waiting);

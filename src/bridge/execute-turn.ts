@@ -2,6 +2,7 @@ import type { Attachment, PermissionDecision } from '../protocol/types.js';
 import type { RunResult } from '../runner/types.js';
 import type { BridgeContext } from './context.js';
 import { createMentionGuard } from './mention-guard.js';
+import { awaitTurnOfConversation, releaseTicket } from './conversation-order.js';
 import { cancelledOutcome, outcomeOf } from './outcome.js';
 import type { Turn } from './turn.js';
 
@@ -58,7 +59,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
   };
   react('working');
   try {
-    const got = await turn.slot;
+    const got = (await turn.slot) && (await awaitTurnOfConversation(ctx, turn));
     if (!got) {
       const outcome = cancelledOutcome(turn);
       const stats = await turn.finishReply(outcome);
@@ -184,6 +185,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
     while (ctx.ended.size > REMEMBER_ENDED) ctx.ended.delete(ctx.ended.keys().next().value!);
     ctx.broker.expireTurn(turn.id);
     ctx.updateGauges();
+    await releaseTicket(ctx, turn);
     await turn.files; // a download still running (turn stopped while waiting) lands before cleanup
     if (msg.cleanup) await msg.cleanup().catch((err: unknown) => log.warn({ err }, 'attachment cleanup failed'));
   }

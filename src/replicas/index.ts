@@ -4,3 +4,4 @@
  * main.ts when REDIS_URL is set (it loads ioredis).
  */
 export { createReplicaBus, defaultReplicaId, type Forwarded, type ReplicaBus, type ReplicaInfo } from './replica-bus.js';
+export { createConversationGate, type ConversationGate, type ConversationGateOptions, type Ticket } from './conversation-gate.js';

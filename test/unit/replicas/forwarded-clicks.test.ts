@@ -8,17 +8,19 @@ import { after, before, describe, it } from 'node:test';
 import { createBridge } from '../../../src/bridge/index.js';
 import type { PromptForm } from '../../../src/bridge/types.js';
 import { silentLogger } from '../../../src/log.js';
-import { createReplicaBus, type ReplicaBus } from '../../../src/replicas/replica-bus.js';
+import { createConversationGate, createReplicaBus, type ConversationGate, type ReplicaBus } from '../../../src/replicas/index.js';
 import { createRecordingSurface } from '../../fakes/recording-surface.js';
 import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
 import { ANA, BOB, click, fakeRunner, makeConfig, makeMsg, makeProfile, memoryStore, waitFor } from '../bridge/helpers.js';
 
 let server: RedisServer;
 const buses: ReplicaBus[] = [];
+const gates: ConversationGate[] = [];
 before(async () => {
   server = await startRedisServer();
 });
 after(async () => {
+  await Promise.all(gates.map((g) => g.close()));
   await Promise.all(buses.map((b) => b.close()));
   server.stop();
 });
@@ -103,6 +105,40 @@ describe('clicks forwarded between replicas (real redis-server)', () => {
     const stop = click('stop', stopId, ANA);
     await b.bridge.handleAction(stop);
     assert.equal(call.ended, true, 'the agent on A was stopped');
+    await a.bridge.shutdown(1000);
+    await b.bridge.shutdown(1000);
+  });
+});
+
+describe('one turn at a time per conversation across replicas (real redis-server)', () => {
+  it('messages of one thread alternating between two replicas run one at a time, in arrival order', async () => {
+    const make = (id: string) => {
+      const surface = createRecordingSurface();
+      const runner = fakeRunner();
+      const bus = createReplicaBus({ redisUrl: server.url, logger: silentLogger, id, prefix: 'ord' });
+      buses.push(bus);
+      const gate = createConversationGate({ redisUrl: server.url, logger: silentLogger, prefix: 'ord', alive: (r) => bus.alive(r), pollMs: 50 });
+      gates.push(gate);
+      const bridge = createBridge({
+        config: makeConfig(), logger: silentLogger, store: memoryStore(), runTurn: runner.runTurn, bus, gate,
+        loadProfile: async () => makeProfile(),
+      });
+      bridge.attach(surface);
+      return { runner, bridge };
+    };
+    const a = make('OA');
+    const b = make('OB');
+    const order: string[] = [];
+    for (let i = 1; i <= 6; i++) await (i % 2 ? a : b).bridge.handleMessage(makeMsg({ text: `m${i}` }));
+    // Whichever replica holds the next turn starts it only after the previous one ended.
+    for (let i = 1; i <= 6; i++) {
+      await waitFor(() => a.runner.calls.length + b.runner.calls.length >= i, `turn ${i} started`);
+      const running = [...a.runner.calls, ...b.runner.calls].filter((c) => !c.ended);
+      assert.equal(running.length, 1, 'never two turns of the conversation at once');
+      order.push(running[0]!.turn.message);
+      running[0]!.finish({ reply: 'ok' });
+    }
+    assert.deepEqual(order, ['m1', 'm2', 'm3', 'm4', 'm5', 'm6']);
     await a.bridge.shutdown(1000);
     await b.bridge.shutdown(1000);
   });
