@@ -142,6 +142,7 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
   }
   const checks = startStartupChecks(config, env, logger);
   http.addReadyDetail('checks', () => checks.current());
+  if (bus) await showReplica(http, metrics, bridge, bus, shared, env);
   const names = platforms.map((p) => p.name);
   const notReady = platforms.filter((p) => p.status().state !== 'ready').map((p) => ({ name: p.name, ...p.status() }));
   logger.info({ platforms: names, notReady, url: http.url, profile: config.defaultProfile }, 'platforms live');
@@ -187,6 +188,25 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
   }
 
   return { url: http.url, config, http, bridge, platforms, checks, shutdown };
+}
+
+/**
+ * Several replicas: /readyz and /metrics say which replica this is, the Discord shards it runs,
+ * the turns it holds and whether the platform budgets are shared (or paced alone, Redis away).
+ */
+async function showReplica(http: HttpServer, metrics: ReturnType<typeof createMetrics>, bridge: Bridge, bus: ReplicaBus, shared: SharedLimiters | undefined, env: NodeJS.ProcessEnv): Promise<void> {
+  const { Gauge } = await import('prom-client');
+  const shards = env.DISCORD_SHARD_COUNT ? `${env.DISCORD_SHARDS ?? 'all'}/${env.DISCORD_SHARD_COUNT}` : '';
+  new Gauge({ name: 'turnbridge_replica_info', help: 'This replica (always 1), with its id and Discord shards.', labelNames: ['replica', 'shards'], registers: [metrics.registry] })
+    .set({ replica: bus.id, shards }, 1);
+  new Gauge({
+    name: 'turnbridge_shared_budgets', help: 'Platform budgets: 1 = shared by every replica through Redis, 0 = paced by this replica alone.', registers: [metrics.registry],
+    collect() { this.set(shared?.state === 'shared' ? 1 : 0); },
+  });
+  http.addReadyDetail('replica', () => {
+    const s = bridge.stats();
+    return { id: bus.id, ...(shards ? { discordShards: shards } : {}), heldTurns: s.activeAgents + s.queued, sharedBudgets: shared?.state ?? 'off' };
+  });
 }
 
 async function listen(http: HttpServer, config: BridgeConfig): Promise<void> {
