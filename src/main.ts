@@ -10,7 +10,9 @@ import { createBridge, createMetrics, loadConfig } from './bridge/index.js';
 import type { BridgeConfig, CoreBridge, Platform, PlatformFactoryOptions } from './bridge/index.js';
 import { isTurnbridgeError, TurnbridgeError } from './errors.js';
 import { createHttpServer, type HttpServer } from './http/index.js';
+import { createDelivery, type SharedLimiters } from './delivery/index.js';
 import { createLogger, type Logger } from './log.js';
+import type { ReplicaBus } from './replicas/index.js';
 import { createLocalPlatform, parseLocalConfig } from './platforms/local/index.js';
 import { dotEnvVars } from './config/bridge-env.js';
 import { withSecretFiles } from './config/secret-files.js';
@@ -94,8 +96,24 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
   parseLocalConfig(config.platforms.local, config.file); // config mistakes surface before anything binds
   const logger = opts.logger ?? createLogger({ level: config.logLevel });
   const metrics = createMetrics({ processMetrics: true });
+  // With Redis, every replica spends one set of platform budgets (bottleneck clustered on Redis)
+  // and clicks reach the replica that holds the agent (the replica bus). ioredis loads only then.
+  const shared: SharedLimiters | undefined = config.redisUrl
+    ? (await import('./delivery/shared-limiter.js')).createSharedLimiters({ redisUrl: config.redisUrl, logger })
+    : undefined;
+  const bus: ReplicaBus | undefined = config.redisUrl
+    ? (await import('./replicas/index.js')).createReplicaBus({ redisUrl: config.redisUrl, logger })
+    : undefined;
+  const gate = config.redisUrl && bus
+    ? (await import('./replicas/index.js')).createConversationGate({ redisUrl: config.redisUrl, logger, alive: (id) => bus.alive(id) })
+    : undefined;
   // Messages and clicks wait until what a crashed run left is finished (bridge.recover() below).
-  const bridge = createBridge({ config, logger, metrics, runTurn: opts.runTurn, recoverAtStart: true });
+  const bridge = createBridge({
+    config, logger, metrics, runTurn: opts.runTurn, recoverAtStart: true, bus, gate,
+    // The ledger's holder: a restarted replica recovers what it left (TURNBRIDGE_REPLICA_ID keeps it stable).
+    ...(bus ? { replicaId: bus.id } : {}),
+    ...(shared ? { createDelivery: (surface, o) => createDelivery(surface, { ...o, limiterFactory: shared.factory }) } : {}),
+  });
   const http = createHttpServer({ host: config.host, port: config.port, logger, metrics: () => metrics.render(), allowedHosts: config.allowedHosts });
 
   const wanted = choosePlatforms(env, config);
@@ -121,6 +139,9 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
     // Leave nothing open behind a failed start (tests and `turnbridge start` may go on living).
     for (const p of started.reverse()) await p.stop().catch(() => {});
     await bridge.shutdown(0).catch(() => {});
+    await shared?.close();
+    await gate?.close();
+    await bus?.close();
     await http.close(0);
     throw err;
   }
@@ -128,6 +149,7 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
   const recovered = bridge.recover();
   const checks = startStartupChecks(config, env, logger);
   http.addReadyDetail('checks', () => checks.current());
+  if (bus) await showReplica(http, metrics, bridge, bus, shared, env);
   const names = platforms.map((p) => p.name);
   const notReady = platforms.filter((p) => p.status().state !== 'ready').map((p) => ({ name: p.name, ...p.status() }));
   logger.info({ platforms: names, notReady, url: http.url, profile: config.defaultProfile }, 'platforms live');
@@ -159,6 +181,9 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
       for (const p of [...started].reverse()) {
         await p.stop().catch((err: unknown) => logger.warn({ err, platform: p.name }, 'platform stop failed'));
       }
+      await shared?.close();
+      await gate?.close();
+      await bus?.close();
       await http.close(Math.min(1000, graceMs));
     };
     let timer: NodeJS.Timeout | undefined;
@@ -170,6 +195,25 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
   }
 
   return { url: http.url, config, http, bridge, platforms, checks, shutdown, recovered };
+}
+
+/**
+ * Several replicas: /readyz and /metrics say which replica this is, the Discord shards it runs,
+ * the turns it holds and whether the platform budgets are shared (or paced alone, Redis away).
+ */
+async function showReplica(http: HttpServer, metrics: ReturnType<typeof createMetrics>, bridge: CoreBridge, bus: ReplicaBus, shared: SharedLimiters | undefined, env: NodeJS.ProcessEnv): Promise<void> {
+  const { Gauge } = await import('prom-client');
+  const shards = env.DISCORD_SHARD_COUNT ? `${env.DISCORD_SHARDS ?? 'all'}/${env.DISCORD_SHARD_COUNT}` : '';
+  new Gauge({ name: 'turnbridge_replica_info', help: 'This replica (always 1), with its id and Discord shards.', labelNames: ['replica', 'shards'], registers: [metrics.registry] })
+    .set({ replica: bus.id, shards }, 1);
+  new Gauge({
+    name: 'turnbridge_shared_budgets', help: 'Platform budgets: 1 = shared by every replica through Redis, 0 = paced by this replica alone.', registers: [metrics.registry],
+    collect() { this.set(shared?.state === 'shared' ? 1 : 0); },
+  });
+  http.addReadyDetail('replica', () => {
+    const s = bridge.stats();
+    return { id: bus.id, ...(shards ? { discordShards: shards } : {}), heldTurns: s.activeAgents + s.queued, sharedBudgets: shared?.state ?? 'off' };
+  });
 }
 
 async function listen(http: HttpServer, config: BridgeConfig): Promise<void> {

@@ -10,6 +10,7 @@ import type { BridgeContext } from './context.js';
 import { conversationKey } from './conversation-key.js';
 import { executeTurn } from './execute-turn.js';
 import { identityOf, parseIdentity } from './identity.js';
+import { takeTicket } from './conversation-order.js';
 import { routeMessage } from './routing.js';
 import { findStoppable, stopTurn } from './stop-control.js';
 import { createTurn, type Turn } from './turn.js';
@@ -241,6 +242,8 @@ async function enqueue(
     // The bot owns this thread from now on: follow-ups without a mention continue it (after restarts too).
     await ctx.guarded('own-thread', t.key, () => ctx.state.threads.own(t.key, ctx.ownThreadTtlMs), undefined);
   }
+  // Arrival order is the order Redis hands out tickets: taken before the message counts as accepted.
+  await takeTicket(ctx, turn);
   // Remembered in the store, so a restart does not announce it again in the same conversation.
   // Asked only once the turn is accepted: a first message refused as busy keeps the banner for later.
   // The first accepted turn makes its writer the conversation's author (`new` / `reset` is theirs).

@@ -12,6 +12,7 @@ import type { ConversationNotices, RuleStore } from './rule-store.js';
 import type { ConversationAuthors } from './conversation-author.js';
 import type { SessionStore } from './session-store.js';
 import type { BridgeState } from '../state/index.js';
+import type { ConversationGate } from '../replicas/index.js';
 import type { Turn } from './turn.js';
 import type { TurnQueue } from './turn-queue.js';
 
@@ -55,6 +56,8 @@ export interface BridgeContext {
   /** Who started each conversation (`new` / `reset` is theirs), in the store from its first accepted turn. */
   authors: ConversationAuthors;
   audit: AuditTrail;
+  /** Several replicas: one turn at a time per conversation across all of them (Redis). */
+  gate?: { gate: ConversationGate; replicaId: string };
   closing: boolean;
   updateGauges(): void;
 }

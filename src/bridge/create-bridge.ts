@@ -5,6 +5,7 @@ import { createDelivery as defaultCreateDelivery } from '../delivery/index.js';
 import type { Delivery } from '../delivery/types.js';
 import type { Surface } from '../delivery/surface.js';
 import type { Logger } from '../log.js';
+import type { ConversationGate, ReplicaBus } from '../replicas/index.js';
 import { loadProfile as defaultLoadProfile } from '../profile/index.js';
 import { run as defaultRun } from '../runner/index.js';
 import { acceptMessage } from './accept-message.js';
@@ -13,6 +14,7 @@ import { checkAccess } from './access.js';
 import { routeMessage } from './routing.js';
 import { createAccessGrants, type AccessGrants } from './access-grants.js';
 import type { Bridge, BridgeConfig, BridgeStats } from './api.js';
+import { createActionForwarding, type LocalHandlers } from './action-forwarding.js';
 import type { BridgeContext, RunTurn } from './context.js';
 import { createAuditTrail, type AuditTrail } from './audit.js';
 import { createGuardedOps, createKv, type KvStore } from './kv.js';
@@ -66,6 +68,10 @@ export interface CreateBridgeOptions {
    * a crashed run left is finished. Default false (tests that never call recover()).
    */
   recoverAtStart?: boolean;
+  /** Several replicas: clicks and Stops this replica does not hold are forwarded over it. */
+  bus?: ReplicaBus;
+  /** Several replicas: one turn at a time per conversation across all of them. */
+  gate?: ConversationGate;
 }
 
 /** The Bridge plus what operations need: metrics for /metrics. */
@@ -179,6 +185,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     notices: createConversationNotices(kv),
     authors: createConversationAuthors(kv),
     audit,
+    ...(opts.gate && opts.bus ? { gate: { gate: opts.gate, replicaId: opts.bus.id } } : {}),
     closing: false,
     updateGauges() {
       metrics.setQueueDepth(ctx.queue.waiting);
@@ -217,6 +224,17 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     logger.info('bridge stopped');
   }
 
+  const local: LocalHandlers = {
+    holds: (id) => ctx.turns.has(id) || ctx.broker.holds(id),
+    async action(ev) {
+      if (ev.action === 'stop') await handleStopAction(ctx, ev.id, ev.user, ev.platform, ev.notifyPrivately);
+      else if (ev.action === 'rerun') await handleRerunAction(ctx, ev.id, ev.user, ev.platform, ev.notifyPrivately);
+      else await ctx.broker.handleAction(ev);
+    },
+    form: (ev) => ctx.broker.handleFormSubmit(ev),
+  };
+  const forwarding = opts.bus ? createActionForwarding(opts.bus, local, logger) : undefined;
+
   const bridge: CoreBridge = {
     logger,
     metrics,
@@ -242,9 +260,9 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
       const notify = (text: string) =>
         ev.notifyPrivately(text).catch((err: unknown) => logger.warn({ err, platform: ev.platform }, 'could not notify the clicker'));
       await gate;
-      if (ev.action === 'stop') await handleStopAction(ctx, ev.id, ev.user, ev.platform, notify);
-      else if (ev.action === 'rerun') await handleRerunAction(ctx, ev.id, ev.user, ev.platform, notify);
-      else await ctx.broker.handleAction({ ...ev, notifyPrivately: notify });
+      const clicked = { ...ev, notifyPrivately: notify };
+      if (await forwarding?.action(clicked)) return;
+      await local.action(clicked);
     },
     async admits(msg) {
       const full = { ...msg, text: '', attachments: [], eventId: '', receivedAt: 0 };
@@ -254,7 +272,8 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
       const notify = (text: string) =>
         ev.notifyPrivately(text).catch((err: unknown) => logger.warn({ err, platform: ev.platform }, 'could not notify the submitter'));
       await gate;
-      return ctx.broker.handleFormSubmit({ ...ev, notifyPrivately: notify });
+      const submitted = { ...ev, notifyPrivately: notify };
+      return (await forwarding?.form(submitted)) ?? local.form(submitted);
     },
     claimEvent(platform, id) {
       // A failing store answers true: a rare repeat is better than a lost message.

@@ -2,6 +2,7 @@ import type { Attachment, PermissionDecision } from '../protocol/types.js';
 import type { RunResult } from '../runner/types.js';
 import type { BridgeContext } from './context.js';
 import { createMentionGuard } from './mention-guard.js';
+import { awaitTurnOfConversation, releaseTicket } from './conversation-order.js';
 import { cancelledOutcome, outcomeOf } from './outcome.js';
 import type { Turn } from './turn.js';
 
@@ -54,12 +55,11 @@ function sessionSaver(ctx: BridgeContext, turn: Turn, generation: number, author
 export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void> {
   const { msg, log } = turn;
   const react = (state: 'working' | 'success' | 'failure') => {
-    if (!msg.source || !turn.surface.react) return;
-    turn.surface.react(msg.source, state).catch((err: unknown) => log.debug({ err, state }, 'reaction failed'));
+    if (msg.source) void turn.delivery.react(msg.source, state);
   };
   react('working');
   try {
-    const got = await turn.slot;
+    const got = (await turn.slot) && (await awaitTurnOfConversation(ctx, turn));
     if (!got) {
       const outcome = cancelledOutcome(turn);
       const stats = await turn.finishReply(outcome);
@@ -190,6 +190,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
     while (ctx.ended.size > REMEMBER_ENDED) ctx.ended.delete(ctx.ended.keys().next().value!);
     ctx.broker.expireTurn(turn.id);
     ctx.updateGauges();
+    await releaseTicket(ctx, turn);
     await turn.files; // a download still running (turn stopped while waiting) lands before cleanup
     await turn.recorder.finished();
     if (msg.cleanup) await msg.cleanup().catch((err: unknown) => log.warn({ err }, 'attachment cleanup failed'));

@@ -49,6 +49,8 @@ export interface PermissionBroker {
   /** Resolves once every prompt edit started so far has landed (or failed). */
   idle(): Promise<void>;
   readonly open: number;
+  /** Whether this broker holds an open prompt with this id (else another replica may). */
+  holds(promptId: string): boolean;
 }
 
 export interface PermissionBrokerOptions {
@@ -273,6 +275,8 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
       if (req.signal.aborted) return { behavior: 'deny', message: 'The turn ended before the request was shown.' };
       return show(req, key);
     },
+
+    holds: (promptId) => open.has(promptId),
 
     async handleAction(ev) {
       if (ev.action === 'stop') return;

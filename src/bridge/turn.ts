@@ -1,4 +1,5 @@
 import type { Delivery, DeliveryStats, LiveReply, ReplyOutcome } from '../delivery/types.js';
+import type { Ticket } from '../replicas/index.js';
 import type { Surface, UserRef } from '../delivery/surface.js';
 import type { Logger } from '../log.js';
 import type { Profile } from '../profile/index.js';
@@ -31,6 +32,8 @@ export interface Turn extends QueueEntry {
   state: TurnState;
   /** The message's files, fetched after the turn was accepted (see InboundMessage.download). */
   files?: Promise<void>;
+  /** Several replicas: the conversation's ticket, taken on arrival (undefined: no gate, or Redis away). */
+  ticket?: Promise<Ticket | undefined>;
   reply?: LiveReply;
   startedAt?: number;
   /** Set when someone pressed Stop (or sent `stop`). */

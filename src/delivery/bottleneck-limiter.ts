@@ -26,28 +26,36 @@ export function intervalOf(budget: RateBudget): number {
   return Math.ceil(60_000 / budget.perMinute);
 }
 
-export const createBottleneckLimiter: LimiterFactory = (budget) => {
+/**
+ * The bottleneck settings for a budget, the same for a local limiter and for one clustered on
+ * Redis, so one replica alone and N replicas together pace alike.
+ */
+export function bottleneckSettings(budget: RateBudget): Bottleneck.ConstructorOptions {
   const interval = intervalOf(budget);
   const burst = Math.max(1, Math.floor(budget.burst ?? 1));
-  // Settings are fixed at creation: bottleneck 2.19.5's updateSettings() stops the reservoir
-  // heartbeat for good (LocalDatastore._startHeartbeat clears it and never restarts it), so
-  // 429 slowdowns are applied by the limiter pool instead.
-  const limiter = new Bottleneck(
-    burst <= 1
-      ? { maxConcurrent: null, minTime: interval }
-      : {
-          maxConcurrent: null,
-          reservoir: burst,
-          reservoirIncreaseInterval: interval,
-          reservoirIncreaseAmount: 1,
-          reservoirIncreaseMaximum: burst,
-          heartbeatInterval: Math.min(250, interval),
-        },
-  );
+  return burst <= 1
+    ? { maxConcurrent: null, minTime: interval }
+    : {
+        maxConcurrent: null,
+        reservoir: burst,
+        reservoirIncreaseInterval: interval,
+        reservoirIncreaseAmount: 1,
+        reservoirIncreaseMaximum: burst,
+        heartbeatInterval: Math.min(250, interval),
+      };
+}
+
+/** Wrap a bottleneck instance as a RateLimiter. */
+export function wrapBottleneck(limiter: Bottleneck): RateLimiter {
   return {
     schedule: (fn, o) => limiter.schedule({ priority: o?.priority ?? DEFAULT_PRIORITY }, fn),
     async stop() {
       await limiter.stop({ dropWaitingJobs: true }).catch(() => undefined);
     },
   };
-};
+}
+
+// Settings are fixed at creation: bottleneck 2.19.5's updateSettings() stops the reservoir
+// heartbeat for good (LocalDatastore._startHeartbeat clears it and never restarts it), so
+// 429 slowdowns are applied by the limiter pool instead.
+export const createBottleneckLimiter: LimiterFactory = (budget) => wrapBottleneck(new Bottleneck(bottleneckSettings(budget)));

@@ -9,7 +9,7 @@ import { createLiveReply } from './live-reply.js';
 import { createRecoveryOps } from './recovery-ops.js';
 import { MessageSlot } from './message-slot.js';
 import { splitMessage } from './split-message.js';
-import type { Conversation, MessageRef, Surface } from './surface.js';
+import type { Conversation, MessageRef, ReactionState, SourceMessageRef, Surface } from './surface.js';
 import type { Delivery, DeliveryStats } from './types.js';
 
 export interface CreateDeliveryOptions {
@@ -71,6 +71,15 @@ export function createDelivery(surface: Surface, opts: CreateDeliveryOptions = {
       track(stats);
       if (!first) logger.error({ platform: surface.platform }, 'a one-off message could not be posted');
       return first;
+    },
+
+    async react(source, state) {
+      if (!surface.react) return;
+      try {
+        await pool.run(surface.reactBudgets?.(source, state) ?? [], () => surface.react!(source, state));
+      } catch (err) {
+        logger.debug({ err, state, platform: surface.platform }, 'reaction failed');
+      }
     },
 
     close: () => pool.stop(),

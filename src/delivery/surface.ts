@@ -131,6 +131,11 @@ export interface Surface extends SurfaceExtras {
   showTyping?(conversation: Conversation): Promise<void>;
   /** Optional: reflect turn state on the user's message (reactions). Failures are logged, not fatal. */
   react?(source: SourceMessageRef, state: ReactionState): Promise<void>;
+  /**
+   * With `react`: the budgets one `react(source, state)` spends (all of them, in order). Reactions
+   * count against the same workspace budgets as everything else, so delivery paces them too.
+   */
+  reactBudgets?(source: SourceMessageRef, state: ReactionState): RateBudget[];
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { PartialChunk } from '../protocol/types.js';
-import type { Conversation, MessageContent, MessageRef, PermissionPromptView, UserRef } from './surface.js';
+import type { Conversation, MessageContent, MessageRef, PermissionPromptView, ReactionState, SourceMessageRef, UserRef } from './surface.js';
 
 /** How a turn ended, as the live reply must show it. */
 export type ReplyOutcome =
@@ -101,4 +101,9 @@ export interface Delivery {
   rewritePrompt(ref: MessageRef, view: PermissionPromptView): Promise<boolean>;
   /** Recovery: stop a native stream started before the restart. */
   stopStream(ref: MessageRef, final: MessageContent): Promise<boolean>;
+  /**
+   * Reflect a turn's state on the user's message (reactions), paced by the same limiters as
+   * messages. Never throws: a reaction is decoration, its failure is logged.
+   */
+  react(source: SourceMessageRef, state: ReactionState): Promise<void>;
 }

@@ -1,16 +1,18 @@
 /**
- * A real redis-server on a free loopback port (Debian's redis-server; .ci/run installs it when
- * missing), for the tests of the Redis state backend.
+ * A real redis-server on a free loopback port, for the tests of everything shared through Redis
+ * (Debian's redis-server; .ci/run installs it when missing).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 
 export interface RedisServer {
   readonly url: string;
+  readonly port: number;
+  /** Ends the server (SIGKILL: what a crashed Redis looks like to its clients). */
   stop(): void;
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer().listen(0, '127.0.0.1', () => {
       const { port } = s.address() as { port: number };
@@ -20,12 +22,13 @@ function freePort(): Promise<number> {
   });
 }
 
-export async function startRedisServer(): Promise<RedisServer> {
+/** Starts redis-server on `port` (default: a free one) and resolves once it accepts connections. */
+export async function startRedisServer(port?: number): Promise<RedisServer> {
   if (spawnSync('redis-server', ['--version']).error) {
     throw new Error('redis-server is not installed: apt-get install -y redis-server (.ci/run does this)');
   }
-  const port = await freePort();
-  const server: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const p = port ?? (await freePort());
+  const server: ChildProcess = spawn('redis-server', ['--port', String(p), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     let out = '';
     server.stdout!.on('data', (d: Buffer) => {
@@ -34,5 +37,5 @@ export async function startRedisServer(): Promise<RedisServer> {
     });
     server.on('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${out.slice(-500)}`)));
   });
-  return { url: `redis://127.0.0.1:${port}`, stop: () => void server.kill('SIGKILL') };
+  return { url: `redis://127.0.0.1:${p}`, port: p, stop: () => void server.kill('SIGKILL') };
 }

@@ -34,12 +34,17 @@ export interface DiscordConfig {
   keepAttachments: boolean;
   /** Parent of per-turn download directories (default the OS temp dir). */
   attachmentsDir?: string;
+  /**
+   * Gateway shards this replica runs, of `count` in all (several replicas: each its own shards,
+   * so no event arrives twice). Absent: one shard, [0] of 1. DMs always arrive on shard 0.
+   */
+  shards?: { ids: number[]; count: number };
   routes: RouteConfig[];
 }
 
 /** Keys of the `discord:` section (snake_case; camelCase is accepted too). */
 const KNOWN_KEYS = ['enabled', 'read_unmentioned', 'ignore_bots', 'allow_bots', 'reactions', 'reply', 'thread_auto_archive_minutes',
-  'typing_interval_ms', 'max_attachment_bytes', 'max_attachments', 'keep_attachments', 'attachments_dir'];
+  'typing_interval_ms', 'max_attachment_bytes', 'max_attachments', 'keep_attachments', 'attachments_dir', 'shards', 'shard_count'];
 
 function snake(key: string): string {
   return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -90,6 +95,28 @@ export function normaliseApiUrl(raw: string): string {
   return url.toString().replace(/\/+$/, '').replace(/\/v\d+$/, '');
 }
 
+/**
+ * `shards` + `shard_count` (turnbridge.yaml) or DISCORD_SHARDS + DISCORD_SHARD_COUNT: which shards
+ * this replica runs. Both or neither (discord.js alone would turn `shards: [1]` into shard [1, 1]).
+ */
+function parseShards(section: Record<string, unknown>, env: NodeJS.ProcessEnv, file?: string): DiscordConfig['shards'] {
+  const fromEnv = env.DISCORD_SHARDS !== undefined || env.DISCORD_SHARD_COUNT !== undefined;
+  const idsField = fromEnv ? 'DISCORD_SHARDS' : 'discord.shards';
+  const countField = fromEnv ? 'DISCORD_SHARD_COUNT' : 'discord.shard_count';
+  const rawIds: unknown = fromEnv ? env.DISCORD_SHARDS?.split(',').map((s) => (s.trim() === '' ? NaN : Number(s))) : section.shards;
+  const rawCount: unknown = fromEnv ? (env.DISCORD_SHARD_COUNT === undefined ? undefined : Number(env.DISCORD_SHARD_COUNT)) : section.shard_count;
+  if (rawIds === undefined && rawCount === undefined) return undefined;
+  const hint = 'e.g. shards 0,1 of shard_count 4 on one replica and 2,3 on the other; every shard must run on exactly one replica';
+  if (typeof rawCount !== 'number' || !Number.isInteger(rawCount) || rawCount < 1) {
+    throw invalid(fromEnv ? undefined : file, countField, fromEnv ? env.DISCORD_SHARD_COUNT : rawCount, 'the total number of shards, a whole number >= 1', hint);
+  }
+  const ids = rawIds === undefined ? Array.from({ length: rawCount }, (_, i) => i) : rawIds;
+  if (!Array.isArray(ids) || ids.length === 0 || !ids.every((n) => Number.isInteger(n) && n >= 0 && n < rawCount) || new Set(ids).size !== ids.length) {
+    throw invalid(fromEnv ? undefined : file, idsField, fromEnv ? env.DISCORD_SHARDS : rawIds, `distinct shard ids from 0 to ${rawCount - 1}`, hint);
+  }
+  return { ids: [...ids].sort((a, b) => a - b), count: rawCount };
+}
+
 export function parseDiscordConfig(config: BridgeConfig, env: NodeJS.ProcessEnv): DiscordConfig {
   const file = config.file;
   const token = (env.DISCORD_TOKEN ?? '').trim().replace(/^Bot\s+/i, '');
@@ -118,6 +145,7 @@ export function parseDiscordConfig(config: BridgeConfig, env: NodeJS.ProcessEnv)
   const dir = section.attachments_dir;
   if (dir !== undefined && (typeof dir !== 'string' || !dir)) throw invalid(file, 'discord.attachments_dir', dir, 'a directory path');
   const allowBots = section.allow_bots === undefined ? undefined : bool(section, 'allow_bots', false, file);
+  const shards = parseShards(section, env, file);
   const routes = config.routes ?? [];
   routes.forEach((r, i) => {
     if (r.platform !== undefined && r.platform !== 'discord') return;
@@ -139,6 +167,7 @@ export function parseDiscordConfig(config: BridgeConfig, env: NodeJS.ProcessEnv)
     maxAttachments: positiveInt(section, 'max_attachments', file),
     keepAttachments: bool(section, 'keep_attachments', false, file),
     attachmentsDir: dir as string | undefined,
+    ...(shards ? { shards } : {}),
     routes,
   };
 }

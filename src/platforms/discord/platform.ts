@@ -41,6 +41,7 @@ export function createDiscordPlatform(opts: DiscordPlatformOptions): Platform {
   const client = new Client({
     ...extra,
     intents: baseIntents,
+    ...(cfg.shards ? { shards: cfg.shards.ids, shardCount: cfg.shards.count } : {}),
     partials: [Partials.Channel],
     rest: { ...(cfg.apiUrl ? { api: cfg.apiUrl } : {}), ...extra.rest, rejectOnRateLimit: (data) => limits.shouldReject(data) },
   });

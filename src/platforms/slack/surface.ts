@@ -25,6 +25,8 @@ export const SLACK_LIMITS = {
   updatePerMinute: 50,
   /** chat.delete: Tier 3 (the control message of a streamed reply). */
   deletePerMinute: 50,
+  /** reactions.add / reactions.remove: Tier 3, per workspace. */
+  reactionsPerMinute: 50,
 } as const;
 
 /** How long a user group's member list is reused. */
@@ -147,6 +149,11 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
           logger.info({ err: code }, 'slack assistant.threads.setStatus unavailable; typing status turned off');
         }
       }
+    },
+
+    reactBudgets(source: SourceMessageRef, state: ReactionState): RateBudget[] {
+      const method = (m: string): RateBudget => ({ key: `slack:${source.conversation.space}:${m}`, perMinute: Math.floor(SLACK_LIMITS.reactionsPerMinute * HEADROOM * scale), burst: 1 });
+      return state === 'working' ? [method('reactions.add')] : [method('reactions.remove'), method('reactions.add')];
     },
 
     async react(source: SourceMessageRef, state: ReactionState): Promise<void> {

@@ -6,7 +6,7 @@
 import { EventEmitter } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { FakeGateway, INTENTS } from './gateway.js';
+import { FakeGateway, INTENTS, shardOf } from './gateway.js';
 import {
   channelPayload, guildCreatePayload, makeWorld, memberPayload, messagePayload, ALL_PERMISSIONS,
   type FakeAttachment, type FakeChannel, type FakeMessage, type FakeUser, type World,
@@ -89,13 +89,16 @@ export class FakeDiscord extends EventEmitter {
       token: this.token,
       heartbeatIntervalMs: opts.heartbeatIntervalMs ?? 1000,
       allowMessageContent: opts.allowMessageContent ?? true,
-      ready: (sessionId, resumeUrl) => ({
-        ready: {
-          v: 10, user: this.world.bot, guilds: [{ id: this.world.guild.id, unavailable: true }], session_id: sessionId,
-          resume_gateway_url: resumeUrl, shard: [0, 1], application: { id: this.world.bot.id, flags: 0 }, private_channels: [], relationships: [],
-        },
-        guildCreate: guildCreatePayload(this.world, [...this.channels.values()].filter((c) => c.guild_id)),
-      }),
+      ready: (sessionId, resumeUrl, shard) => {
+        const mine = shardOf(this.world.guild.id, shard[1]) === shard[0];
+        return {
+          ready: {
+            v: 10, user: this.world.bot, guilds: mine ? [{ id: this.world.guild.id, unavailable: true }] : [], session_id: sessionId,
+            resume_gateway_url: resumeUrl, shard, application: { id: this.world.bot.id, flags: 0 }, private_channels: [], relationships: [],
+          },
+          guildCreates: mine ? [guildCreatePayload(this.world, [...this.channels.values()].filter((c) => c.guild_id))] : [],
+        };
+      },
     });
     this.server = createServer((req, res) => { void handleRest(this, req, res); });
     this.server.on('upgrade', (req, socket, head) => this.gateway.handleUpgrade(req, socket, head));
@@ -200,10 +203,11 @@ export class FakeDiscord extends EventEmitter {
     const text = opts.mention ? `<@${this.world.bot.id}> ${content}` : content;
     const mentions = opts.mention ? [this.world.bot] : [];
     const msg = this.store({ channel_id: ch.id, guild_id: ch.guild_id, author: user, content: text, attachments: opts.attachments ?? [], mentions });
-    const hasContent = (this.gateway.intents & INTENTS.MessageContent) || opts.mention || user.id === this.world.bot.id;
+    const intents = this.gateway.intentsFor(ch.guild_id);
+    const hasContent = (intents & INTENTS.MessageContent) || opts.mention || user.id === this.world.bot.id;
     const payload = { ...messagePayload(msg), channel_type: ch.type, member: memberPayload(user, this.world.memberRoles.get(user.id) ?? [], false) };
     if (!hasContent) Object.assign(payload, { content: '', attachments: [], embeds: [], components: [] });
-    if (this.gateway.intents & INTENTS.GuildMessages) this.gateway.dispatch('MESSAGE_CREATE', payload);
+    if (intents & INTENTS.GuildMessages) this.gateway.dispatch('MESSAGE_CREATE', payload);
     return msg;
   }
 

@@ -86,7 +86,8 @@ export function makeWorld(): World {
     alice: makeUser('alice'), bob: makeUser('bob'), carol: makeUser('carol'), dave: makeUser('dave'), erin: makeUser('erin'),
     otherbot: makeUser('otherbot', true),
   };
-  const guildId = snowflake();
+  // Its timestamp part is odd, so with 2 shards the guild is on shard 1 and DMs on shard 0.
+  const guildId = (BigInt(snowflake()) | (1n << 22n)).toString();
   const approvers = { id: snowflake(), name: 'approvers' };
   const guild = { id: guildId, name: 'Fake Guild', roles: [{ id: guildId, name: '@everyone' }, approvers] };
   const memberRoles = new Map<string, string[]>([...Object.values(users), bot].map((u) => [u.id, u === users.carol ? [approvers.id] : []]));

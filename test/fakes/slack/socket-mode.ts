@@ -2,6 +2,9 @@
  * The Socket Mode side of the fake: apps.connections.open hands out ws:// URLs with a ticket;
  * the socket gets `hello`, then envelopes (events_api, interactive) that the client must ack
  * by envelope_id. `disconnect` messages and server-side closes exercise reconnects.
+ * With several connections open (several replicas of one app), `spread` says which one gets an
+ * envelope: Slack sends each to one connection of its choosing, so an event and the click on
+ * the prompt it caused can reach different replicas. `round-robin` does that deterministically.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
@@ -32,6 +35,12 @@ export class SocketModeHub {
   /** Every socket ever opened (tests assert reconnects). */
   opened = 0;
   acks: string[] = [];
+  /** Which open connection gets the next envelope: the newest (default) or each in turn. */
+  spread: 'latest' | 'round-robin' = 'latest';
+  private turn = 0;
+  /** Connection number (in order of opening, from 1) that each envelope was sent to. */
+  readonly deliveredTo = new Map<string, number>();
+  private readonly numbers = new WeakMap<WebSocket, number>();
 
   constructor(server: Server, private readonly appId: string, private readonly onChange: () => void) {
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -60,6 +69,7 @@ export class SocketModeHub {
   private onConnection(ws: WebSocket): void {
     this.sockets.add(ws);
     this.opened++;
+    this.numbers.set(ws, this.opened);
     ws.on('message', (data) => {
       let msg: { envelope_id?: string; payload?: unknown };
       try {
@@ -93,7 +103,7 @@ export class SocketModeHub {
 
   private async socket(timeoutMs: number): Promise<WebSocket> {
     const open = [...this.sockets].filter((s) => s.readyState === s.OPEN);
-    if (open.length) return open[open.length - 1]!;
+    if (open.length) return this.spread === 'latest' ? open[open.length - 1]! : open[this.turn++ % open.length]!;
     await new Promise<void>((resolve, reject) => {
       const t = setTimeout(() => reject(new Error('fake slack: no Socket Mode connection to deliver to')), timeoutMs);
       this.waiters.push(() => { clearTimeout(t); resolve(); });
@@ -112,6 +122,7 @@ export class SocketModeHub {
         reject(new Error(`fake slack: envelope ${envelope.type} not acked`));
       }, timeoutMs);
       this.pending.set(id, { resolve, reject, timer });
+      this.deliveredTo.set(id, this.numbers.get(ws) ?? 0);
       ws.send(JSON.stringify(full));
     });
   }

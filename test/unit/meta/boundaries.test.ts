@@ -29,7 +29,8 @@ const ALLOWED: Record<string, string[]> = {
   delivery: ['protocol'],
   state: ['delivery'],
   config: ['protocol', 'profile', 'bridge'],
-  bridge: ['protocol', 'profile', 'runner', 'delivery', 'config', 'state'],
+  replicas: [],
+  bridge: ['protocol', 'profile', 'runner', 'delivery', 'config', 'state', 'replicas'],
   // The doctor checks everything below the entry points; platform checks load on demand.
   doctor: ['profile', 'config', 'bridge', 'platforms/slack', 'platforms/discord'],
 };

@@ -1,0 +1,179 @@
+/**
+ * The replicas of one bridge talk through Redis: each announces itself with a heartbeat key
+ * (a TTL that it renews), and a click or a Stop that lands on a replica which does not hold the
+ * agent process is forwarded to the others over pub/sub, so the one that holds it decides.
+ *
+ * Forwarding is a request with a deadline: the receiving replica has already acknowledged the
+ * platform (Slack's 3 s, Discord's interaction deadline), asks everyone, and takes the first
+ * "handled" answer; no answer before the deadline means nobody holds it (the click expired).
+ * Pub/sub loses what is published while a replica is away, which is right for clicks: a click
+ * for a replica that is gone can only expire, and the crash recovery finalizes its prompts.
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Redis } from 'ioredis';
+import type { Logger } from '../log.js';
+
+/** What a replica publishes about itself, under its heartbeat key. */
+export interface ReplicaInfo {
+  id: string;
+  startedAt: number;
+  /** What it serves, e.g. ['slack', 'discord:0,1/2']. */
+  serves: string[];
+}
+
+/** A forwarded request: a click or a Stop (any JSON the bridge puts in). */
+export interface Forwarded<T> {
+  from: string;
+  body: T;
+}
+
+
+export interface ReplicaBus {
+  readonly id: string;
+  /** Resolves true once subscribed and announced (false when Redis did not answer in time). */
+  ready(timeoutMs?: number): Promise<boolean>;
+  /**
+   * Ask the other replicas to handle `body`. Resolves with the answer of the one that handled
+   * it, or undefined once `timeoutMs` passed without one (at once when Redis is away).
+   */
+  forward<T, R>(body: T, timeoutMs?: number): Promise<R | undefined>;
+  /**
+   * Serve requests forwarded by other replicas: `handler` answers undefined for what this
+   * replica does not hold (nothing is sent back then), else the answer (JSON).
+   */
+  serve<T, R>(handler: (req: Forwarded<T>) => Promise<R | undefined>): void;
+  /** Replicas whose heartbeat is live (this one included). */
+  replicas(): Promise<ReplicaInfo[]>;
+  /** Whether a replica's heartbeat is live. */
+  alive(id: string): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface ReplicaBusOptions {
+  redisUrl: string;
+  logger: Logger;
+  /** Default TURNBRIDGE_REPLICA_ID, else host name, pid and a random suffix. */
+  id?: string;
+  serves?: string[];
+  /** Key prefix (default `tb`). */
+  prefix?: string;
+  /** Heartbeat TTL (default 15 s), renewed every third of it. A dead replica is noticed after it. */
+  heartbeatTtlMs?: number;
+  now?: () => number;
+}
+
+export function defaultReplicaId(env: NodeJS.ProcessEnv = process.env): string {
+  return env.TURNBRIDGE_REPLICA_ID?.trim() || `${hostname()}-${process.pid}-${randomUUID().slice(0, 6)}`;
+}
+
+type Wire =
+  | { kind: 'request'; rid: string; from: string; body: unknown }
+  | { kind: 'answer'; rid: string; from: string; answer: unknown };
+
+export function createReplicaBus(opts: ReplicaBusOptions): ReplicaBus {
+  const id = opts.id ?? defaultReplicaId();
+  const prefix = opts.prefix ?? 'tb';
+  const ttl = opts.heartbeatTtlMs ?? 15_000;
+  const now = opts.now ?? Date.now;
+  const logger = opts.logger.child({ component: 'replicas', replica: id });
+  const info: ReplicaInfo = { id, startedAt: now(), serves: opts.serves ?? [] };
+  // Commands wait for a connection through one reconnect attempt at most, then fail: a replica
+  // never blocks a click on a Redis that is away (forward() has its own deadline too).
+  const redisOptions = { maxRetriesPerRequest: 1, connectTimeout: 3_000 };
+  const pub = new Redis(opts.redisUrl, redisOptions);
+  const sub = new Redis(opts.redisUrl, redisOptions);
+  for (const c of [pub, sub]) c.on('error', (err: Error) => logger.debug({ err: err.message }, 'replica bus: redis error'));
+
+  const requests = `${prefix}:replicas:requests`;
+  const answers = `${prefix}:replicas:answers:${id}`;
+  const beatKey = (rid: string) => `${prefix}:replica:${rid}`;
+  const waiting = new Map<string, (a: unknown) => void>();
+  let handler: ((req: Forwarded<unknown>) => Promise<unknown>) | undefined;
+
+  const subscribed = sub.subscribe(requests, answers).then(() => true, (err: Error) => {
+    logger.warn({ err: err.message }, 'replica bus: subscribe failed');
+    return false;
+  });
+  sub.on('message', (channel: string, raw: string) => {
+    let msg: Wire;
+    try {
+      msg = JSON.parse(raw) as Wire;
+    } catch {
+      return;
+    }
+    if (msg.kind === 'answer' && channel === answers) {
+      waiting.get(msg.rid)?.(msg.answer);
+      return;
+    }
+    if (msg.kind !== 'request' || msg.from === id || !handler) return;
+    void handler({ from: msg.from, body: msg.body }).then((answer) => {
+      if (answer === undefined) return;
+      const reply: Wire = { kind: 'answer', rid: msg.rid, from: id, answer };
+      return pub.publish(`${prefix}:replicas:answers:${msg.from}`, JSON.stringify(reply));
+    }).catch((err: unknown) => logger.warn({ err }, 'replica bus: forwarded request failed'));
+  });
+
+  async function beat(): Promise<void> {
+    try {
+      await pub.set(beatKey(id), JSON.stringify(info), 'PX', ttl);
+    } catch (err) {
+      logger.warn({ err: (err as Error).message }, 'replica heartbeat not written (Redis unreachable)');
+    }
+  }
+  const announced = beat();
+  const timer = setInterval(() => void beat(), Math.max(50, Math.floor(ttl / 3)));
+  timer.unref();
+
+  return {
+    id,
+    async ready(timeoutMs = 3_000) {
+      let t: NodeJS.Timeout | undefined;
+      const ok = await Promise.race([
+        Promise.all([subscribed, announced]).then(([s]) => s),
+        new Promise<boolean>((r) => (t = setTimeout(() => r(false), timeoutMs))),
+      ]);
+      clearTimeout(t);
+      return ok;
+    },
+    async forward<T, R>(body: T, timeoutMs = 1_500): Promise<R | undefined> {
+      const rid = randomUUID();
+      return new Promise<R | undefined>((resolve) => {
+        const done = (a: unknown): void => {
+          clearTimeout(t);
+          waiting.delete(rid);
+          resolve(a as R | undefined);
+        };
+        const t = setTimeout(() => done(undefined), timeoutMs);
+        waiting.set(rid, done);
+        const msg: Wire = { kind: 'request', rid, from: id, body };
+        pub.publish(requests, JSON.stringify(msg)).catch(() => done(undefined));
+      });
+    },
+    serve(h) {
+      handler = h as (req: Forwarded<unknown>) => Promise<unknown>;
+    },
+    async replicas() {
+      const keys: string[] = [];
+      let cursor = '0';
+      do {
+        const [next, batch] = await pub.scan(cursor, 'MATCH', beatKey('*'), 'COUNT', 100);
+        cursor = next;
+        keys.push(...batch);
+      } while (cursor !== '0');
+      const values = keys.length ? await pub.mget(...keys) : [];
+      return values.filter((v): v is string => v !== null).map((v) => JSON.parse(v) as ReplicaInfo);
+    },
+    async alive(rid) {
+      return (await pub.exists(beatKey(rid))) === 1;
+    },
+    async close() {
+      clearInterval(timer);
+      for (const done of waiting.values()) done(undefined);
+      // A replica that leaves on purpose says so at once instead of waiting for the TTL.
+      await pub.del(beatKey(id)).catch(() => undefined);
+      sub.disconnect();
+      pub.disconnect();
+    },
+  };
+}
