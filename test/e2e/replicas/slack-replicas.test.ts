@@ -72,7 +72,7 @@ describe('three replicas on one Slack app and one Redis', () => {
     for (const thread of threads) {
       const texts = fake.botMessages('C0REP', thread).filter((m) => !isPrompt(m)).map((m) => visibleText(m).trim());
       assert.equal(texts.length, 3, `one reply per mention in ${thread}: ${JSON.stringify(texts)}`);
-      assert.equal(texts[0], 'session in=', 'the first turn starts a session');
+      assert.equal(texts[0], 'session in=(none)', 'the first turn starts a session');
       // The agent prints the session it was given: turn 2 got turn 1's, turn 3 the same (order kept).
       assert.match(texts[1]!, /^session in=sess-[0-9a-f]+$/, `turn 2 resumed: ${JSON.stringify(texts)}`);
       assert.equal(texts[2], texts[1], `turn 3 resumed the same session: ${JSON.stringify(texts)}`);
