@@ -17,13 +17,13 @@ import type { Bridge, BridgeConfig, BridgeStats } from './api.js';
 import { createActionForwarding, type LocalHandlers } from './action-forwarding.js';
 import type { BridgeContext, RunTurn } from './context.js';
 import { createAuditTrail, type AuditTrail } from './audit.js';
-import { createGuardedOps, createKv, type KvStore } from './kv.js';
+import { createGuardedOps, createKv, createStateKv, type KvStore } from './kv.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { INTERRUPTED_MESSAGE } from './outcome.js';
 import { createPermissionBroker } from './permission-broker.js';
 import { createProfileCache, type ProfileLoader } from './profile-cache.js';
 import { createConversationNotices, createRuleStore } from './rule-store.js';
-import { buildKeyv, createSessionStore, guardSessionStore, type SessionStore } from './session-store.js';
+import { createSessionStore, guardSessionStore, type SessionStore } from './session-store.js';
 import { createState, type BridgeState } from '../state/index.js';
 import { conversationKey } from './conversation-key.js';
 import { handleStopAction } from './stop-control.js';
@@ -45,8 +45,8 @@ export interface CreateBridgeOptions {
   /** Default: createAccessGrants(config, logger) (same backend as the sessions). */
   grants?: AccessGrants;
   /**
-   * Rules, notices and the audit trail. Default: the session store's keyv (the embedded file or
-   * Redis); with an injected `store` and no `kv`, an in-memory keyv.
+   * Rules, notices, authors and the audit trail. Default: the bridge state (SQLite or Redis);
+   * with an injected `store` and no `kv`, an in-memory keyv.
    */
   kv?: KvStore;
   /** Default: runner run(). */
@@ -119,9 +119,9 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
   let recovery: { state: 'waiting' | 'running' | 'done'; promise?: Promise<RecoveryReport> } = { state: opts.recoverAtStart ? 'waiting' : 'done' };
   let openGate!: () => void;
   const gate = opts.recoverAtStart ? new Promise<void>((r) => (openGate = r)) : Promise.resolve();
-  // Rules, notices and the audit trail stay on keyv (embedded file or Redis) for now.
-  const keyv = opts.kv || opts.store ? undefined : buildKeyv(config, logger.child({ component: "kv-store" }), 100);
-  const kv = opts.kv ?? createKv(keyv ?? new Keyv(), logger);
+  // Rules, notices, authors and the audit trail live in the bridge state too (durable, shared by
+  // replicas); a test that injects its own session store gets them in memory.
+  const kv = opts.kv ?? (opts.store ? createKv(new Keyv(), logger) : createStateKv(state.store, logger));
   const rules = createRuleStore(kv);
   const audit = createAuditTrail({ kv, logger, metrics });
   const grants = opts.grants ?? createAccessGrants(config, logger);
@@ -219,8 +219,8 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     await store.close();
     await grants.close();
     await stateOps.drain();
+    await (kv as Partial<{ drain(): Promise<void> }>).drain?.();
     await state.close().catch((err: unknown) => logger.warn({ err }, 'state close failed'));
-    if (keyv) await keyv.disconnect().catch(() => {});
     logger.info('bridge stopped');
   }
 

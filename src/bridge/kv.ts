@@ -7,6 +7,7 @@
  */
 import type Keyv from 'keyv';
 import type { Logger } from '../log.js';
+import type { StateStore } from '../state/index.js';
 
 export interface KvStore {
   get<T>(key: string): Promise<T | undefined>;
@@ -60,6 +61,24 @@ export function createKv(keyv: Keyv, logger: Logger, opts: { opTimeoutMs?: numbe
     },
     set: (key, value, ttlMs) => ops.run('set', key, () => keyv.set(key, value, ttlMs), false),
     delete: (key) => ops.run('delete', key, () => keyv.delete(key), false),
+    drain: () => ops.drain(),
+  };
+}
+
+/**
+ * The same KvStore on the bridge state (SQLite in WAL mode, or Redis): what is written is on
+ * disk (or acknowledged by Redis) before the call resolves, so a kill -9 keeps rules, notices
+ * and the audit trail, and every replica on one Redis sees the same ones.
+ */
+export function createStateKv(store: StateStore, logger: Logger, opts: { opTimeoutMs?: number } = {}): KvStore & { drain(): Promise<void> } {
+  const ops = createGuardedOps(logger.child({ component: 'kv' }), opts.opTimeoutMs ?? 3000, 'going on without it');
+  return {
+    get: <T>(key: string) => ops.run('get', key, () => store.get<T>('kv', key), undefined),
+    set: (key, value, ttlMs) => ops.run('set', key, async () => {
+      await store.set('kv', key, value, ttlMs);
+      return true;
+    }, false),
+    delete: (key) => ops.run('delete', key, () => store.delete('kv', key), false),
     drain: () => ops.drain(),
   };
 }

@@ -1,12 +1,6 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import Keyv from 'keyv';
-import { KeyvFile } from 'keyv-file';
-import KeyvRedis from '@keyv/redis';
 import type { Conversation } from '../delivery/surface.js';
 import type { Logger } from '../log.js';
 import type { BridgeState, SessionRecord } from '../state/index.js';
-import type { BridgeConfig } from './api.js';
 import { conversationKey } from './conversation-key.js';
 import { resumableSessionIdProblem } from '../protocol/index.js';
 import { createGuardedOps } from './kv.js';
@@ -32,23 +26,6 @@ export interface SessionStoreOptions {
   /** A store operation slower than this counts as failed (default 3000 ms). */
   opTimeoutMs?: number;
   now?: () => number;
-}
-
-/**
- * The keyv for the bridge's other small records (permission rules, the audit trail, notices):
- * Redis when REDIS_URL is set, else an embedded file in data_dir. Sessions are not here: they are
- * in the bridge state (src/state/).
- */
-export function buildKeyv(config: BridgeConfig, logger: Logger, writeDelay: number): Keyv {
-  if (config.redisUrl) {
-    logger.info('kv store: redis');
-    const store = new KeyvRedis(config.redisUrl, { throwOnConnectError: false, connectionTimeout: 3000 });
-    return new Keyv({ store, namespace: 'turnbridge:sessions', useKeyPrefix: false });
-  }
-  mkdirSync(config.dataDir, { recursive: true });
-  const filename = join(config.dataDir, 'sessions.json');
-  logger.info({ file: filename }, 'kv store: embedded file');
-  return new Keyv({ store: new KeyvFile({ filename, writeDelay }), namespace: 'sessions' });
 }
 
 export function createSessionStore(state: BridgeState, logger: Logger, opts: SessionStoreOptions = {}): SessionStore {

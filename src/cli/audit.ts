@@ -4,8 +4,8 @@
  * first. It only reads: a running bridge is not disturbed.
  */
 import { AUDIT_KEY, readAuditRecords, type DecisionRecord } from '../bridge/audit.js';
-import { createKv } from '../bridge/kv.js';
-import { buildKeyv } from '../bridge/session-store.js';
+import { createStateKv } from '../bridge/kv.js';
+import { createState } from '../state/index.js';
 import { bridgeEnv } from '../config/bridge-env.js';
 import { loadConfig } from '../config/index.js';
 import { silentLogger } from '../log.js';
@@ -46,8 +46,8 @@ export async function auditCommand(argv: string[], io: CliIo, now = Date.now()):
   const since = values.since === undefined ? now - UNITS.d! : parseSince(values.since, now);
   if (since === undefined) throw usageError('audit', `--since ${JSON.stringify(values.since)}: expected a duration like 30m, 2h, 7d or a date like 2026-12-01T09:00Z`);
   const config = loadConfig({ file: values.config, env: bridgeEnv(io.env) });
-  const keyv = buildKeyv(config, silentLogger, 100);
-  const kv = createKv(keyv, silentLogger);
+  const state = createState(config, silentLogger);
+  const kv = createStateKv(state.store, silentLogger);
   try {
     const records = readAuditRecords(await kv.get(AUDIT_KEY)).filter((r) => r.at >= since).sort((a, b) => a.at - b.at);
     if (values.json) {
@@ -59,6 +59,6 @@ export async function auditCommand(argv: string[], io: CliIo, now = Date.now()):
     }
     return 0;
   } finally {
-    await keyv.disconnect().catch(() => {});
+    await state.close().catch(() => {});
   }
 }

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { createAuditTrail, type DecisionRecord } from '../../../src/bridge/audit.js';
-import { createKv } from '../../../src/bridge/kv.js';
-import { buildKeyv } from '../../../src/bridge/session-store.js';
+import { createStateKv } from '../../../src/bridge/kv.js';
+import { createState } from '../../../src/state/index.js';
 import { parseSince } from '../../../src/cli/audit.js';
 import { silentLogger } from '../../../src/log.js';
 import { makeConfig } from '../bridge/helpers.js';
@@ -27,14 +27,14 @@ test('--since accepts durations and dates', () => {
 test('turnbridge audit prints the decisions in the store since --since, as text or JSON', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'tb-audit-'));
   t.after(() => rmSync(dataDir, { recursive: true, force: true }));
-  const keyv = buildKeyv(makeConfig({ dataDir }), silentLogger, 1);
-  const audit = createAuditTrail({ kv: createKv(keyv, silentLogger), logger: silentLogger });
+  const state = createState(makeConfig({ dataDir }), silentLogger);
+  const audit = createAuditTrail({ kv: createStateKv(state.store, silentLogger), logger: silentLogger });
   const now = Date.now();
   audit.record({ ...base, at: now - 3 * 3_600_000, decision: 'deny', source: 'timeout', latencyMs: 600_000 });
   audit.record({ ...base, at: now - 60_000, decision: 'allow', source: 'thread', user: { id: 'U0ANA', name: 'ana' }, rule: 'Bash(npm test:*)' });
   audit.record({ ...base, at: now - 30_000, decision: 'allow', source: 'rule', rule: 'Bash(npm test:*)', ruleSetBy: { id: 'U0ANA', name: 'ana' }, latencyMs: 0 });
   await audit.idle();
-  await keyv.disconnect();
+  await state.close();
 
   const env = { TURNBRIDGE_DATA_DIR: dataDir, TURNBRIDGE_CONFIG: '' };
   const text = await runCli(['audit', '--since', '1h'], { env });
@@ -53,11 +53,11 @@ test('turnbridge audit prints the decisions in the store since --since, as text 
 
 /** Stores one decision at `at` through the real audit trail in the store `config` names. */
 async function storeDecision(config: ReturnType<typeof makeConfig>, at: number): Promise<void> {
-  const keyv = buildKeyv(config, silentLogger, 1);
-  const audit = createAuditTrail({ kv: createKv(keyv, silentLogger), logger: silentLogger });
+  const state = createState(config, silentLogger);
+  const audit = createAuditTrail({ kv: createStateKv(state.store, silentLogger), logger: silentLogger });
   audit.record({ ...base, at, decision: 'allow', source: 'thread', user: { id: 'U0ANA', name: 'ana' } });
   await audit.idle();
-  await keyv.disconnect();
+  await state.close();
 }
 
 test('turnbridge audit reads .env in its working directory as start does: TURNBRIDGE_DATA_DIR, and REDIS_URL_FILE', async (t) => {
