@@ -7,7 +7,8 @@ import { BANNER_NO_PERMISSION } from '../../../src/bridge/accept-message.js';
 import { createAuditTrail } from '../../../src/bridge/audit.js';
 import { createKv } from '../../../src/bridge/kv.js';
 import { createMetrics } from '../../../src/bridge/metrics.js';
-import { autoAllowLine, describeRule, ruleFor, ruleMatches } from '../../../src/bridge/permission-rules.js';
+import { autoAllowLine, describeRule, parseStoredRules, ruleFor, ruleMatches } from '../../../src/bridge/permission-rules.js';
+import { formatInputPreview } from '../../../src/bridge/input-preview.js';
 import { readEdit, readReason } from '../../../src/bridge/prompt-forms.js';
 import { createRuleStore } from '../../../src/bridge/rule-store.js';
 import type { ActionEvent, PromptForm } from '../../../src/bridge/types.js';
@@ -28,12 +29,38 @@ describe('thread rules', () => {
     assert.ok(!ruleMatches(r, 'Bash', { command: 'npm test && rm -rf ~' }));
     assert.ok(!ruleMatches(r, 'Bash', { command: 'npm test $(curl x)' }));
     assert.ok(!ruleMatches(r, 'Shell', { command: 'npm test' }));
-    assert.equal(describeRule(ruleFor('Bash', { command: 'ls -la' })), 'Bash(ls:*)');
+    assert.equal(describeRule(ruleFor('Bash', { command: 'ls -la' })), 'Bash(ls -la)');
     const exact = ruleFor('Bash', { command: 'echo ok > f.txt' });
     assert.equal(describeRule(exact), 'Bash(echo ok > f.txt)');
     assert.ok(ruleMatches(exact, 'Bash', { command: 'echo ok > f.txt' }));
     assert.ok(!ruleMatches(exact, 'Bash', { command: 'echo ok > g.txt' }));
     assert.equal(describeRule(ruleFor('Bash', { command: 'FOO=1 make' })), 'Bash(FOO=1 make)');
+  });
+
+  it('a Bash input with extra fields still gets a command rule, never a tool-wide one', () => {
+    const bg = { command: 'npm test', description: 'tests', run_in_background: true };
+    const r = ruleFor('Bash', bg);
+    assert.equal(describeRule(r), 'Bash(npm test:*)');
+    assert.ok(ruleMatches(r, 'Bash', { command: 'npm test --coverage', run_in_background: false }));
+    assert.ok(!ruleMatches(r, 'Bash', { command: 'rm -rf ~', run_in_background: true }));
+    assert.ok(!ruleMatches(r, 'Bash', { command: 'npm test', dangerouslyDisableSandbox: true }), 'a sandbox escape is always asked');
+    // An old tool-wide rule (stored before this fix) never covers a shell command.
+    assert.ok(!ruleMatches({ kind: 'tool', tool: 'Bash' }, 'Bash', { command: 'rm -rf ~' }));
+    // The preview and the edit form keep showing the extra fields.
+    assert.match(formatInputPreview({ command: 'ls', dangerouslyDisableSandbox: true }), /dangerouslyDisableSandbox/);
+  });
+
+  it('no bare first-word prefix: a program without a subcommand gets an exact rule', () => {
+    for (const command of ['rm -rf /tmp/x', 'python script.py', 'ls', 'python -c "print(1)"']) {
+      const r = ruleFor('Bash', { command });
+      assert.equal(r.kind, 'exact', command);
+      assert.equal(describeRule(r), `Bash(${command})`);
+      assert.ok(ruleMatches(r, 'Bash', { command }));
+    }
+    assert.ok(!ruleMatches(ruleFor('Bash', { command: 'rm -rf /tmp/x' }), 'Bash', { command: 'rm -rf ~' }));
+    assert.ok(!ruleMatches(ruleFor('Bash', { command: 'python script.py' }), 'Bash', { command: 'python evil.py' }));
+    assert.deepEqual(parseStoredRules([{ rule: { kind: 'prefix', tool: 'Bash', prefix: 'rm' }, setBy: ANA, setAt: 0 }]), []);
+    assert.equal(parseStoredRules([{ rule: { kind: 'prefix', tool: 'Bash', prefix: 'npm test' }, setBy: ANA, setAt: 0 }]).length, 1);
   });
 
   it('other tools get a rule on the tool name; the auto-allow line names the rule and who set it', () => {
