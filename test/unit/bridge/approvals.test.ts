@@ -11,6 +11,7 @@ import { autoAllowLine, describeRule, parseStoredRules, ruleFor, ruleMatches } f
 import { formatInputPreview } from '../../../src/bridge/input-preview.js';
 import { readEdit, readReason } from '../../../src/bridge/prompt-forms.js';
 import { createRuleStore } from '../../../src/bridge/rule-store.js';
+import { conversationKey } from '../../../src/bridge/conversation-key.js';
 import type { ActionEvent, PromptForm } from '../../../src/bridge/types.js';
 import type { PermissionRequest } from '../../../src/protocol/types.js';
 import { silentLogger } from '../../../src/log.js';
@@ -157,6 +158,41 @@ describe('permission broker: the five choices', () => {
     assert.match(text, /turnbridge_permission_decisions_total\{decision="deny",source="expired"\} 2/);
     assert.match(text, /turnbridge_permission_decision_seconds_bucket\{le="1"\} 3/, "the rule and the expiries at once; the click after 2.5 s");
     assert.match(text, /turnbridge_permission_decision_seconds_bucket\{le="5"\} 4/);
+  });
+
+  it('allow for this thread decides before the store write: a deny or timeout during the write leaves no rule', async () => {
+    const r = rig();
+    let release!: () => void;
+    const gate = new Promise<void>((res) => { release = res; });
+    const add = r.rules.add.bind(r.rules);
+    r.rules.add = async (c, rule) => { await gate; return add(c, rule); };
+    const d = r.ask(bash('npm test'));
+    await r.posted(1);
+    const click = r.act('allow_thread', 'p1').run();
+    const deny = r.act('deny', 'p1');
+    await deny.run();
+    r.broker.expireAll();
+    release();
+    await click;
+    const decision = await d;
+    const stored = await r.rules.list(conversationKey('test', conv('C1', 'th1')));
+    // The decision and the store agree: a rule exists only for a prompt allowed for the thread.
+    assert.equal(stored.length === 1, decision.behavior === 'allow', `decision ${decision.behavior} with ${stored.length} rule(s)`);
+    assert.deepEqual(decision, { behavior: 'allow' }, 'the click that came first decides');
+    assert.equal(deny.told.length, 1, 'the later click is told the prompt is closed');
+    await r.broker.idle();
+    assert.equal(r.surface.prompts()[0]!.view.how, 'thread');
+  });
+
+  it('when the thread rule cannot be saved the request is still allowed and the clicker is told privately', async () => {
+    const r = rig();
+    r.rules.add = async () => false;
+    const d = r.ask(bash('npm test'));
+    await r.posted(1);
+    const a = r.act('allow_thread', 'p1');
+    await a.run();
+    assert.deepEqual(await d, { behavior: 'allow' });
+    assert.deepEqual(a.told, ['Allowed this request, but the rule Bash(npm test:*) could not be saved, so the next matching request will ask again.']);
   });
 
   it('deny with a reason opens a form for the decider; the agent gets exactly the reason', async () => {
