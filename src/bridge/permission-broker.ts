@@ -282,6 +282,13 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
         return;
       }
       if (ev.action === 'show_input') {
+        // The full input may hold what the fold hid (secrets in a file body): only those who may
+        // decide (author, approvers, admins; approvers_only does not bar the author from reading).
+        if (!(await mayDecide(p, ev.platform, ev.user, 'deny'))) {
+          p.log.info({ platform: ev.platform, user: ev.user.id, action: ev.action }, 'show full input refused: not the author or an approver');
+          await ev.notifyPrivately(`Only ${mention(p.author)} or an approver can see the full input (approvers: TURNBRIDGE_APPROVERS / approvers, or TURNBRIDGE_ADMINS).`);
+          return;
+        }
         const form = viewForm(p.id, p.request);
         if (ev.openForm) await ev.openForm(form);
         else await ev.notifyPrivately(form.kind === 'view' ? form.text : '');

@@ -253,7 +253,7 @@ describe('permission broker: the five choices', () => {
     assert.deepEqual(await d2, { behavior: 'deny', message: 'Denied by @lead.' });
   });
 
-  it('a long input is folded and anyone can open it in full', async () => {
+  it('a long input is folded; the author and approvers can open it in full, nobody else', async () => {
     const r = rig();
     const big = 'x'.repeat(4000);
     void r.ask({ requestId: 'r', toolName: 'Write', input: { file_path: '/a', content: big } });
@@ -261,7 +261,11 @@ describe('permission broker: the five choices', () => {
     const view = r.surface.prompts()[0]!.view;
     assert.equal(view.truncated, true);
     assert.equal(view.editable, false, 'too long for a text box');
-    const s = r.act('show_input', 'p1', BOB);
+    const stranger = r.act('show_input', 'p1', BOB);
+    await stranger.run();
+    assert.deepEqual(stranger.forms, [], 'no full input for someone who may not decide');
+    assert.deepEqual(stranger.told, ['Only @ana or an approver can see the full input (approvers: TURNBRIDGE_APPROVERS / approvers, or TURNBRIDGE_ADMINS).']);
+    const s = r.act('show_input', 'p1');
     await s.run();
     assert.equal(s.forms[0]!.kind, 'view');
     assert.ok((s.forms[0] as { text: string }).text.includes(big));
