@@ -11,9 +11,11 @@ import { fileURLToPath } from 'node:url';
 import { createBridge } from '../src/bridge/index.js';
 import { silentLogger } from '../src/log.js';
 import { createRecordingSurface } from '../test/fakes/recording-surface.js';
-import Keyv from 'keyv';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { BridgeConfig } from '../src/bridge/api.js';
-import { createSessionStore } from '../src/bridge/index.js';
+import { createBridgeState, createSqliteStore } from '../src/state/index.js';
 import type { Profile } from '../src/profile/index.js';
 import { openSecurity } from '../test/fixtures/config-defaults.js';
 
@@ -45,7 +47,8 @@ const surface = createRecordingSurface({
 const bridge = createBridge({
   config,
   logger: silentLogger,
-  store: createSessionStore(config, silentLogger, { keyv: new Keyv() }),
+  // The default embedded store, on a real file: its durable writes are part of what is measured.
+  state: createBridgeState(createSqliteStore({ file: join(mkdtempSync(join(tmpdir(), 'tb-bench-')), 'turnbridge.sqlite') })),
   loadProfile: async () => profile,
 });
 bridge.attach(surface);

@@ -7,8 +7,8 @@ import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createBridge, createMetrics, createSessionStore, loadConfig } from './bridge/index.js';
-import type { Bridge, BridgeConfig, Platform, PlatformFactoryOptions } from './bridge/index.js';
+import { createBridge, createMetrics, loadConfig } from './bridge/index.js';
+import type { BridgeConfig, CoreBridge, Platform, PlatformFactoryOptions } from './bridge/index.js';
 import { isTurnbridgeError, TurnbridgeError } from './errors.js';
 import { createHttpServer, type HttpServer } from './http/index.js';
 import { createLogger, type Logger } from './log.js';
@@ -38,8 +38,10 @@ export interface RunningTurnbridge {
   readonly url: string;
   readonly config: BridgeConfig;
   readonly http: HttpServer;
-  readonly bridge: Bridge;
+  readonly bridge: CoreBridge;
   readonly platforms: readonly Platform[];
+  /** Resolves when crash recovery is done (/readyz says ready from then on). */
+  readonly recovered: Promise<unknown>;
   /** The doctor's checks run at start-up (also in /readyz under `checks`). */
   readonly checks: StartupCheckRun;
   /** Stop the bridge, then the platforms, then HTTP, bounded by config.shutdownGraceSecs. Safe to call twice. */
@@ -92,8 +94,8 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
   parseLocalConfig(config.platforms.local, config.file); // config mistakes surface before anything binds
   const logger = opts.logger ?? createLogger({ level: config.logLevel });
   const metrics = createMetrics({ processMetrics: true });
-  const store = createSessionStore(config, logger);
-  const bridge = createBridge({ config, logger, store, metrics, runTurn: opts.runTurn });
+  // Messages and clicks wait until what a crashed run left is finished (bridge.recover() below).
+  const bridge = createBridge({ config, logger, metrics, runTurn: opts.runTurn, recoverAtStart: true });
   const http = createHttpServer({ host: config.host, port: config.port, logger, metrics: () => metrics.render(), allowedHosts: config.allowedHosts });
 
   const wanted = choosePlatforms(env, config);
@@ -108,6 +110,7 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
     if (wanted.discord) platforms.push((await import('./platforms/discord/index.js')).createDiscordPlatform(base));
     if (wanted.local) platforms.push(local = createLocalPlatform({ ...base, http }));
     for (const p of platforms) http.addReadiness(p);
+    http.addReadiness({ name: 'recovery', status: () => bridge.readiness() });
     await listen(http, config);
     for (const p of platforms) {
       bridge.attach(p.surface);
@@ -121,6 +124,8 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
     await http.close(0);
     throw err;
   }
+  // The platforms are connected (clicks and edits can land): finish what a crashed run left.
+  const recovered = bridge.recover();
   const checks = startStartupChecks(config, env, logger);
   http.addReadyDetail('checks', () => checks.current());
   const names = platforms.map((p) => p.name);
@@ -164,7 +169,7 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
     else logger.info('stopped');
   }
 
-  return { url: http.url, config, http, bridge, platforms, checks, shutdown };
+  return { url: http.url, config, http, bridge, platforms, checks, shutdown, recovered };
 }
 
 async function listen(http: HttpServer, config: BridgeConfig): Promise<void> {

@@ -13,6 +13,8 @@ import { identityOf, parseIdentity } from './identity.js';
 import { routeMessage } from './routing.js';
 import { findStoppable, stopTurn } from './stop-control.js';
 import { createTurn, type Turn } from './turn.js';
+import { createTurnRecorder } from './turn-recorder.js';
+import type { MessageRef } from '../delivery/surface.js';
 import type { OfferResult } from './turn-queue.js';
 import type { InboundMessage } from './types.js';
 
@@ -136,11 +138,17 @@ function profileErrorText(err: unknown): string {
   return `The agent profile for this conversation could not be loaded${code}. The bridge operator can find the details in the bridge log.`;
 }
 
+/** A turn taken over from before a restart: its id and the "queued" message it already showed. */
+export interface Resumed {
+  turnId: string;
+  reuse?: MessageRef;
+}
+
 /**
- * InboundMessage -> access -> commands -> profile -> queue -> files (or a clear refusal).
- * Files are fetched only after the access and queue checks passed.
+ * InboundMessage -> access -> commands -> profile -> queue -> files (or a clear refusal). Dedupe
+ * happened before. Files are fetched only after the access and queue checks passed.
  */
-export async function acceptMessage(ctx: BridgeContext, msg: InboundMessage): Promise<void> {
+export async function acceptMessage(ctx: BridgeContext, msg: InboundMessage, resumed?: Resumed): Promise<void> {
   const attached = ctx.surfaces.get(msg.platform);
   if (!attached) {
     ctx.logger.error({ platform: msg.platform }, 'message from a platform with no attached surface');
@@ -185,15 +193,17 @@ export async function acceptMessage(ctx: BridgeContext, msg: InboundMessage): Pr
     await tidy(ctx, msg);
     return;
   }
-  await enqueue(ctx, msg, { surface, delivery, key, profile, profilePath: routed.profilePath, route: routed.route });
+  await enqueue(ctx, msg, { surface, delivery, key, profile, profilePath: routed.profilePath, route: routed.route }, resumed);
 }
 
 async function enqueue(
   ctx: BridgeContext,
   msg: InboundMessage,
   t: { surface: Surface; delivery: Delivery; key: string; profile: Profile; profilePath: string; route?: RouteConfig },
+  resumed?: Resumed,
 ): Promise<void> {
-  const id = ctx.idFactory();
+  const id = resumed?.turnId ?? ctx.idFactory();
+  const enqueuedAt = ctx.now();
   const log = ctx.logger.child({ turn: id, platform: msg.platform, conversation: t.key, profile: t.profilePath, user: msg.user.id });
   const turn: Turn = createTurn({
     id,
@@ -206,7 +216,8 @@ async function enqueue(
     route: t.route,
     stopActionId: `stop-${ctx.idFactory()}`,
     log,
-    enqueuedAt: ctx.now(),
+    enqueuedAt,
+    recorder: createTurnRecorder(ctx, { id, key: t.key, msg, enqueuedAt }),
     onPosition: (self, position) => {
       if (!self.reply) return;
       self.showedQueued = true;
@@ -222,6 +233,12 @@ async function enqueue(
     return;
   }
   ctx.turns.set(turn.stopActionId, turn);
+  // On disk (or in Redis) before anything is shown: a crash from here on loses nothing.
+  await turn.recorder.queued();
+  if (msg.conversation.thread) {
+    // The bot owns this thread from now on: follow-ups without a mention continue it (after restarts too).
+    await ctx.guarded('own-thread', t.key, () => ctx.state.threads.own(t.key, ctx.ownThreadTtlMs), undefined);
+  }
   // Remembered in the store, so a restart does not announce it again in the same conversation.
   // Asked only once the turn is accepted: a first message refused as busy keeps the banner for later.
   const banner = !t.profile.permission && (await ctx.notices.firstTime(t.key, AUTO_APPROVE_NOTICE)) ? BANNER_NO_PERMISSION : undefined;
@@ -235,6 +252,8 @@ async function enqueue(
     initialStatus: position !== undefined ? `queued: position ${position}` : undefined,
     notices: msg.notices,
     banner,
+    onJournal: (j) => turn.recorder.journal(j),
+    ...(resumed?.reuse ? { reuse: resumed.reuse } : {}),
   });
   if (msg.download) turn.files = fetchFiles(turn, msg.download);
   ctx.updateGauges();

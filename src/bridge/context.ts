@@ -10,6 +10,7 @@ import type { Metrics } from './metrics.js';
 import type { PermissionBroker } from './permission-broker.js';
 import type { ConversationNotices, RuleStore } from './rule-store.js';
 import type { SessionStore } from './session-store.js';
+import type { BridgeState } from '../state/index.js';
 import type { Turn } from './turn.js';
 import type { TurnQueue } from './turn-queue.js';
 
@@ -20,6 +21,12 @@ export interface BridgeContext {
   config: BridgeConfig;
   logger: Logger;
   store: SessionStore;
+  state: BridgeState;
+  /** This replica's id, recorded with what it holds. */
+  holder: string;
+  /** Run a state operation; on failure or timeout log and return the fallback. */
+  guarded<T>(op: string, key: string, fn: () => Promise<T>, fallback: T): Promise<T>;
+  ownThreadTtlMs: number;
   /** Grants made with `turnbridge allow` (added to config.access.allowUsers). */
   grants: AccessGrants;
   /** When each refused person last got the way-in reply (one per person per window, not one per message). */

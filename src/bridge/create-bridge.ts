@@ -14,23 +14,31 @@ import { createAccessGrants, type AccessGrants } from './access-grants.js';
 import type { Bridge, BridgeConfig, BridgeStats } from './api.js';
 import type { BridgeContext, RunTurn } from './context.js';
 import { createAuditTrail, type AuditTrail } from './audit.js';
-import { createDeduper } from './dedupe.js';
-import { createKv, type KvStore } from './kv.js';
+import { createGuardedOps, createKv, type KvStore } from './kv.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { INTERRUPTED_MESSAGE } from './outcome.js';
 import { createPermissionBroker } from './permission-broker.js';
 import { createProfileCache, type ProfileLoader } from './profile-cache.js';
 import { createConversationNotices, createRuleStore } from './rule-store.js';
 import { buildKeyv, createSessionStore, guardSessionStore, type SessionStore } from './session-store.js';
+import { createState, type BridgeState } from '../state/index.js';
+import { conversationKey } from './conversation-key.js';
 import { handleStopAction } from './stop-control.js';
+import { recover, type RecoveryReport } from './recovery.js';
+import { handleRerunAction } from './rerun.js';
+import type { PlatformStatus } from './types.js';
 import type { Turn } from './turn.js';
 import { createTurnQueue } from './turn-queue.js';
 
 export interface CreateBridgeOptions {
   config: BridgeConfig;
   logger: Logger;
-  /** Default: createSessionStore(config, logger). */
+  /** The durable state (default: createState(config): SQLite under dataDir, or Redis). The bridge closes it at shutdown. */
+  state?: BridgeState;
+  /** Sessions (default: on `state`). */
   store?: SessionStore;
+  /** This replica's id, recorded with what it holds (default 'main'). */
+  replicaId?: string;
   /** Default: createAccessGrants(config, logger) (same backend as the sessions). */
   grants?: AccessGrants;
   /**
@@ -48,14 +56,29 @@ export interface CreateBridgeOptions {
   metrics?: Metrics;
   /** Default: delivery createDelivery(). */
   createDelivery?: (surface: Surface, opts: { logger: Logger; now?: () => number }) => Delivery & { close?(): Promise<void> };
-  /** How many event ids are remembered for dedupe (default 10,000, 15 minutes). */
-  dedupe?: { max?: number; ttlMs?: number };
+  /** How long a claimed event id is remembered for dedupe (default 15 minutes). */
+  dedupe?: { ttlMs?: number };
+  /** How long a thread the bot answered is remembered as its own (default 90 days). */
+  ownThreadTtlMs?: number;
+  /**
+   * Hold messages and clicks until recover() has run (main.ts): nothing new is served before what
+   * a crashed run left is finished. Default false (tests that never call recover()).
+   */
+  recoverAtStart?: boolean;
 }
 
 /** The Bridge plus what operations need: metrics for /metrics. */
 export interface CoreBridge extends Bridge {
   readonly metrics: Metrics;
   readonly store: SessionStore;
+  readonly state: BridgeState;
+  /**
+   * Finish what a previous run of this replica left (crash recovery), then serve events. Call
+   * once the surfaces are attached and their platforms started.
+   */
+  recover(): Promise<RecoveryReport>;
+  /** For /readyz: 'starting' until recovery is done (with recoverAtStart). */
+  readiness(): PlatformStatus;
   readonly grants: AccessGrants;
   readonly audit: AuditTrail;
 }
@@ -80,9 +103,17 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
   const idFactory = opts.idFactory ?? (() => randomUUID());
   const makeDelivery = opts.createDelivery ?? defaultCreateDelivery;
   const metrics = opts.metrics ?? createMetrics();
-  const dedupe = createDeduper({ ...opts.dedupe, now });
-  const keyv = opts.store ? undefined : buildKeyv(config, logger.child({ component: 'session-store' }), 100);
-  const store = opts.store ? guardSessionStore(opts.store, logger) : createSessionStore(config, logger, { keyv });
+  const state = opts.state ?? createState(config, logger);
+  const store = opts.store ? guardSessionStore(opts.store, logger) : createSessionStore(state, logger, { now });
+  const holder = opts.replicaId ?? 'main';
+  const dedupeTtlMs = opts.dedupe?.ttlMs ?? 15 * 60_000;
+  const stateOps = createGuardedOps(logger.child({ component: 'state' }), 3000, 'bridge state failed');
+  let promptWrites: Promise<void> = Promise.resolve();
+  let recovery: { state: 'waiting' | 'running' | 'done'; promise?: Promise<RecoveryReport> } = { state: opts.recoverAtStart ? 'waiting' : 'done' };
+  let openGate!: () => void;
+  const gate = opts.recoverAtStart ? new Promise<void>((r) => (openGate = r)) : Promise.resolve();
+  // Rules, notices and the audit trail stay on keyv (embedded file or Redis) for now.
+  const keyv = opts.kv || opts.store ? undefined : buildKeyv(config, logger.child({ component: "kv-store" }), 100);
   const kv = opts.kv ?? createKv(keyv ?? new Keyv(), logger);
   const rules = createRuleStore(kv);
   const audit = createAuditTrail({ kv, logger, metrics });
@@ -95,10 +126,31 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     config,
     logger,
     store,
+    state,
+    holder,
+    guarded: stateOps.run,
+    ownThreadTtlMs: opts.ownThreadTtlMs ?? 90 * 24 * 3600_000,
     grants,
     wayInShown: new Map(),
     runTurn: opts.runTurn ?? defaultRun,
-    broker: createPermissionBroker({ approvers: config.approvers, admins: config.access.admins, logger, idFactory: () => `perm-${idFactory()}`, rules, audit, now }),
+    broker: createPermissionBroker({
+      approvers: config.approvers,
+      admins: config.access.admins,
+      logger,
+      idFactory: () => `perm-${idFactory()}`,
+      rules,
+      audit,
+      now,
+      record: {
+        // One chain for prompt records: "shown" is stored before "settled" removes it.
+        shown: (p) => {
+          promptWrites = promptWrites.then(() => stateOps.run('record prompt', p.id, () => state.ledger.put({ kind: 'prompt', holder, ...p }), undefined));
+        },
+        settled: (id) => {
+          promptWrites = promptWrites.then(() => stateOps.run('forget prompt', id, () => state.ledger.remove(id), false)).then(() => undefined);
+        },
+      },
+    }),
     queue: createTurnQueue<Turn>({
       maxConcurrent: config.maxConcurrent,
       queueDepth: config.queueDepth,
@@ -153,9 +205,13 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     }
     await ctx.broker.idle();
     await audit.idle();
+    await promptWrites;
     for (const { delivery } of surfaces.values()) await delivery.close?.().catch((err: unknown) => logger.warn({ err }, 'delivery close failed'));
     await store.close();
     await grants.close();
+    await stateOps.drain();
+    await state.close().catch((err: unknown) => logger.warn({ err }, 'state close failed'));
+    if (keyv) await keyv.disconnect().catch(() => {});
     logger.info('bridge stopped');
   }
 
@@ -163,6 +219,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     logger,
     metrics,
     store,
+    state,
     grants,
     audit,
     attach(surface) {
@@ -171,7 +228,8 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
       logger.info({ platform: surface.platform }, 'surface attached');
     },
     async handleMessage(msg) {
-      if (!dedupe.firstSeen(`${msg.platform}:${msg.eventId}`)) {
+      await gate;
+      if (!(await bridge.claimEvent(msg.platform, msg.eventId))) {
         logger.debug({ platform: msg.platform, eventId: msg.eventId }, 'duplicate event dropped');
         metrics.rejected('duplicate');
         return;
@@ -181,7 +239,9 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     async handleAction(ev) {
       const notify = (text: string) =>
         ev.notifyPrivately(text).catch((err: unknown) => logger.warn({ err, platform: ev.platform }, 'could not notify the clicker'));
+      await gate;
       if (ev.action === 'stop') await handleStopAction(ctx, ev.id, ev.user, ev.platform, notify);
+      else if (ev.action === 'rerun') await handleRerunAction(ctx, ev.id, ev.user, ev.platform, notify);
       else await ctx.broker.handleAction({ ...ev, notifyPrivately: notify });
     },
     async admits(msg) {
@@ -191,10 +251,33 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     async handleFormSubmit(ev) {
       const notify = (text: string) =>
         ev.notifyPrivately(text).catch((err: unknown) => logger.warn({ err, platform: ev.platform }, 'could not notify the submitter'));
+      await gate;
       return ctx.broker.handleFormSubmit({ ...ev, notifyPrivately: notify });
     },
-    async hasConversation(platform, conversation) {
-      return (await store.get(conversation, platform)) !== undefined;
+    claimEvent(platform, id) {
+      // A failing store answers true: a rare repeat is better than a lost message.
+      return stateOps.run('claim', id, () => state.claimEvent(`${platform}:${id}`, holder, dedupeTtlMs), true);
+    },
+    ownsThread(platform, conversation) {
+      const key = conversationKey(platform, conversation);
+      return stateOps.run('owns-thread', key, () => state.threads.owns(key), false);
+    },
+    recover() {
+      if (recovery.promise) return recovery.promise;
+      recovery = { state: 'running' };
+      recovery.promise = recover(ctx)
+        .catch((err: unknown) => {
+          logger.error({ err }, 'crash recovery failed; serving events anyway');
+          return { agentsEnded: 0, prompts: 0, replies: 0, queued: 0, left: -1, durationMs: 0 };
+        })
+        .finally(() => {
+          recovery.state = 'done';
+          openGate?.();
+        });
+      return recovery.promise;
+    },
+    readiness(): PlatformStatus {
+      return recovery.state === 'done' ? { state: 'ready' } : { state: 'starting' };
     },
     shutdown(graceMs) {
       shutdownPromise ??= shutdown(graceMs);

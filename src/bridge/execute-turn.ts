@@ -71,6 +71,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
     }
     await turn.files;
     turn.startedAt = ctx.now();
+    await turn.recorder.started();
     const queueWaitMs = turn.startedAt - turn.enqueuedAt;
     ctx.metrics.queueWait(queueWaitMs);
     ctx.updateGauges();
@@ -101,7 +102,10 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
           },
           onSessionId: (id) => void saver.save(id),
           onStderr: (chunk) => log.debug({ stderr: chunk }, 'agent stderr'),
-          onSpawn: (pid) => log.debug({ pid }, 'agent spawned'),
+          onSpawn: (pid) => {
+            log.debug({ pid }, 'agent spawned');
+            turn.recorder.agent(pid);
+          },
           onPermissionRequest: (request, { signal }): Promise<PermissionDecision> => {
             if (!turn.surface.capabilities.buttons) {
               return Promise.resolve({ behavior: 'deny', message: 'This chat cannot show permission buttons.' });
@@ -144,6 +148,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
     if (held) turn.reply?.append({ text: held, ...(lastRole ? { role: lastRole } : {}) });
     result = { ...result, reply: guard.whole(result.reply), error: result.error === null ? null : guard.whole(result.error) };
     ctx.broker.expireTurn(turn.id);
+    turn.recorder.agentEnded();
     await saver.save(result.sessionId);
     await saver.pending;
     turn.state = 'finishing';
@@ -186,6 +191,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
     ctx.broker.expireTurn(turn.id);
     ctx.updateGauges();
     await turn.files; // a download still running (turn stopped while waiting) lands before cleanup
+    await turn.recorder.finished();
     if (msg.cleanup) await msg.cleanup().catch((err: unknown) => log.warn({ err }, 'attachment cleanup failed'));
   }
 }

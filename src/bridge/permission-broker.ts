@@ -4,6 +4,7 @@ import type { Logger } from '../log.js';
 import type { PermissionDecision, PermissionRequest } from '../protocol/types.js';
 import { mayDecide as mayDecideFor, mention, refusalText, type ApproverPolicy, type DecisionAction } from './approvers.js';
 import { samePerson } from './identity.js';
+import { BoundedMap } from '../bounded-map.js';
 import { inputDigest, type AuditTrail, type DecisionSource } from './audit.js';
 import { conversationKey } from './conversation-key.js';
 import { PREVIEW_MAX_CHARS, formatInputPreview, inputAsText } from './input-preview.js';
@@ -58,6 +59,11 @@ export interface PermissionBrokerOptions {
   idFactory?: () => string;
   /** How many settled prompt ids are remembered for "already decided" answers (default 1000). */
   rememberSettled?: number;
+  /** The ledger: an open prompt is recorded once shown, and forgotten once its final state landed. */
+  record?: {
+    shown(p: { id: string; turnId: string; platform: string; ref: MessageRef; view: PermissionPromptView }): void;
+    settled(id: string): void;
+  };
   /** Thread rules ("Allow for this thread"); absent = that choice is not offered. */
   rules?: RuleStore;
   audit?: AuditTrail;
@@ -100,8 +106,7 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
   const idFactory = opts.idFactory ?? (() => `perm-${randomUUID()}`);
   const now = opts.now ?? Date.now;
   const open = new Map<string, OpenPrompt>();
-  const settled = new Map<string, { state: PromptState; decidedBy?: UserRef }>();
-  const maxSettled = opts.rememberSettled ?? 1000;
+  const settled = new BoundedMap<string, { state: PromptState; decidedBy?: UserRef }>(opts.rememberSettled ?? 1000);
   const inFlight = new Set<Promise<void>>();
   const defaultPolicy: ApproverPolicy = { users: opts.approvers, groups: [] };
 
@@ -114,7 +119,6 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
     if (!open.delete(p.id)) return;
     clearTimeout(p.timer);
     settled.set(p.id, { state: s.state, decidedBy: s.decidedBy });
-    while (settled.size > maxSettled) settled.delete(settled.keys().next().value!);
     const decidedAt = now();
     p.view = {
       ...p.view,
@@ -151,6 +155,7 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
       } catch (err) {
         p.log.warn({ err, promptId: p.id }, 'could not update the permission prompt');
       }
+      opts.record?.settled(p.id);
     });
     p.chain = update;
     track(update);
@@ -225,6 +230,7 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
       const ready = req.beforePost ? req.beforePost().catch(() => undefined) : Promise.resolve();
       p.ref = ready.then(() => req.surface.postPrompt(req.conversation, view)).then(
         (ref) => {
+          opts.record?.shown({ id, turnId: req.turnId, platform: req.surface.platform, ref, view });
           req.onPosted?.();
           return ref;
         },

@@ -5,72 +5,61 @@ import { KeyvFile } from 'keyv-file';
 import KeyvRedis from '@keyv/redis';
 import type { Conversation } from '../delivery/surface.js';
 import type { Logger } from '../log.js';
+import type { BridgeState, SessionRecord } from '../state/index.js';
 import type { BridgeConfig } from './api.js';
 import { conversationKey } from './conversation-key.js';
 import { resumableSessionIdProblem } from '../protocol/index.js';
 import { createGuardedOps } from './kv.js';
 
-/** What is kept per conversation. */
-export interface SessionRecord {
-  session_id: string;
-  /** Absolute path of the profile that minted the session. */
-  profile: string;
-  /** ms since the epoch. */
-  updated_at: number;
-  /** `platform:id` of who started the conversation: `new` / `reset` is theirs (or an admin's). */
-  author?: string;
-}
+export type { SessionRecord };
 
 /**
- * Sessions per conversation. Never throws: a store failure is logged and reads as "no session",
- * so the turn still runs (without a session) and the reply is never lost.
+ * Sessions per conversation, on the bridge state (SQLite or Redis). Never throws: a store failure
+ * is logged and reads as "no session", so the turn still runs (without a session) and the reply
+ * is never lost.
  */
 export interface SessionStore {
   get(conversation: Conversation, platform: string): Promise<SessionRecord | undefined>;
-  /** Resolves true when the store accepted the value. */
+  /** Resolves true once the store holds the value (on disk, or acknowledged by Redis). */
   set(conversation: Conversation, platform: string, value: { sessionId: string; profile: string; author?: string }): Promise<boolean>;
   /** Forget the conversation's session (`new` / `reset`). */
   delete(conversation: Conversation, platform: string): Promise<boolean>;
-  /** Flush pending writes and disconnect. */
+  /** Wait for operations in flight (the state itself is closed by its owner). */
   close(): Promise<void>;
 }
 
 export interface SessionStoreOptions {
-  /** Use this Keyv instead of building one from the config (tests, custom backends). */
-  keyv?: Keyv;
   /** A store operation slower than this counts as failed (default 3000 ms). */
   opTimeoutMs?: number;
   now?: () => number;
-  /** keyv-file batching delay (default 100 ms). */
-  writeDelayMs?: number;
 }
 
-/** The bridge's keyv: Redis when REDIS_URL is set, else the embedded file store in data_dir. */
+/**
+ * The keyv for the bridge's other small records (permission rules, the audit trail, notices):
+ * Redis when REDIS_URL is set, else an embedded file in data_dir. Sessions are not here: they are
+ * in the bridge state (src/state/).
+ */
 export function buildKeyv(config: BridgeConfig, logger: Logger, writeDelay: number): Keyv {
   if (config.redisUrl) {
-    logger.info('session store: redis');
+    logger.info('kv store: redis');
     const store = new KeyvRedis(config.redisUrl, { throwOnConnectError: false, connectionTimeout: 3000 });
     return new Keyv({ store, namespace: 'turnbridge:sessions', useKeyPrefix: false });
   }
   mkdirSync(config.dataDir, { recursive: true });
   const filename = join(config.dataDir, 'sessions.json');
-  logger.info({ file: filename }, 'session store: embedded file');
+  logger.info({ file: filename }, 'kv store: embedded file');
   return new Keyv({ store: new KeyvFile({ filename, writeDelay }), namespace: 'sessions' });
 }
 
-export function createSessionStore(config: BridgeConfig, logger: Logger, opts: SessionStoreOptions = {}): SessionStore {
+export function createSessionStore(state: BridgeState, logger: Logger, opts: SessionStoreOptions = {}): SessionStore {
   const log = logger.child({ component: 'session-store' });
-  const keyv = opts.keyv ?? buildKeyv(config, log, opts.writeDelayMs ?? 100);
-  const timeoutMs = opts.opTimeoutMs ?? 3000;
   const now = opts.now ?? Date.now;
-  const ops = createGuardedOps(log, timeoutMs, 'the turn goes on without a stored session');
-  keyv.on('error', (err: unknown) => log.error({ err }, 'session store error'));
+  const ops = createGuardedOps(log, opts.opTimeoutMs ?? 3000, 'the turn goes on without a stored session');
   const guarded = ops.run;
-
   return {
     async get(conversation, platform) {
       const key = conversationKey(platform, conversation);
-      const v = await guarded('get', key, () => keyv.get<SessionRecord>(key), undefined);
+      const v = await guarded('get', key, () => state.sessions.get(key), undefined);
       if (v === undefined || v === null) return undefined;
       if (typeof v !== 'object' || typeof v.session_id !== 'string' || v.session_id === '') {
         log.warn({ key }, 'session store: ignoring a malformed record');
@@ -86,20 +75,16 @@ export function createSessionStore(config: BridgeConfig, logger: Logger, opts: S
     async set(conversation, platform, value) {
       const key = conversationKey(platform, conversation);
       const record: SessionRecord = { session_id: value.sessionId, profile: value.profile, updated_at: now(), ...(value.author ? { author: value.author } : {}) };
-      return guarded('set', key, () => keyv.set(key, record), false);
+      return guarded('set', key, async () => {
+        await state.sessions.set(key, record);
+        return true;
+      }, false);
     },
     async delete(conversation, platform) {
       const key = conversationKey(platform, conversation);
-      return guarded('delete', key, () => keyv.delete(key), false);
+      return guarded('delete', key, () => state.sessions.delete(key), false);
     },
-    async close() {
-      await ops.drain();
-      try {
-        await keyv.disconnect();
-      } catch (err) {
-        log.warn({ err }, 'session store: disconnect failed');
-      }
-    },
+    close: () => ops.drain(),
   };
 }
 

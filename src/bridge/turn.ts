@@ -4,6 +4,7 @@ import type { Logger } from '../log.js';
 import type { Profile } from '../profile/index.js';
 import type { RouteConfig } from './api.js';
 import type { QueueEntry } from './turn-queue.js';
+import type { TurnRecorder } from './turn-recorder.js';
 import type { InboundMessage } from './types.js';
 
 export type TurnState = 'queued' | 'running' | 'finishing' | 'done';
@@ -25,6 +26,8 @@ export interface Turn extends QueueEntry {
   readonly log: Logger;
   readonly enqueuedAt: number;
   readonly abort: AbortController;
+  /** Its records in the ledger and the queue (crash recovery). */
+  readonly recorder: TurnRecorder;
   state: TurnState;
   /** The message's files, fetched after the turn was accepted (see InboundMessage.download). */
   files?: Promise<void>;
@@ -58,6 +61,7 @@ export interface NewTurn {
   stopActionId: string;
   log: Logger;
   enqueuedAt: number;
+  recorder: TurnRecorder;
   onPosition(turn: Turn, position: number): void;
 }
 
@@ -79,6 +83,7 @@ export function createTurn(init: NewTurn): Turn {
     log: init.log,
     enqueuedAt: init.enqueuedAt,
     abort: new AbortController(),
+    recorder: init.recorder,
     state: 'queued',
     interrupted: false,
     showedQueued: false,

@@ -1,4 +1,7 @@
 import type { Attachment } from '../protocol/types.js';
+import type { AttachmentRef } from '../state/index.js';
+
+export type { AttachmentRef };
 import type { Conversation, SourceMessageRef, Surface, UserRef } from '../delivery/surface.js';
 
 /** A chat message addressed to the bot, normalised by a platform. */
@@ -10,6 +13,8 @@ export interface InboundMessage {
   /** Bot mention stripped, mentions and links made readable. */
   text: string;
   attachments: Attachment[];
+  /** The files as the platform offered them (URL, name; no token): kept with a queued turn so it can be fetched again after a restart. */
+  attachmentRefs?: AttachmentRef[];
   /** Platform delivery id; a repeated id is dropped. */
   eventId: string;
   receivedAt: number;
@@ -50,8 +55,8 @@ export type PromptForm =
 /** A button click, decoded by the platform. */
 export interface ActionEvent {
   platform: string;
-  /** A prompt choice, or 'stop' for the Stop control. */
-  action: PromptAction | 'stop';
+  /** A prompt choice, 'stop' for the Stop control, or 'rerun' for Run again on an interrupted reply. */
+  action: PromptAction | 'stop' | 'rerun';
   /** The opaque id the core put in the button (promptId or stopActionId). */
   id: string;
   user: UserRef;
@@ -87,10 +92,16 @@ export interface BridgeInbound {
   /** Handle a submitted form (reason, edited input). Optional for test doubles. */
   handleFormSubmit?(ev: FormSubmitEvent): Promise<FormAnswer>;
   /**
-   * Whether the bridge holds an agent session for this conversation (so a thread the bot answered
-   * before a restart still continues without a new mention). Optional for test doubles.
+   * Claim a platform event id (dedupe before any work such as downloading files): true for the
+   * first claim only, across restarts and replicas, within the dedupe window. A store failure
+   * answers true (better a rare repeat than a lost message).
    */
-  hasConversation?(platform: string, conversation: Conversation): Promise<boolean>;
+  claimEvent(platform: string, id: string): Promise<boolean>;
+  /**
+   * Whether the bot owns this thread (it answered there before, in this process or an earlier
+   * one), so a follow-up without a mention still continues the conversation.
+   */
+  ownsThread(platform: string, conversation: Conversation): Promise<boolean>;
   /**
    * Whether this person may use the bridge here (the access check, without side effects), so a
    * platform can skip work for a stranger before handing the message over (Discord starts no

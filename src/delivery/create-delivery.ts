@@ -6,6 +6,7 @@ import { silentLogger, type Logger } from '../log.js';
 import type { LimiterFactory } from './bottleneck-limiter.js';
 import { createLimiterPool, type LimiterPool } from './limiter-pool.js';
 import { createLiveReply } from './live-reply.js';
+import { createRecoveryOps } from './recovery-ops.js';
 import { MessageSlot } from './message-slot.js';
 import { splitMessage } from './split-message.js';
 import type { Conversation, MessageRef, Surface } from './surface.js';
@@ -46,9 +47,12 @@ export function createDelivery(surface: Surface, opts: CreateDeliveryOptions = {
     return stats;
   };
 
+  const recovery = createRecoveryOps({ surface, pool, now, logger, maxAttempts: opts.maxAttempts, track });
+
   return {
     totals,
     limiters: pool,
+    ...recovery,
 
     open(conversation, options) {
       return createLiveReply({ surface, pool, conversation, options, now, logger, maxAttempts: opts.maxAttempts, onFinished: track });

@@ -21,7 +21,7 @@ import { StreamLane } from './stream-lane.js';
 import { DEFAULT_STATUS, finalTail, renderFrozen, renderLive, toneOf, trimThinking } from './render.js';
 import { openFenceAt, splitMessage } from './split-message.js';
 import type { Conversation, MessageContent, MessageRef, Surface } from './surface.js';
-import type { DeliveryStats, LiveReply, LiveReplyOptions, ReplyOutcome } from './types.js';
+import type { DeliveryStats, JournalPart, LiveReply, LiveReplyOptions, ReplyOutcome } from './types.js';
 
 export interface LiveReplyDeps {
   surface: Surface;
@@ -71,8 +71,29 @@ export function createLiveReply(deps: LiveReplyDeps): LiveReply {
   let finishing: Promise<DeliveryStats> | undefined;
 
   const onShown = (content: MessageContent): void => {
+    journal();
     if (firstAppendAt === undefined || stats.firstTextLatencyMs !== undefined) return;
     if (content.text.trim() !== '' || (content.thinking ?? '').trim() !== '') stats.firstTextLatencyMs = now() - firstAppendAt;
+  };
+  /** Tell the recorder which messages the reply has and what each shows (after every landed call). */
+  const journal = (): void => {
+    if (!opts.onJournal) return;
+    const part = (slot: MessageSlot): JournalPart[] =>
+      slot.ref && !retiring.has(slot) && !slot.removed ? [{ kind: 'part', ref: slot.ref, ...(slot.shown ? { content: slot.shown } : {}) }] : [];
+    const parts: JournalPart[] = [
+      ...(control && !slots.includes(control) ? part(control) : []),
+      ...slots.slice(0, streamAt).flatMap(part),
+      ...streamed.map((ref): JournalPart => ({ kind: 'stream', ref })),
+      ...slots.slice(streamAt).flatMap(part),
+    ];
+    opts.onJournal({ parts });
+  };
+  /** The first message of the reply reuses a message posted before a restart (at most once). */
+  let reuse = opts.reuse;
+  const takeReuse = (): MessageRef | undefined => {
+    const r = reuse;
+    reuse = undefined;
+    return r;
   };
   const slotDeps = {
     surface,
@@ -95,7 +116,7 @@ export function createLiveReply(deps: LiveReplyDeps): LiveReply {
   let after: Promise<unknown> | undefined;
 
   function addSlot(content: MessageContent, final = false): MessageSlot {
-    const slot = new MessageSlot(slotDeps, content, after);
+    const slot = new MessageSlot(slotDeps, content, after, takeReuse());
     if (final) slot.set(content, true);
     adopt(slot);
     return slot;
@@ -126,7 +147,7 @@ export function createLiveReply(deps: LiveReplyDeps): LiveReply {
   let streamAt = 0;
   const streaming = surface.streaming;
   if (streaming && (streaming.available?.(conversation) ?? true)) {
-    control = new MessageSlot(slotDeps, liveContent());
+    control = new MessageSlot(slotDeps, liveContent(), undefined, takeReuse());
     after = control.posted;
     const handOver = streaming.lateStart === 'hand-over';
     lane = new StreamLane({

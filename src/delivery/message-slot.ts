@@ -63,7 +63,16 @@ export class MessageSlot {
     private readonly deps: SlotDeps,
     initial: MessageContent,
     after: Promise<unknown> = Promise.resolve(),
+    /** A message posted earlier (before a restart): edited toward `initial`, never posted again. */
+    existing?: MessageRef,
   ) {
+    if (existing) {
+      this.ref = existing;
+      this.state = { desired: initial, inFlight: false, notBefore: 0 };
+      this.posted = Promise.resolve(true);
+      queueMicrotask(() => this.kick());
+      return;
+    }
     this.state = { desired: initial, inFlight: true, notBefore: 0 };
     this.posted = after.then(() => this.post());
   }

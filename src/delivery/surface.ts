@@ -1,3 +1,5 @@
+import type { Attachment } from '../protocol/types.js';
+
 /**
  * The Surface: everything the core (bridge/ and delivery/) may ask of a platform.
  * The core never sees a Slack block or a Discord component; a platform never sees a RunResult.
@@ -59,6 +61,8 @@ export interface MessageContent {
   tone?: 'progress' | 'success' | 'error' | 'warning' | 'info';
   /** Show a Stop control carrying this opaque action id; absent = no control. */
   stopActionId?: string;
+  /** Show a "Run again" button carrying this opaque action id (an interrupted reply, for its author). */
+  rerunActionId?: string;
 }
 
 export type PromptState = 'pending' | 'allowed' | 'denied' | 'timeout' | 'expired';
@@ -159,6 +163,11 @@ export interface NativeStreaming {
    * failures the caller may retry.
    */
   start(conversation: Conversation, opts: { markdown: string; recipient?: UserRef }): Promise<NativeStream | null>;
+  /**
+   * Optional: stop a stream this process no longer holds (started before a crash), by its ref,
+   * with `final` as NativeStream.stop takes it. A stream the platform already ended is not an error.
+   */
+  stopOrphan?(ref: MessageRef, final: MessageContent): Promise<void>;
 }
 
 /** One streamed message. */
@@ -178,8 +187,21 @@ export interface NativeStream {
   stop(final: MessageContent): Promise<void>;
 }
 
+/** A file of a user's message as the platform offered it: enough to download it again (no token). */
+export interface RemoteAttachment {
+  url: string;
+  filename: string;
+  mimeType?: string;
+  size?: number;
+}
+
 /** Optional capabilities a Surface may add (kept apart from the required core above). */
 export interface SurfaceExtras {
+  /**
+   * Download a message's files again (a turn queued before a restart runs now), with the
+   * platform's credentials, under the platform's limits.
+   */
+  fetchAttachments?(files: RemoteAttachment[]): Promise<{ attachments: Attachment[]; notices: string[]; cleanup(): Promise<void> }>;
   /** Native streaming; absent = post + edit only. */
   readonly streaming?: NativeStreaming;
   /** Delete a message the Surface posted (the control message of a streamed reply). */

@@ -1,5 +1,5 @@
 import type { PartialChunk } from '../protocol/types.js';
-import type { Conversation, MessageRef, UserRef } from './surface.js';
+import type { Conversation, MessageContent, MessageRef, PermissionPromptView, UserRef } from './surface.js';
 
 /** How a turn ended, as the live reply must show it. */
 export type ReplyOutcome =
@@ -24,6 +24,27 @@ export interface LiveReplyOptions {
    * to a recipient in channels); without it the reply may still stream where the platform allows.
    */
   recipient?: UserRef;
+  /**
+   * Called after each platform call of this reply landed, with its messages in thread order and
+   * what each shows: the bridge records it so a restart after a crash can finalize them.
+   */
+  onJournal?: (journal: ReplyJournal) => void;
+  /** Start on this already posted message (a "queued" message from before a restart) instead of posting one. */
+  reuse?: MessageRef;
+}
+
+/** One message of a live reply as last confirmed by the platform. */
+export interface JournalPart {
+  ref: MessageRef;
+  /** 'part': a post + edit message (a streamed reply's control message too); 'stream': a native stream. */
+  kind: 'part' | 'stream';
+  /** What the message shows (parts only). */
+  content?: MessageContent;
+}
+
+/** A live reply's messages in thread order. */
+export interface ReplyJournal {
+  parts: JournalPart[];
 }
 
 export interface DeliveryStats {
@@ -71,4 +92,13 @@ export interface Delivery {
   open(conversation: Conversation, opts?: LiveReplyOptions): LiveReply;
   /** Post a one-off message (busy notices, command acknowledgements), through the same limiters. */
   say(conversation: Conversation, text: string, tone?: 'info' | 'warning' | 'error' | 'success'): Promise<MessageRef | undefined>;
+  /**
+   * Recovery after a restart, through the same limiters at final priority: make a message this
+   * bridge posted earlier show `content`. Resolves false when it did not land.
+   */
+  rewrite(ref: MessageRef, content: MessageContent): Promise<boolean>;
+  /** Recovery: show a prompt posted earlier in its final state (no buttons). */
+  rewritePrompt(ref: MessageRef, view: PermissionPromptView): Promise<boolean>;
+  /** Recovery: stop a native stream started before the restart. */
+  stopStream(ref: MessageRef, final: MessageContent): Promise<boolean>;
 }

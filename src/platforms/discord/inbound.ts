@@ -29,8 +29,6 @@ type Decision = { conversation: Conversation; notices: string[] } | { skip: stri
 
 export function createMessageHandler(opts: InboundOptions, bridge: BridgeInbound): (msg: Message) => Promise<void> {
   const { client, cfg, logger } = opts;
-  /** Threads this process started; ownerId covers threads from before a restart. */
-  const ownThreads = new Set<string>();
   let warnedContent = false;
 
   function authorRef(msg: Message): UserRef {
@@ -51,7 +49,8 @@ export function createMessageHandler(opts: InboundOptions, bridge: BridgeInbound
       const parent = channel.parentId ?? channel.id;
       const conversation = { space: guildId, channel: parent, thread: channel.id };
       if (mentioned) return { conversation, notices: [] };
-      const ours = ownThreads.has(channel.id) || channel.ownerId === botId;
+      // The bot started it (ownerId) or the bridge answered there before (its state: restarts, replicas).
+      const ours = channel.ownerId === botId || (await bridge.ownsThread('discord', conversation));
       if (!ours) return { skip: 'not mentioned in a thread the bot did not start' };
       if (!msg.content && msg.attachments.size === 0) {
         if (!opts.messageContent() && !warnedContent) {
@@ -70,7 +69,6 @@ export function createMessageHandler(opts: InboundOptions, bridge: BridgeInbound
     }
     try {
       const thread = await msg.startThread({ name: threadName(readableText(msg.content, names(msg, botId))), autoArchiveDuration: cfg.threadAutoArchiveMinutes });
-      ownThreads.add(thread.id);
       return { conversation: { space: guildId, channel: msg.channelId, thread: thread.id }, notices: [] };
     } catch (e) {
       const err = toSurfaceError(e, 'starting a thread');

@@ -71,7 +71,9 @@ export function renderMessage(content: MessageContent, ids: CustomIds, caps: Sur
   }
   const components: DiscordActionRow[] = content.stopActionId
     ? [{ type: 1, components: [{ type: 2, style: STYLE.secondary, label: 'Stop', custom_id: ids.encode('stop', content.stopActionId) }] }]
-    : [];
+    : content.rerunActionId
+      ? [{ type: 1, components: [{ type: 2, style: STYLE.primary, label: 'Run again', custom_id: ids.encode('rerun', content.rerunActionId) }] }]
+      : [];
   return { content: body, components, allowed_mentions: { parse: [] } };
 }
 

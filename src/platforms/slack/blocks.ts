@@ -11,6 +11,7 @@ import { tablesAsCode } from './markdown-tables.js';
 type Block = types.KnownBlock;
 
 export const ACTION_STOP = 'tb_stop';
+export const ACTION_RERUN = 'tb_rerun';
 
 /** Cumulative markdown-block limit per message (Slack). */
 export const MARKDOWN_BLOCK_LIMIT = 12_000;
@@ -76,6 +77,12 @@ export function renderMessage(content: MessageContent): RenderedMessage {
       type: 'actions',
       block_id: 'tb_live_controls',
       elements: [{ type: 'button', action_id: ACTION_STOP, text: { type: 'plain_text', text: 'Stop' }, value: content.stopActionId }],
+    });
+  } else if (content.rerunActionId) {
+    blocks.push({
+      type: 'actions',
+      block_id: 'tb_rerun_controls',
+      elements: [{ type: 'button', action_id: ACTION_RERUN, text: { type: 'plain_text', text: 'Run again' }, value: content.rerunActionId }],
     });
   }
   if (blocks.length === 0) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: '…' }] });

@@ -2,25 +2,27 @@
  * Bolt listeners: Slack events -> InboundMessage, the Stop button -> ActionEvent (prompt clicks and
  * modals: prompt-actions.ts).
  *
- * - app_mention in a channel: the thread of that message is the conversation (thread_ts ?? ts),
- *   and the thread becomes "active": later messages there continue without a mention.
+ * - app_mention in a channel: the thread of that message is the conversation (thread_ts ?? ts);
+ *   once the bridge accepted it the bridge owns the thread (in its state, so across restarts and
+ *   replicas): later messages there continue without a mention.
  * - message.im: top-level DM messages are one conversation per DM channel (thread ''), a DM
  *   thread is its own conversation.
  * - One @mention arrives twice with message.channels subscribed (app_mention + message): the
- *   channel+ts key makes it one turn. A redelivered envelope repeats its event_id: dropped.
+ *   channel+ts key, claimed in the bridge's state, makes it one turn (also across replicas). A
+ *   redelivered envelope repeats its event_id: the bridge drops it.
  */
 import type { App, webApi } from '@slack/bolt';
 import type { ActionEvent, BridgeInbound, InboundMessage } from '../../bridge/types.js';
 import type { Logger } from '../../log.js';
 import { downloadAttachments } from '../attachments.js';
-import { ACTION_STOP } from './blocks.js';
+import { ACTION_RERUN, ACTION_STOP } from './blocks.js';
 import { createGroupsOf, slackClickEvent } from './clicker.js';
 import { registerPromptListeners } from './prompt-actions.js';
 import type { SlackConfig } from './config.js';
 import { slackRemoteFiles, type SlackFile } from './files.js';
-import { encodeMessageId, threadKey } from './ids.js';
+import { encodeMessageId } from './ids.js';
 import { mentionsUser, normalizeInboundText } from './inbound-text.js';
-import { RecentMap, RecentSet } from './recent-set.js';
+import { BoundedMap } from '../../bounded-map.js';
 
 /** Message subtypes that are a person writing to us; everything else (edits, joins, ...) is ignored. */
 const ACCEPTED_SUBTYPES = new Set(['file_share', 'thread_broadcast']);
@@ -54,20 +56,17 @@ export interface SlackListenerDeps {
 
 /** Kept by the platform across Bolt app rebuilds (reconnect attempts). */
 export interface SlackListenerState {
-  activeThreads: RecentSet;
-  seenEvents: RecentSet;
-  seenMessages: RecentSet;
-  userNames: RecentMap<string | null>;
+  userNames: BoundedMap<string, string | null>;
 }
 
-export function createListenerState(maxActiveThreads: number): SlackListenerState {
-  return { activeThreads: new RecentSet(maxActiveThreads), seenEvents: new RecentSet(10_000), seenMessages: new RecentSet(10_000), userNames: new RecentMap(2_000) };
+export function createListenerState(): SlackListenerState {
+  return { userNames: new BoundedMap(2_000) };
 }
 
 export function registerSlackListeners(app: App, deps: SlackListenerDeps, state: SlackListenerState): void {
   const { config, logger, client } = deps;
   const now = deps.now ?? Date.now;
-  const { seenEvents, seenMessages, userNames } = state;
+  const { userNames } = state;
 
   async function resolveUser(id: string): Promise<string | undefined> {
     const cached = userNames.get(id);
@@ -105,23 +104,18 @@ export function registerSlackListeners(app: App, deps: SlackListenerDeps, state:
       thread = event.thread_ts ?? '';
     } else if (viaMention || mentionsUser(text, botUserId)) {
       thread = event.thread_ts ?? event.ts;
-    } else if (event.thread_ts && state.activeThreads.has(threadKey(team, event.channel, event.thread_ts))) {
-      thread = event.thread_ts;
-    } else if (event.thread_ts && (await bridge.hasConversation?.('slack', { space: team, channel: event.channel, thread: event.thread_ts }))) {
-      // A thread the bot answered before a restart: its session is in the store. No twin event
-      // exists for an unmentioned message, so awaiting before the dedupe below is safe.
+    } else if (event.thread_ts && (await bridge.ownsThread('slack', { space: team, channel: event.channel, thread: event.thread_ts }))) {
       thread = event.thread_ts;
     } else {
       return;
     }
 
-    // Synchronous dedupe, before any await: the twin event may already be in flight.
-    if (body.event_id && !seenEvents.add(body.event_id)) {
-      logger.debug({ eventId: body.event_id }, 'slack event redelivered; dropped');
+    // One turn per user message: the twin event (app_mention + message) and redeliveries carry the
+    // same channel + ts. The claim is atomic in the bridge state, so twins in flight at once are fine.
+    if (!(await bridge.claimEvent('slack', `msg:${event.channel}:${event.ts}`))) {
+      logger.debug({ eventId: body.event_id, channel: event.channel, ts: event.ts }, 'slack message already taken; dropped');
       return;
     }
-    if (!seenMessages.add(`${event.channel}:${event.ts}`)) return;
-    if (!isDm) state.activeThreads.add(threadKey(team, event.channel, thread));
 
     const receivedAt = now();
     const conversation = { space: team, channel: event.channel, thread };
@@ -171,12 +165,13 @@ export function registerSlackListeners(app: App, deps: SlackListenerDeps, state:
 
   registerPromptListeners(app, { logger, client, bridge: deps.bridge, userName: resolveUser, groupsOf });
 
-  app.action(ACTION_STOP, async ({ ack, body, action, respond }) => {
+  app.action(new RegExp(`^(${ACTION_STOP}|${ACTION_RERUN})$`), async ({ ack, body, action, respond }) => {
     await ack();
     const bridge = deps.bridge();
     if (!bridge || body.type !== 'block_actions' || action.type !== 'button') return;
-    const kind: ActionEvent['action'] = 'stop';
-    const { ev } = await slackClickEvent({ client, logger, groupsOf }, body, kind, (action as { value?: string }).value ?? '', respond);
+    const button = action as { action_id: string; value?: string };
+    const kind: ActionEvent['action'] = button.action_id === ACTION_RERUN ? 'rerun' : 'stop';
+    const { ev } = await slackClickEvent({ client, logger, groupsOf }, body, kind, button.value ?? '', respond);
     try {
       await bridge.handleAction(ev);
     } catch (e) {

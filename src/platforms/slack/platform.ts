@@ -82,7 +82,7 @@ export function createSlackPlatform(opts: SlackPlatformOptions): SlackPlatform {
   });
   const client = new webApi.WebClient(cfg.botToken, clientOptions());
   const surface = createSlackSurface({ client, config: cfg, logger });
-  const listenerState = createListenerState(cfg.maxActiveThreads);
+  const listenerState = createListenerState();
 
   let status: PlatformStatus = { state: 'starting' };
   let bridge: BridgeInbound | undefined;

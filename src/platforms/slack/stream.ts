@@ -13,9 +13,9 @@
  */
 import type { webApi } from '@slack/bolt';
 import type { Logger } from '../../log.js';
-import type { Conversation, MessageContent, NativeStream, NativeStreaming, RateBudget, UserRef } from '../../delivery/surface.js';
+import type { Conversation, MessageContent, MessageRef, NativeStream, NativeStreaming, RateBudget, UserRef } from '../../delivery/surface.js';
 import { renderMessage } from './blocks.js';
-import { encodeMessageId } from './ids.js';
+import { decodeMessageId, encodeMessageId } from './ids.js';
 import { callSlack, slackErrorCode, toSurfaceError } from './web-errors.js';
 
 /** Slack's stream budgets, per workspace, before headroom. */
@@ -118,6 +118,18 @@ export function createSlackStreaming(opts: SlackStreamingOptions): NativeStreami
     maxChars: STREAM_MAX_CHARS,
     budgets,
     available,
+    async stopOrphan(ref: MessageRef, final: MessageContent): Promise<void> {
+      const { channel, ts } = decodeMessageId(ref.id);
+      try {
+        await openStream(ref.conversation, ts).stop(final);
+      } catch (e) {
+        const code = slackErrorCode(e);
+        // Slack already ended it (it times streams out): nothing is left streaming.
+        if (code && ENDED.has(code)) return;
+        logger.debug({ err: code, channel }, 'slack: stopping an orphaned stream failed');
+        throw e;
+      }
+    },
     // Tier 2 starts (~18/min) are short in a busy workspace: auto serves such a reply with post +
     // edit; native shows the first text through edits and hands over to the stream when it starts.
     lateStart: mode === 'native' ? 'hand-over' : 'edit',

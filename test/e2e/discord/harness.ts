@@ -2,6 +2,7 @@
  * Shared set-up for the Discord end-to-end tests: a fake Discord, a BridgeConfig, and the real
  * discord.js client through createDiscordPlatform (with the identify throttle switched off).
  */
+import { InboundStateDouble } from '../../fakes/inbound-state.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,13 +36,14 @@ export function testConfig(dir: string, over: Partial<BridgeConfig> = {}): Bridg
 }
 
 /** A bridge stand-in that records what the platform hands it. */
-export class RecordingBridge implements BridgeInbound {
+export class RecordingBridge extends InboundStateDouble implements BridgeInbound {
   readonly messages: InboundMessage[] = [];
   readonly actions: ActionEvent[] = [];
   private readonly waiters = new Set<() => void>();
 
   async handleMessage(msg: InboundMessage): Promise<void> {
     this.messages.push(msg);
+    this.accepted(msg);
     this.poke();
   }
 

@@ -83,7 +83,7 @@ test('with no tokens it prints the local URL and the connect hint, serves health
   const ready = await fetch(`${url}readyz`);
   assert.equal(ready.status, 200);
   const readyBody = await ready.json() as { status: string; platforms: unknown; checks: { state: string } };
-  assert.deepEqual({ status: readyBody.status, platforms: readyBody.platforms }, { status: 'ready', platforms: [{ name: 'local', state: 'ready' }] });
+  assert.deepEqual({ status: readyBody.status, platforms: readyBody.platforms }, { status: 'ready', platforms: [{ name: 'local', state: 'ready' }, { name: 'recovery', state: 'ready' }] });
   assert.ok(['running', 'done'].includes(readyBody.checks.state), 'the start-up checks are reported');
   const metrics = await fetch(`${url}metrics`);
   assert.equal(metrics.status, 200);

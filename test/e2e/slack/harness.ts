@@ -1,4 +1,5 @@
 /** Shared set-up for the Slack e2e tests: fake Slack + createSlackPlatform with test-friendly settings. */
+import { InboundStateDouble } from '../../fakes/inbound-state.js';
 import type { ActionEvent, BridgeInbound, InboundMessage } from '../../../src/bridge/types.js';
 import type { BridgeConfig } from '../../../src/bridge/api.js';
 import { silentLogger, type Logger } from '../../../src/log.js';
@@ -24,12 +25,13 @@ export function makePlatform(fake: FakeSlack, slack: Record<string, unknown> = {
 }
 
 /** A bridge stand-in that records what the platform hands it. */
-export class RecordingBridge implements BridgeInbound {
+export class RecordingBridge extends InboundStateDouble implements BridgeInbound {
   readonly messages: InboundMessage[] = [];
   readonly actions: ActionEvent[] = [];
   private waiters: Array<() => void> = [];
   async handleMessage(msg: InboundMessage): Promise<void> {
     this.messages.push(msg);
+    this.accepted(msg);
     this.wake();
   }
   async handleAction(ev: ActionEvent): Promise<void> {

@@ -4,13 +4,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import Keyv from 'keyv';
 import type { BridgeConfig } from '../../../src/bridge/api.js';
 import { createAccessGrants } from '../../../src/bridge/access-grants.js';
 import { createBridge, createSessionStore } from '../../../src/bridge/index.js';
 import { silentLogger } from '../../../src/log.js';
 import { createRecordingSurface } from '../../fakes/recording-surface.js';
-import { ANA, BOB, BOSS, conv, fakeRunner, makeConfig, makeMsg, makeProfile, waitFor } from './helpers.js';
+import { ANA, BOB, BOSS, conv, fakeRunner, makeConfig, makeMsg, makeProfile, memoryState, waitFor } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tb-bridge-sec-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -28,14 +27,14 @@ async function eventually(cond: () => Promise<boolean>, what: string): Promise<v
 function setup(over: Partial<BridgeConfig> = {}) {
   const surface = createRecordingSurface();
   const runner = fakeRunner();
-  const keyv = new Keyv();
   const config = makeConfig({ dataDir: join(dir, `d${++n}`), ...over });
-  const store = createSessionStore(config, silentLogger, { keyv });
+  const state = memoryState();
+  const store = createSessionStore(state, silentLogger);
   const grants = createAccessGrants(config, silentLogger);
   const bridge = createBridge({ config, logger: silentLogger, store, grants, runTurn: runner.runTurn, loadProfile: async () => makeProfile({ permission: true }) });
   bridge.attach(surface);
   const shown = (c = conv()) => surface.messagesIn(c).map((m) => m.content.text);
-  return { surface, runner, bridge, store, keyv, grants, shown, config };
+  return { surface, runner, bridge, store, state, grants, shown, config };
 }
 
 const closed = (over: Partial<BridgeConfig['access']> = {}): Pick<BridgeConfig, 'access'> => ({ access: { mode: 'closed', allowUsers: [], admins: [], dms: true, ...over } });
@@ -94,8 +93,8 @@ describe('bridge security', () => {
   });
 
   it('a stored session id starting with "-" is not handed back to the agent', async () => {
-    const { runner, bridge, keyv } = setup();
-    await keyv.set('test:T1:C1:', { session_id: '--dangerously-skip-permissions', profile: '/profiles/default.yaml', updated_at: 1 });
+    const { runner, bridge, state } = setup();
+    await state.sessions.set('test:T1:C1:', { session_id: '--dangerously-skip-permissions', profile: '/profiles/default.yaml', updated_at: 1 });
     await bridge.handleMessage(makeMsg({ text: 'hi' }));
     const call = await runner.started(1);
     assert.equal(call.turn.sessionId, undefined);

@@ -1,10 +1,12 @@
 /** Shared by the bridge tests: config, messages, a controllable fake runner, fixture-agent profiles. */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Keyv from 'keyv';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import type { BridgeConfig } from '../../../src/bridge/api.js';
 import type { ActionEvent, InboundMessage } from '../../../src/bridge/types.js';
 import { createSessionStore, type SessionStore } from '../../../src/bridge/index.js';
+import { createBridgeState, createSqliteStore, type BridgeState } from '../../../src/state/index.js';
 import type { Conversation, UserRef } from '../../../src/delivery/surface.js';
 import { silentLogger } from '../../../src/log.js';
 import type { Profile } from '../../../src/profile/index.js';
@@ -12,6 +14,18 @@ import type { RunHandlers, RunOptions, RunResult, TurnInput } from '../../../src
 import { openSecurity } from '../../fixtures/config-defaults.js';
 
 export const AGENTS = fileURLToPath(new URL('../../fixtures/bridge-agents/', import.meta.url));
+
+const dataDirs: string[] = [];
+process.on('exit', () => {
+  for (const d of dataDirs) rmSync(d, { recursive: true, force: true });
+});
+
+/** A fresh, empty data directory (removed when the test process exits). */
+export function freshDataDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'tb-bridge-'));
+  dataDirs.push(d);
+  return d;
+}
 
 export function makeConfig(over: Partial<BridgeConfig> = {}): BridgeConfig {
   return {
@@ -21,7 +35,7 @@ export function makeConfig(over: Partial<BridgeConfig> = {}): BridgeConfig {
     queueDepth: 5,
     maxConcurrent: 4,
     permissionTimeoutSecs: 600,
-    dataDir: '/nonexistent',
+    dataDir: over.dataDir ?? freshDataDir(),
     host: '127.0.0.1',
     port: 0,
     shutdownGraceSecs: 5,
@@ -81,8 +95,13 @@ export function click(action: ActionEvent['action'], id: string, user: UserRef):
   };
 }
 
+/** A throwaway in-memory SQLite state. */
+export function memoryState(): BridgeState {
+  return createBridgeState(createSqliteStore({ file: ':memory:' }));
+}
+
 export function memoryStore(): SessionStore {
-  return createSessionStore(makeConfig(), silentLogger, { keyv: new Keyv() });
+  return createSessionStore(memoryState(), silentLogger);
 }
 
 export function result(over: Partial<RunResult> = {}): RunResult {

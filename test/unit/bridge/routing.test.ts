@@ -3,7 +3,6 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { parseAllowCommand, parseCommand } from '../../../src/bridge/commands.js';
 import { conversationKey } from '../../../src/bridge/conversation-key.js';
-import { createDeduper } from '../../../src/bridge/dedupe.js';
 import { formatInputPreview } from '../../../src/bridge/input-preview.js';
 import { matchRoute, routeMessage } from '../../../src/bridge/routing.js';
 import { makeConfig, makeMsg } from './helpers.js';
@@ -47,22 +46,6 @@ describe('commands', () => {
     assert.equal(parseAllowCommand('/allow discord:role:123456'), 'discord:role:123456');
     for (const t of ['allow me', 'allow U0123', 'allow slack:U1 slack:U2', 'please allow slack:U1']) assert.equal(parseAllowCommand(t), undefined, t);
     assert.equal(parseAllowCommand('allow slack:U0123', 1), undefined);
-  });
-});
-
-describe('dedupe', () => {
-  it('drops repeats within the window and forgets after the TTL or past the bound', () => {
-    let t = 0;
-    const d = createDeduper({ max: 3, ttlMs: 100, now: () => t });
-    assert.equal(d.firstSeen('a'), true);
-    assert.equal(d.firstSeen('a'), false);
-    t = 99;
-    assert.equal(d.firstSeen('a'), false);
-    t = 200;
-    assert.equal(d.firstSeen('a'), true, 'forgotten after the TTL');
-    for (const id of ['b', 'c', 'd']) d.firstSeen(id);
-    assert.equal(d.size, 3);
-    assert.equal(d.firstSeen('a'), true, 'the oldest id fell out of the bound');
   });
 });
 

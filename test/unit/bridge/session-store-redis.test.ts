@@ -3,46 +3,24 @@
  * (Debian's redis-server; .ci/run installs it when missing).
  */
 import { strict as assert } from 'node:assert';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createSessionStore } from '../../../src/bridge/index.js';
+import { createState } from '../../../src/state/index.js';
 import { createAccessGrants } from '../../../src/bridge/access-grants.js';
 import { silentLogger } from '../../../src/log.js';
+import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
 import { conv, makeConfig } from './helpers.js';
 
-let server: ChildProcess | undefined;
+let server: RedisServer | undefined;
 let url = '';
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
-
 before(async () => {
-  if (spawnSync('redis-server', ['--version']).error) {
-    throw new Error('redis-server is not installed: apt-get install -y redis-server (.ci/run does this)');
-  }
-  const port = await freePort();
-  server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    server!.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('Ready to accept connections')) resolve();
-    });
-    server!.on('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${out.slice(-500)}`)));
-  });
-  url = `redis://127.0.0.1:${port}`;
+  server = await startRedisServer();
+  url = server.url;
 });
 
 after(() => {
-  server?.kill('SIGKILL');
+  server?.stop();
 });
 
 describe('access grants on Redis', () => {
@@ -63,22 +41,25 @@ describe('access grants on Redis', () => {
 describe('session store on Redis', () => {
   it('keeps, resets and shares sessions across store instances (replicas)', async () => {
     const config = makeConfig({ redisUrl: url });
-    const a = createSessionStore(config, silentLogger, { now: () => 42 });
-    const b = createSessionStore(config, silentLogger);
+    const sa = createState(config, silentLogger);
+    const sb = createState(config, silentLogger);
+    const a = createSessionStore(sa, silentLogger, { now: () => 42 });
+    const b = createSessionStore(sb, silentLogger);
     assert.equal(await a.set(conv('C1', '1700.1'), 'slack', { sessionId: 'abc', profile: '/p.yaml' }), true);
     assert.deepEqual(await b.get(conv('C1', '1700.1'), 'slack'), { session_id: 'abc', profile: '/p.yaml', updated_at: 42 }, 'another replica sees it');
     assert.equal(await b.get(conv('C1', '1700.1'), 'discord'), undefined, 'the platform is part of the key');
     assert.equal(await b.delete(conv('C1', '1700.1'), 'slack'), true);
     assert.equal(await a.get(conv('C1', '1700.1'), 'slack'), undefined, 'a reset is seen by every replica');
-    await a.close();
-    await b.close();
+    await sa.close();
+    await sb.close();
   });
 
   it('a Redis that goes away never fails the turn: reads as no session, logged', async () => {
     const config = makeConfig({ redisUrl: 'redis://127.0.0.1:9' });
-    const s = createSessionStore(config, silentLogger, { opTimeoutMs: 300 });
+    const st = createState(config, silentLogger);
+    const s = createSessionStore(st, silentLogger, { opTimeoutMs: 300 });
     assert.equal(await s.get(conv('C9'), 'slack'), undefined);
     assert.equal(await s.set(conv('C9'), 'slack', { sessionId: 'x', profile: '/p' }), false);
-    await s.close();
+    await st.close();
   });
 });

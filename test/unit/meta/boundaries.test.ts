@@ -27,8 +27,9 @@ const ALLOWED: Record<string, string[]> = {
   profile: ['protocol'],
   runner: ['protocol', 'profile'],
   delivery: ['protocol'],
+  state: ['delivery'],
   config: ['protocol', 'profile', 'bridge'],
-  bridge: ['protocol', 'profile', 'runner', 'delivery', 'config'],
+  bridge: ['protocol', 'profile', 'runner', 'delivery', 'config', 'state'],
   // The doctor checks everything below the entry points; platform checks load on demand.
   doctor: ['profile', 'config', 'bridge', 'platforms/slack', 'platforms/discord'],
 };

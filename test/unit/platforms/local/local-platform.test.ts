@@ -1,3 +1,4 @@
+import { InboundStateDouble } from '../../../fakes/inbound-state.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request, type IncomingMessage } from 'node:http';
@@ -16,10 +17,10 @@ function config(local?: Record<string, unknown>, over: Partial<BridgeConfig> = {
   };
 }
 
-class RecordingBridge implements BridgeInbound {
+class RecordingBridge extends InboundStateDouble implements BridgeInbound {
   messages: InboundMessage[] = [];
   actions: ActionEvent[] = [];
-  async handleMessage(msg: InboundMessage) { this.messages.push(msg); }
+  async handleMessage(msg: InboundMessage) { this.messages.push(msg); this.accepted(msg); }
   async handleAction(ev: ActionEvent) {
     this.actions.push(ev);
     await ev.notifyPrivately(`only you can see this (${ev.action})`);

@@ -1,0 +1,140 @@
+/**
+ * Crash recovery, at start-up before new events are served: everything the ledger says a
+ * previous run of this replica showed and did not finish is finished now, through the same
+ * delivery limiters as every reply.
+ *
+ * - agent process groups still running are ended (only when pid AND start time match);
+ * - open permission prompts show "expired" without buttons;
+ * - live replies get their final edit ("interrupted: the bridge restarted", no Stop), native
+ *   streams are stopped, 👀 becomes the failure reaction, and the author gets **Run again**;
+ * - turns that were queued but never started run now, in order, reusing their "queued" message.
+ *
+ * Each step removes its record only after it landed, so a second crash during recovery simply
+ * repeats the remaining steps (every step is safe to repeat).
+ */
+import type { JournalPart } from '../delivery/types.js';
+import type { MessageContent } from '../delivery/surface.js';
+import { endRecordedGroup } from '../runner/index.js';
+import type { LedgerRecord, QueuedTurnRecord } from '../state/index.js';
+import { acceptMessage } from './accept-message.js';
+import type { BridgeContext } from './context.js';
+import { INTERRUPTED_MESSAGE } from './outcome.js';
+import { rerunActionId, RERUN_TTL_MS } from './rerun.js';
+import { rebuildMessage } from './stored-message.js';
+
+export interface RecoveryReport {
+  agentsEnded: number;
+  prompts: number;
+  replies: number;
+  queued: number;
+  left: number;
+  durationMs: number;
+}
+
+type ReplyRecord = Extract<LedgerRecord, { kind: 'reply' }>;
+
+const isLive = (p: JournalPart): boolean => p.kind === 'part' && !!p.content && (!!p.content.status || !!p.content.stopActionId || !!p.content.thinking);
+
+export async function recover(ctx: BridgeContext): Promise<RecoveryReport> {
+  const started = ctx.now();
+  const log = ctx.logger.child({ component: 'recovery' });
+  const g = <T>(op: string, key: string, fn: () => Promise<T>, fallback: T) => ctx.guarded(op, key, fn, fallback);
+  const records = (await g('ledger', 'all', () => ctx.state.ledger.all(), [] as LedgerRecord[])).filter((r) => r.holder === ctx.holder);
+  const convs = await g('queue', 'all', () => ctx.state.queue.conversations(), [] as string[]);
+  const queues: Array<{ key: string; items: QueuedTurnRecord[] }> = [];
+  for (const key of convs) {
+    const items = (await g('queue', key, () => ctx.state.queue.list(key), [] as QueuedTurnRecord[])).filter((i) => i.holder === ctx.holder);
+    if (items.length) queues.push({ key, items });
+  }
+  const replies = new Map(records.filter((r): r is ReplyRecord => r.kind === 'reply').map((r) => [r.id, r]));
+  // A turn whose reply says it started is not run again (it may have run): it is finalized instead.
+  for (const q of queues) {
+    const startedIds = q.items.filter((i) => replies.get(i.turnId)?.turn === 'running').map((i) => i.turnId);
+    for (const id of startedIds) await g('queue', q.key, () => ctx.state.queue.remove(q.key, id), false);
+    q.items = q.items.filter((i) => !startedIds.includes(i.turnId));
+  }
+  const queuedIds = new Set(queues.flatMap((q) => q.items.map((i) => i.turnId)));
+  const report: RecoveryReport = { agentsEnded: 0, prompts: 0, replies: 0, queued: 0, left: 0, durationMs: 0 };
+  if (records.length === 0 && queues.length === 0) return report;
+  log.info({ records: records.length, queuedTurns: queuedIds.size }, 'recovering what the previous run left');
+
+  const forget = (id: string) => g('ledger', id, () => ctx.state.ledger.remove(id), false);
+
+  // 1. Agents first: nothing may go on writing while replies are finalized.
+  await Promise.all(records.filter((r) => r.kind === 'agent').map(async (r) => {
+    const outcome = await endRecordedGroup(r.pid, r.startTime);
+    if (outcome === 'ended') report.agentsEnded++;
+    log.info({ pid: r.pid, turnId: r.turnId, outcome }, 'agent process of the previous run');
+    await forget(r.id);
+  }));
+
+  // 2. Prompts and replies, all at once: the limiters pace them.
+  await Promise.all([
+    ...records.filter((r) => r.kind === 'prompt').map(async (r) => {
+      const delivery = ctx.surfaces.get(r.platform)?.delivery;
+      if (!delivery) return void report.left++;
+      const ok = await delivery.rewritePrompt(r.ref, { ...r.view, state: 'expired', note: 'the bridge restarted before anyone decided' });
+      if (ok) {
+        report.prompts++;
+        await forget(r.id);
+      } else report.left++;
+    }),
+    ...[...replies.values()].filter((r) => !queuedIds.has(r.id)).map(async (r) => {
+      if (await finalizeReply(ctx, r)) {
+        report.replies++;
+        await forget(r.id);
+      } else report.left++;
+    }),
+  ]);
+
+  // 3. Queued turns never ran: run them now, in order, each conversation's queue as it was.
+  for (const q of queues) {
+    for (const item of q.items) {
+      const attached = ctx.surfaces.get(item.message.platform);
+      if (!attached) {
+        report.left++;
+        continue;
+      }
+      const reuse = replies.get(item.turnId)?.journal.parts.find((p) => p.kind === 'part')?.ref;
+      const msg = await rebuildMessage(ctx, item.message);
+      log.info({ turnId: item.turnId, conversation: q.key }, 'running a turn that was queued before the restart');
+      await acceptMessage(ctx, msg, { turnId: item.turnId, ...(reuse ? { reuse } : {}) });
+      report.queued++;
+    }
+  }
+  report.durationMs = ctx.now() - started;
+  log.info({ ...report }, 'recovery done');
+  return report;
+}
+
+/** The final edits of one orphaned reply; true once all of them landed. */
+async function finalizeReply(ctx: BridgeContext, r: ReplyRecord): Promise<boolean> {
+  const attached = ctx.surfaces.get(r.message.platform);
+  if (!attached) return false;
+  const { surface, delivery } = attached;
+  const live = r.journal.parts.filter(isLive);
+  const last = live.at(-1);
+  const rerunId = surface.capabilities.buttons ? rerunActionId(r.id) : undefined;
+  const results: boolean[] = [];
+  for (const p of r.journal.parts) {
+    if (p.kind === 'stream') {
+      // A streamed answer keeps what it shows; the control message above it carries the status.
+      results.push(await delivery.stopStream(p.ref, last ? { text: '' } : { text: '', status: INTERRUPTED_MESSAGE, tone: 'warning' }));
+      continue;
+    }
+    if (!isLive(p)) continue;
+    const text = p.content?.text ?? '';
+    let content: MessageContent = { text };
+    if (p === last) {
+      content = { text, status: INTERRUPTED_MESSAGE, tone: 'warning', ...(rerunId ? { rerunActionId: rerunId } : {}) };
+      if (rerunId) {
+        await ctx.guarded('rerun', rerunId, () => ctx.state.reruns.put(rerunId, { message: r.message, author: r.author, ref: p.ref, content: { text, status: INTERRUPTED_MESSAGE, tone: 'warning' } }, RERUN_TTL_MS), undefined);
+      }
+    }
+    results.push(await delivery.rewrite(p.ref, content));
+  }
+  if (r.message.source && surface.react) {
+    await surface.react(r.message.source, 'failure').catch((err: unknown) => ctx.logger.debug({ err }, 'reaction failed'));
+  }
+  return results.every(Boolean);
+}

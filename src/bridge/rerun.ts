@@ -1,0 +1,44 @@
+/**
+ * Run again: an interrupted reply's button re-runs the original message, once, for its author
+ * (or an approver). The record lives in the bridge state, so the button works after restarts.
+ */
+import type { UserRef } from '../delivery/surface.js';
+import { mayStop, refusalText } from './approvers.js';
+import { acceptMessage } from './accept-message.js';
+import type { BridgeContext } from './context.js';
+import { rebuildMessage } from './stored-message.js';
+
+/** How long a Run again button works (7 days). */
+export const RERUN_TTL_MS = 7 * 24 * 3600_000;
+
+export const rerunActionId = (turnId: string): string => `rerun-${turnId}`;
+
+export async function handleRerunAction(ctx: BridgeContext, id: string, user: UserRef, platform: string, notify: (text: string) => Promise<void>): Promise<void> {
+  const rec = await ctx.guarded('rerun', id, () => ctx.state.reruns.get(id), undefined);
+  if (!rec) {
+    await notify('This message can no longer be run again (it was run again already, or it is too old). Please send it again.');
+    return;
+  }
+  // Who may stop a turn may run it again: its author, an approver or an admin.
+  const policy = { users: ctx.config.approvers, groups: [], admins: ctx.config.access.admins };
+  if (!mayStop({ platform, user }, { platform: rec.message.platform, user: rec.author }, policy)) {
+    await notify(refusalText(rec.author, 'stop', policy, false).replace(/stop this turn/, 'run this again'));
+    return;
+  }
+  if (ctx.closing) {
+    await notify('The bridge is restarting. Please press Run again in a minute.');
+    return;
+  }
+  if (!(await ctx.guarded('rerun', id, () => ctx.state.reruns.take(id, RERUN_TTL_MS), false))) {
+    await notify('This message is already being run again.');
+    return;
+  }
+  const attached = ctx.surfaces.get(rec.message.platform);
+  if (!attached) return;
+  ctx.logger.info({ platform: rec.message.platform, user: user.id, rerun: id }, 'run again');
+  // The button goes first, so no dead button is left once the new turn runs.
+  await attached.delivery.rewrite(rec.ref, rec.content);
+  await ctx.guarded('rerun', id, () => ctx.state.reruns.remove(id), false);
+  const msg = await rebuildMessage(ctx, rec.message, `#rerun-${ctx.idFactory()}`);
+  await acceptMessage(ctx, msg);
+}

@@ -1,0 +1,46 @@
+/** A user's message kept in the state (a queued turn, a Run again button) and made live again. */
+import type { StoredMessage } from '../state/index.js';
+import type { BridgeContext } from './context.js';
+import type { InboundMessage } from './types.js';
+
+/** The user's message as received: text, author, where, and the files as references only. */
+export function toStored(msg: InboundMessage): StoredMessage {
+  return {
+    platform: msg.platform,
+    conversation: msg.conversation,
+    user: msg.user,
+    text: msg.text,
+    eventId: msg.eventId,
+    receivedAt: msg.receivedAt,
+    ...(msg.source ? { source: msg.source } : {}),
+    attachments: msg.attachmentRefs ?? [],
+    ...(msg.notices?.length ? { notices: msg.notices } : {}),
+  };
+}
+
+/** A stored message as an InboundMessage again: files fetched anew where the platform can. */
+export async function rebuildMessage(ctx: BridgeContext, m: StoredMessage, eventSuffix = ''): Promise<InboundMessage> {
+  const msg: InboundMessage = {
+    platform: m.platform,
+    conversation: m.conversation,
+    user: m.user,
+    text: m.text,
+    attachments: [],
+    attachmentRefs: m.attachments,
+    eventId: `${m.eventId}${eventSuffix}`,
+    receivedAt: m.receivedAt,
+    ...(m.source ? { source: m.source } : {}),
+    notices: [...(m.notices ?? [])],
+  };
+  if (m.attachments.length === 0) return msg;
+  const surface = ctx.surfaces.get(m.platform)?.surface;
+  if (!surface?.fetchAttachments) {
+    msg.notices!.push(`The ${m.attachments.length === 1 ? 'file' : `${m.attachments.length} files`} of this message could not be fetched again after the restart.`);
+    return msg;
+  }
+  const got = await surface.fetchAttachments(m.attachments);
+  msg.attachments = got.attachments;
+  msg.notices!.push(...got.notices);
+  msg.cleanup = got.cleanup;
+  return msg;
+}

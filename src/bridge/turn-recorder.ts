@@ -1,0 +1,86 @@
+/**
+ * Writes a turn's life into the ledger and its conversation's queue, so that a restart after a
+ * crash finds everything the bridge showed and had not finished (recovery.ts). Every write goes
+ * through one chain per turn, in order; journal writes coalesce (the latest wins).
+ */
+import type { ReplyJournal } from '../delivery/types.js';
+import { processStartTime } from '../runner/index.js';
+import type { LedgerRecord } from '../state/index.js';
+import type { BridgeContext } from './context.js';
+import type { InboundMessage } from './types.js';
+import { toStored } from './stored-message.js';
+
+export interface TurnRecorder {
+  /** Accepted: in its conversation's queue, and its reply in the ledger (resolves once stored). */
+  queued(): Promise<void>;
+  /** The reply's messages changed (LiveReplyOptions.onJournal). */
+  journal(j: ReplyJournal): void;
+  /** The turn got its slot: out of the queue (resolves once stored, before the agent starts). */
+  started(): Promise<void>;
+  /** The agent process is running (pid + start time: a restart ends it, never a reused pid). */
+  agent(pid: number): void;
+  agentEnded(): void;
+  /** Everything about the turn is finished: its records go. */
+  finished(): Promise<void>;
+}
+
+export function createTurnRecorder(ctx: BridgeContext, t: { id: string; key: string; msg: InboundMessage; enqueuedAt: number }): TurnRecorder {
+  const message = toStored(t.msg);
+  const reply: Extract<LedgerRecord, { kind: 'reply' }> = {
+    kind: 'reply', id: t.id, holder: ctx.holder, turn: 'queued', message, author: t.msg.user, journal: { parts: [] }, updatedAt: ctx.now(),
+  };
+  const agentId = `agent:${t.id}`;
+  let chain: Promise<void> = Promise.resolve();
+  let journalQueued = false;
+  let done = false;
+  let hadAgent = false;
+  const write = (op: string, fn: () => Promise<unknown>): Promise<void> => {
+    chain = chain.then(() => ctx.guarded(op, t.id, async () => void (await fn()), undefined));
+    return chain;
+  };
+  const putReply = () => {
+    reply.updatedAt = ctx.now();
+    return ctx.state.ledger.put(reply);
+  };
+  return {
+    queued() {
+      return write('record queued turn', async () => {
+        await ctx.state.queue.push(t.key, { turnId: t.id, holder: ctx.holder, message, enqueuedAt: t.enqueuedAt });
+        await putReply();
+      });
+    },
+    journal(j) {
+      reply.journal = j;
+      if (journalQueued || done) return;
+      journalQueued = true;
+      void write('record reply', async () => {
+        journalQueued = false;
+        if (!done) await putReply();
+      });
+    },
+    started() {
+      reply.turn = 'running';
+      return write('record turn start', async () => {
+        await putReply();
+        await ctx.state.queue.remove(t.key, t.id);
+      });
+    },
+    agent(pid) {
+      const startTime = processStartTime(pid);
+      if (startTime === undefined) return;
+      hadAgent = true;
+      void write('record agent', () => ctx.state.ledger.put({ kind: 'agent', id: agentId, turnId: t.id, holder: ctx.holder, pid, startTime }));
+    },
+    agentEnded() {
+      if (hadAgent) void write('forget agent', () => ctx.state.ledger.remove(agentId));
+    },
+    finished() {
+      done = true;
+      return write('forget turn', async () => {
+        await ctx.state.queue.remove(t.key, t.id);
+        if (hadAgent) await ctx.state.ledger.remove(agentId);
+        await ctx.state.ledger.remove(t.id);
+      });
+    },
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * The bridge's state, typed, on one StateStore: sessions, event dedupe, owned threads, the
+ * per-conversation queues and the ledger. Platforms and the core use only this; the backend
+ * (SQLite or Redis) is chosen once in createState().
+ */
+import type { LedgerRecord, QueuedTurnRecord, RerunRecord, SessionRecord } from './records.js';
+import type { StateStore } from './store.js';
+
+export interface BridgeState {
+  readonly store: StateStore;
+  readonly sessions: {
+    get(key: string): Promise<SessionRecord | undefined>;
+    set(key: string, record: SessionRecord): Promise<void>;
+    delete(key: string): Promise<boolean>;
+  };
+  /** Claim an event id for `ttlMs`: true for exactly one caller (across replicas) until it expires. */
+  claimEvent(id: string, holder: string, ttlMs: number): Promise<boolean>;
+  /** Threads the bot answers without a new mention (it started or answered them). */
+  readonly threads: {
+    own(key: string, ttlMs: number): Promise<void>;
+    owns(key: string): Promise<boolean>;
+  };
+  /** Per-conversation queues of accepted turns that have not started, in arrival order. */
+  readonly queue: {
+    push(conversationKey: string, record: QueuedTurnRecord): Promise<void>;
+    list(conversationKey: string): Promise<QueuedTurnRecord[]>;
+    remove(conversationKey: string, turnId: string): Promise<boolean>;
+    /** Conversation keys with queued turns. */
+    conversations(): Promise<string[]>;
+  };
+  readonly ledger: {
+    put(record: LedgerRecord): Promise<void>;
+    get(id: string): Promise<LedgerRecord | undefined>;
+    remove(id: string): Promise<boolean>;
+    all(): Promise<LedgerRecord[]>;
+  };
+  /** Run again buttons of interrupted replies. */
+  readonly reruns: {
+    put(id: string, record: RerunRecord, ttlMs: number): Promise<void>;
+    get(id: string): Promise<RerunRecord | undefined>;
+    /** Use the button once: true for the first caller only. */
+    take(id: string, ttlMs: number): Promise<boolean>;
+    remove(id: string): Promise<boolean>;
+  };
+  close(): Promise<void>;
+}
+
+const QUEUE = 'queue:';
+
+export function createBridgeState(store: StateStore): BridgeState {
+  return {
+    store,
+    sessions: {
+      get: (key) => store.get<SessionRecord>('session', key),
+      set: (key, record) => store.set('session', key, record),
+      delete: (key) => store.delete('session', key),
+    },
+    claimEvent: (id, holder, ttlMs) => store.setIfNotExists('event', id, { holder }, ttlMs),
+    threads: {
+      own: (key, ttlMs) => store.set('thread', key, 1, ttlMs),
+      owns: async (key) => (await store.get('thread', key)) !== undefined,
+    },
+    queue: {
+      push: (conv, record) => store.push(QUEUE + conv, record.turnId, record),
+      list: async (conv) => (await store.items<QueuedTurnRecord>(QUEUE + conv)).map((i) => i.value),
+      remove: (conv, turnId) => store.removeItem(QUEUE + conv, turnId),
+      conversations: async () => (await store.lists()).filter((l) => l.startsWith(QUEUE)).map((l) => l.slice(QUEUE.length)),
+    },
+    ledger: {
+      put: (record) => store.set('ledger', record.id, record),
+      get: (id) => store.get<LedgerRecord>('ledger', id),
+      remove: (id) => store.delete('ledger', id),
+      all: async () => (await store.entries<LedgerRecord>('ledger')).map((e) => e.value),
+    },
+    reruns: {
+      put: (id, record, ttlMs) => store.set('rerun', id, record, ttlMs),
+      get: (id) => store.get<RerunRecord>('rerun', id),
+      take: (id, ttlMs) => store.setIfNotExists('rerun-used', id, 1, ttlMs),
+      remove: (id) => store.delete('rerun', id),
+    },
+    close: () => store.close(),
+  };
+}

@@ -1,0 +1,87 @@
+/**
+ * What the bridge remembers, as stored records. Plain JSON: every backend holds the same shapes.
+ */
+import type { Conversation, MessageContent, MessageRef, PermissionPromptView, RemoteAttachment, SourceMessageRef, UserRef } from '../delivery/surface.js';
+
+/** The agent session kept per conversation. */
+export interface SessionRecord {
+  session_id: string;
+  /** Absolute path of the profile that minted the session. */
+  profile: string;
+  /** ms since the epoch. */
+  updated_at: number;
+  /** `platform:id` of who started the conversation: `new` / `reset` is theirs (or an admin's). */
+  author?: string;
+}
+
+/** A file of the user's message as the platform offered it: enough to download it again, no token. */
+export type AttachmentRef = RemoteAttachment;
+
+/** A user's message as received (before files were downloaded), so it can be run again after a crash. */
+export interface StoredMessage {
+  platform: string;
+  conversation: Conversation;
+  user: UserRef;
+  text: string;
+  eventId: string;
+  receivedAt: number;
+  source?: SourceMessageRef;
+  attachments: AttachmentRef[];
+  notices?: string[];
+}
+
+/** A turn waiting in its conversation's queue (item id = turn id). */
+export interface QueuedTurnRecord {
+  turnId: string;
+  /** The replica that accepted it. */
+  holder: string;
+  message: StoredMessage;
+  enqueuedAt: number;
+}
+
+export type { JournalPart, ReplyJournal } from '../delivery/types.js';
+import type { ReplyJournal } from '../delivery/types.js';
+
+/** Everything the bridge has shown and not yet finished (key = id). */
+export type LedgerRecord =
+  | {
+      kind: 'reply';
+      /** = the turn id. */
+      id: string;
+      holder: string;
+      /** The turn is still waiting in its queue ('queued') or was started ('running'). */
+      turn: 'queued' | 'running';
+      message: StoredMessage;
+      author: UserRef;
+      journal: ReplyJournal;
+      updatedAt: number;
+    }
+  | {
+      kind: 'prompt';
+      /** = the prompt id. */
+      id: string;
+      turnId: string;
+      holder: string;
+      platform: string;
+      ref: MessageRef;
+      view: PermissionPromptView;
+    }
+  | {
+      kind: 'agent';
+      /** = `agent:<turn id>`. */
+      id: string;
+      turnId: string;
+      holder: string;
+      pid: number;
+      /** Process start time as the OS reports it (Linux: /proc/<pid>/stat field 22), so a reused pid is never killed. */
+      startTime: string;
+    };
+
+/** An interrupted reply's Run again button (key = the button's action id). */
+export interface RerunRecord {
+  message: StoredMessage;
+  author: UserRef;
+  /** The message carrying the button, and what it shows, so the button can be taken off. */
+  ref: MessageRef;
+  content: MessageContent;
+}

@@ -1,0 +1,143 @@
+/**
+ * The shared StateStore on Redis (REDIS_URL), for several replicas behind one app. The client is
+ * node-redis (`@redis/client`, re-exported by @keyv/redis, which the project already uses).
+ *
+ * Layout under the prefix (default "turnbridge:"):
+ *   kv:<ns>:<key>      JSON string, PX for TTL; setIfNotExists = SET NX PX (atomic across replicas)
+ *   seq                INCR counter that orders list pushes across replicas
+ *   list:<name>        sorted set: member = item id, score = seq at first push
+ *   listv:<name>       hash: item id -> JSON
+ *   lists              set of list names that may hold items
+ */
+import { createClient } from '@keyv/redis';
+import type { StateStore } from './store.js';
+
+export interface RedisStoreOptions {
+  url: string;
+  /** Key prefix (default "turnbridge:"). Tests use one per run. */
+  prefix?: string;
+  /** Called with client errors (connection lost, ...); the store keeps trying to reconnect. */
+  onError?: (err: unknown) => void;
+  /** Give up connecting after this long per attempt (default 3000 ms). */
+  connectTimeoutMs?: number;
+}
+
+function checkNs(ns: string): string {
+  if (!/^[a-z][a-z0-9-]*$/.test(ns)) throw new Error(`state namespace must be a plain word, got ${JSON.stringify(ns)}`);
+  return ns;
+}
+
+export function createRedisStore(opts: RedisStoreOptions): StateStore {
+  const prefix = opts.prefix ?? 'turnbridge:';
+  const client = createClient({
+    url: opts.url,
+    socket: { connectTimeout: opts.connectTimeoutMs ?? 3000, reconnectStrategy: (retries: number) => Math.min(2000, 50 * 2 ** retries) },
+  });
+  client.on('error', (err: unknown) => opts.onError?.(err));
+  let connecting: Promise<unknown> | undefined;
+  let closed = false;
+  const ready = async () => {
+    if (closed) throw new Error('the state store is closed');
+    connecting ??= client.connect().catch((err: unknown) => {
+      connecting = undefined;
+      throw err;
+    });
+    await connecting;
+  };
+  const kv = (ns: string, key: string) => `${prefix}kv:${checkNs(ns)}:${key}`;
+  const listKey = (name: string) => `${prefix}list:${name}`;
+  const valuesKey = (name: string) => `${prefix}listv:${name}`;
+  const parse = <T>(s: string | null | undefined): T | undefined => (s === null || s === undefined ? undefined : (JSON.parse(s) as T));
+
+  return {
+    backend: 'redis',
+    async get<T>(ns: string, key: string) {
+      await ready();
+      return parse<T>(await client.get(kv(ns, key)));
+    },
+    async set(ns, key, value, ttlMs) {
+      await ready();
+      const json = JSON.stringify(value);
+      if (ttlMs !== undefined) await client.set(kv(ns, key), json, { PX: Math.max(1, Math.round(ttlMs)) });
+      else await client.set(kv(ns, key), json);
+    },
+    async setIfNotExists(ns, key, value, ttlMs) {
+      await ready();
+      const json = JSON.stringify(value);
+      const r = ttlMs !== undefined
+        ? await client.set(kv(ns, key), json, { NX: true, PX: Math.max(1, Math.round(ttlMs)) })
+        : await client.set(kv(ns, key), json, { NX: true });
+      return r === 'OK';
+    },
+    async delete(ns, key) {
+      await ready();
+      return (await client.del(kv(ns, key))) > 0;
+    },
+    async entries<T>(ns: string) {
+      await ready();
+      const head = `${prefix}kv:${checkNs(ns)}:`;
+      const keys: string[] = [];
+      for await (const batch of client.scanIterator({ MATCH: `${head}*`, COUNT: 500 })) keys.push(...(batch as unknown as string[]));
+      keys.sort();
+      if (keys.length === 0) return [];
+      const values = await client.mGet(keys);
+      const out: Array<{ key: string; value: T }> = [];
+      keys.forEach((k, i) => {
+        const v = parse<T>(values[i] as string | null);
+        if (v !== undefined) out.push({ key: k.slice(head.length), value: v });
+      });
+      return out;
+    },
+    async push(list, id, value) {
+      await ready();
+      const seq = await client.incr(`${prefix}seq`);
+      // NX: an id already queued keeps its place; its value is replaced.
+      await client.multi()
+        .zAdd(listKey(list), { score: seq, value: id }, { NX: true })
+        .hSet(valuesKey(list), id, JSON.stringify(value))
+        .sAdd(`${prefix}lists`, list)
+        .exec();
+    },
+    async items<T>(list: string) {
+      await ready();
+      const ids = await client.zRange(listKey(list), 0, -1);
+      if (ids.length === 0) return [];
+      const values = await client.hmGet(valuesKey(list), ids);
+      const out: Array<{ id: string; value: T }> = [];
+      ids.forEach((id, i) => {
+        const v = parse<T>(values[i] as string | null);
+        if (v !== undefined) out.push({ id, value: v });
+      });
+      return out;
+    },
+    async removeItem(list, id) {
+      await ready();
+      const [removed] = (await client.multi().zRem(listKey(list), id).hDel(valuesKey(list), id).exec()) as unknown as [number, number];
+      return Number(removed) > 0;
+    },
+    async lists() {
+      await ready();
+      const names = (await client.sMembers(`${prefix}lists`)).sort();
+      const out: string[] = [];
+      for (const name of names) {
+        if ((await client.zCard(listKey(name))) > 0) out.push(name);
+        else await client.sRem(`${prefix}lists`, name);
+      }
+      return out;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (!client.isOpen) return;
+      if (!client.isReady) {
+        client.destroy();
+        return;
+      }
+      try {
+        await client.close();
+      } catch {
+        client.destroy();
+      }
+    },
+  };
+}

@@ -1,0 +1,127 @@
+/**
+ * The embedded StateStore: one SQLite file in WAL mode through better-sqlite3.
+ *
+ * Why better-sqlite3: its calls are synchronous, so a write has been committed when the call
+ * returns (keyv's SQLite adapter goes through the asynchronous `sqlite3` package, and keyv-file
+ * batched writes behind a delay). `synchronous = FULL` also fsyncs the WAL at each commit, so a
+ * host crash loses nothing either; WAL keeps readers off the writer's way.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { StateStore } from './store.js';
+
+export interface SqliteStoreOptions {
+  /** Database file (':memory:' for a throwaway store). */
+  file: string;
+  now?: () => number;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS kv (
+  ns TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, expires_at INTEGER,
+  PRIMARY KEY (ns, key)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS kv_expiry ON kv (expires_at) WHERE expires_at IS NOT NULL;
+CREATE TABLE IF NOT EXISTS items (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, list TEXT NOT NULL, id TEXT NOT NULL, value TEXT NOT NULL,
+  UNIQUE (list, id)
+);
+`;
+
+/** Expired rows are swept after this many TTL writes (reads ignore them anyway). */
+const SWEEP_EVERY = 500;
+
+export function createSqliteStore(opts: SqliteStoreOptions): StateStore {
+  const now = opts.now ?? Date.now;
+  if (opts.file !== ':memory:') mkdirSync(dirname(opts.file), { recursive: true });
+  const db = new Database(opts.file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('busy_timeout = 5000');
+  db.exec(SCHEMA);
+
+  const q = {
+    get: db.prepare<[string, string, number], { value: string }>('SELECT value FROM kv WHERE ns = ? AND key = ? AND (expires_at IS NULL OR expires_at > ?)'),
+    set: db.prepare('INSERT INTO kv (ns, key, value, expires_at) VALUES (?, ?, ?, ?) ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at'),
+    dropExpired: db.prepare('DELETE FROM kv WHERE ns = ? AND key = ? AND expires_at IS NOT NULL AND expires_at <= ?'),
+    insert: db.prepare('INSERT OR IGNORE INTO kv (ns, key, value, expires_at) VALUES (?, ?, ?, ?)'),
+    del: db.prepare('DELETE FROM kv WHERE ns = ? AND key = ? AND (expires_at IS NULL OR expires_at > ?)'),
+    delAny: db.prepare('DELETE FROM kv WHERE ns = ? AND key = ?'),
+    entries: db.prepare<[string, number], { key: string; value: string }>('SELECT key, value FROM kv WHERE ns = ? AND (expires_at IS NULL OR expires_at > ?) ORDER BY key'),
+    sweep: db.prepare('DELETE FROM kv WHERE expires_at IS NOT NULL AND expires_at <= ?'),
+    itemUpdate: db.prepare('UPDATE items SET value = ? WHERE list = ? AND id = ?'),
+    itemInsert: db.prepare('INSERT INTO items (list, id, value) VALUES (?, ?, ?)'),
+    items: db.prepare<[string], { id: string; value: string }>('SELECT id, value FROM items WHERE list = ? ORDER BY seq'),
+    itemDel: db.prepare('DELETE FROM items WHERE list = ? AND id = ?'),
+    lists: db.prepare<[], { list: string }>('SELECT DISTINCT list FROM items ORDER BY list'),
+  };
+  let ttlWrites = 0;
+  let closed = false;
+  const expiry = (ttlMs?: number) => (ttlMs !== undefined ? now() + Math.max(1, ttlMs) : null);
+  const sweep = () => {
+    if (++ttlWrites % SWEEP_EVERY === 0) q.sweep.run(now());
+  };
+  const claim = db.transaction((ns: string, key: string, json: string, at: number | null): boolean => {
+    q.dropExpired.run(ns, key, now());
+    return q.insert.run(ns, key, json, at).changes === 1;
+  });
+  const push = db.transaction((list: string, id: string, json: string) => {
+    if (q.itemUpdate.run(json, list, id).changes === 0) q.itemInsert.run(list, id, json);
+  });
+  const parse = <T>(s: string): T => JSON.parse(s) as T;
+  const open = () => {
+    if (closed) throw new Error('the state store is closed');
+  };
+
+  return {
+    backend: 'sqlite',
+    async get<T>(ns: string, key: string) {
+      open();
+      const row = q.get.get(ns, key, now());
+      return row ? parse<T>(row.value) : undefined;
+    },
+    async set(ns, key, value, ttlMs) {
+      open();
+      q.set.run(ns, key, JSON.stringify(value), expiry(ttlMs));
+      if (ttlMs !== undefined) sweep();
+    },
+    async setIfNotExists(ns, key, value, ttlMs) {
+      open();
+      const wrote = claim(ns, key, JSON.stringify(value), expiry(ttlMs));
+      if (ttlMs !== undefined) sweep();
+      return wrote;
+    },
+    async delete(ns, key) {
+      open();
+      const removed = q.del.run(ns, key, now()).changes > 0;
+      q.delAny.run(ns, key);
+      return removed;
+    },
+    async entries<T>(ns: string) {
+      open();
+      return q.entries.all(ns, now()).map((r) => ({ key: r.key, value: parse<T>(r.value) }));
+    },
+    async push(list, id, value) {
+      open();
+      push(list, id, JSON.stringify(value));
+    },
+    async items<T>(list: string) {
+      open();
+      return q.items.all(list).map((r) => ({ id: r.id, value: parse<T>(r.value) }));
+    },
+    async removeItem(list, id) {
+      open();
+      return q.itemDel.run(list, id).changes > 0;
+    },
+    async lists() {
+      open();
+      return q.lists.all().map((r) => r.list);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      db.close();
+    },
+  };
+}

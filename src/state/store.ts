@@ -1,0 +1,36 @@
+/**
+ * StateStore: the few primitives every backend of the bridge's state offers (SQLite embedded,
+ * Redis shared). The typed records (sessions, dedupe, owned threads, queues, ledger) are built
+ * on these once, in bridge-state.ts, so both backends behave the same: one contract suite
+ * (test/contract/state-contract.ts) runs against each, in the spirit of keyv's test-suite and
+ * Bottleneck's Local/Redis datastores.
+ *
+ * Values are JSON. A write resolves only once the backend holds it (SQLite: committed to the
+ * WAL; Redis: acknowledged), so the bridge acts on nothing that a crash could lose.
+ */
+export interface StateStore {
+  readonly backend: 'sqlite' | 'redis';
+  get<T>(ns: string, key: string): Promise<T | undefined>;
+  /** Write (replace) a value; `ttlMs` makes it expire. */
+  set<T>(ns: string, key: string, value: T, ttlMs?: number): Promise<void>;
+  /**
+   * Write only if no live value is there: atomic across every client of the backend (several
+   * replicas claiming one event id: exactly one gets true).
+   */
+  setIfNotExists<T>(ns: string, key: string, value: T, ttlMs?: number): Promise<boolean>;
+  /** True when a live value was removed. */
+  delete(ns: string, key: string): Promise<boolean>;
+  /** Every live entry of a namespace. Meant for small namespaces read at start-up (the ledger). */
+  entries<T>(ns: string): Promise<Array<{ key: string; value: T }>>;
+  /**
+   * Ordered lists (per-conversation queues): `push` appends at the tail; the order is the order in
+   * which the backend accepted the pushes, across all clients. Pushing an id already in the list
+   * replaces its value in place.
+   */
+  push<T>(list: string, id: string, value: T): Promise<void>;
+  items<T>(list: string): Promise<Array<{ id: string; value: T }>>;
+  removeItem(list: string, id: string): Promise<boolean>;
+  /** Names of the lists that hold at least one item. */
+  lists(): Promise<string[]>;
+  close(): Promise<void>;
+}

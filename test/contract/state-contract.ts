@@ -1,0 +1,159 @@
+/**
+ * One suite every StateStore backend runs (SQLite embedded, Redis shared): the primitives, then
+ * the typed BridgeState on top. `open()` gives a fresh store on the same data each call (a
+ * restart, or a second replica); `expire(ns, key)` makes one key's TTL run out now.
+ */
+import { strict as assert } from 'node:assert';
+import { describe, it } from 'node:test';
+import { createBridgeState, type LedgerRecord, type QueuedTurnRecord, type StateStore } from '../../src/state/index.js';
+
+export interface StateContractRig {
+  /** A store on the suite's data (a second call = another client on the same data). */
+  open(): StateStore;
+  /** Make this key's TTL run out now. */
+  expire(ns: string, key: string): Promise<void>;
+}
+
+const queued = (turnId: string, text: string): QueuedTurnRecord => ({
+  turnId,
+  holder: 'r1',
+  enqueuedAt: 1,
+  message: { platform: 'slack', conversation: { space: 'T1', channel: 'C1', thread: '1.1' }, user: { id: 'U1' }, text, eventId: `e-${turnId}`, receivedAt: 1, attachments: [{ url: 'https://files/x', filename: 'x.txt', size: 3 }] },
+});
+
+export function stateContract(name: string, rigFactory: () => Promise<StateContractRig> | StateContractRig): void {
+  describe(`state contract: ${name}`, () => {
+    it('get / set / delete round-trip JSON values; namespaces and keys do not collide', async () => {
+      const rig = await rigFactory();
+      const s = rig.open();
+      assert.equal(await s.get('session', 'k'), undefined);
+      await s.set('session', 'k', { a: 1, nested: { b: [1, 'two'] } });
+      assert.deepEqual(await s.get('session', 'k'), { a: 1, nested: { b: [1, 'two'] } });
+      await s.set('thread', 'k', 'other');
+      await s.set('session', 'k:x', 'colon');
+      assert.deepEqual(await s.get('session', 'k'), { a: 1, nested: { b: [1, 'two'] } });
+      assert.equal(await s.get('thread', 'k'), 'other');
+      await s.set('session', 'k', 2);
+      assert.equal(await s.get('session', 'k'), 2, 'set replaces');
+      assert.equal(await s.delete('session', 'k'), true);
+      assert.equal(await s.delete('session', 'k'), false);
+      assert.equal(await s.get('session', 'k'), undefined);
+      await s.close();
+    });
+
+    it('what one client wrote, another client (a restart, a replica) reads', async () => {
+      const rig = await rigFactory();
+      const a = rig.open();
+      await a.set('session', 'conv', { session_id: 's1' });
+      await a.push('q', 't1', { n: 1 });
+      await a.close();
+      const b = rig.open();
+      assert.deepEqual(await b.get('session', 'conv'), { session_id: 's1' });
+      assert.deepEqual(await b.items('q'), [{ id: 't1', value: { n: 1 } }]);
+      await b.close();
+    });
+
+    it('setIfNotExists: exactly one of many concurrent claims wins, across clients; an expired claim can be taken again', async () => {
+      const rig = await rigFactory();
+      const a = rig.open();
+      const b = rig.open();
+      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).setIfNotExists('event', 'ev1', { by: i }, 60_000)));
+      assert.equal(results.filter(Boolean).length, 1);
+      assert.equal(await a.setIfNotExists('event', 'ev1', 'again', 60_000), false);
+      await rig.expire('event', 'ev1');
+      assert.equal(await a.get('event', 'ev1'), undefined, 'an expired value reads as absent');
+      assert.equal(await b.setIfNotExists('event', 'ev1', 'later', 60_000), true);
+      assert.equal(await a.get('event', 'ev1'), 'later');
+      await a.close();
+      await b.close();
+    });
+
+    it('TTL values expire; values without TTL stay', async () => {
+      const rig = await rigFactory();
+      const s = rig.open();
+      await s.set('thread', 'a', 1, 60_000);
+      await s.set('thread', 'b', 1);
+      await rig.expire('thread', 'a');
+      assert.equal(await s.get('thread', 'a'), undefined);
+      assert.equal(await s.get('thread', 'b'), 1);
+      assert.deepEqual((await s.entries('thread')).map((e) => e.key), ['b']);
+      await s.close();
+    });
+
+    it('entries lists a namespace, nothing else', async () => {
+      const rig = await rigFactory();
+      const s = rig.open();
+      await s.set('ledger', 'r2', { kind: 'x' });
+      await s.set('ledger', 'r1', { kind: 'y' });
+      await s.set('ledgers', 'no', 1);
+      await s.set('session', 'no', 1);
+      assert.deepEqual(await s.entries('ledger'), [{ key: 'r1', value: { kind: 'y' } }, { key: 'r2', value: { kind: 'x' } }]);
+      assert.deepEqual(await s.entries('empty'), []);
+      await s.close();
+    });
+
+    it('lists keep push order across clients; a re-push keeps its place; remove; lists() names non-empty lists', async () => {
+      const rig = await rigFactory();
+      const a = rig.open();
+      const b = rig.open();
+      await a.push('queue:c1', 't1', 1);
+      await b.push('queue:c1', 't2', 2);
+      await a.push('queue:c1', 't3', 3);
+      await b.push('queue:c2', 'u1', 'x');
+      await a.push('queue:c1', 't1', 'one');
+      assert.deepEqual(await b.items('queue:c1'), [{ id: 't1', value: 'one' }, { id: 't2', value: 2 }, { id: 't3', value: 3 }]);
+      assert.deepEqual(await a.lists(), ['queue:c1', 'queue:c2']);
+      assert.equal(await a.removeItem('queue:c1', 't2'), true);
+      assert.equal(await a.removeItem('queue:c1', 't2'), false);
+      assert.equal(await b.removeItem('queue:c2', 'u1'), true);
+      assert.deepEqual((await b.items('queue:c1')).map((i) => i.id), ['t1', 't3']);
+      assert.deepEqual(await a.lists(), ['queue:c1']);
+      assert.deepEqual(await a.items('queue:none'), []);
+      await a.close();
+      await b.close();
+    });
+
+    it('BridgeState: sessions, claims, owned threads, queues, ledger and Run again records', async () => {
+      const rig = await rigFactory();
+      const st = createBridgeState(rig.open());
+      await st.sessions.set('slack:T1:C1:1.1', { session_id: 's', profile: '/p', updated_at: 5 });
+      assert.equal((await st.sessions.get('slack:T1:C1:1.1'))?.session_id, 's');
+      assert.equal(await st.sessions.delete('slack:T1:C1:1.1'), true);
+
+      assert.equal(await st.claimEvent('slack:Ev1', 'r1', 60_000), true);
+      assert.equal(await st.claimEvent('slack:Ev1', 'r2', 60_000), false);
+
+      assert.equal(await st.threads.owns('slack:T1:C1:1.1'), false);
+      await st.threads.own('slack:T1:C1:1.1', 60_000);
+      assert.equal(await st.threads.owns('slack:T1:C1:1.1'), true);
+
+      await st.queue.push('slack:T1:C1:1.1', queued('t1', 'first'));
+      await st.queue.push('slack:T1:C1:1.1', queued('t2', 'second'));
+      assert.deepEqual((await st.queue.list('slack:T1:C1:1.1')).map((q) => q.message.text), ['first', 'second']);
+      assert.deepEqual(await st.queue.conversations(), ['slack:T1:C1:1.1']);
+      assert.equal((await st.queue.list('slack:T1:C1:1.1'))[0]!.message.attachments[0]!.url, 'https://files/x', 'attachment refs kept');
+      await st.queue.remove('slack:T1:C1:1.1', 't1');
+      await st.queue.remove('slack:T1:C1:1.1', 't2');
+      assert.deepEqual(await st.queue.conversations(), []);
+
+      const reply: LedgerRecord = {
+        kind: 'reply', id: 't1', holder: 'r1', turn: 'running', message: queued('t1', 'hi').message, author: { id: 'U1' },
+        journal: { parts: [{ kind: 'part', ref: { id: 'C1:2.2', conversation: { space: 'T1', channel: 'C1', thread: '1.1' } }, content: { text: 'partial', status: 'working…', stopActionId: 'stop-1' } }] },
+        updatedAt: 9,
+      };
+      const agent: LedgerRecord = { kind: 'agent', id: 'agent:t1', turnId: 't1', holder: 'r1', pid: 123, startTime: '456' };
+      await st.ledger.put(reply);
+      await st.ledger.put(agent);
+      assert.deepEqual((await st.ledger.all()).map((r) => r.id).sort(), ['agent:t1', 't1']);
+      assert.deepEqual(await st.ledger.get('t1'), reply);
+      await st.ledger.remove('agent:t1');
+      assert.deepEqual((await st.ledger.all()).map((r) => r.id), ['t1']);
+
+      await st.reruns.put('rerun-t1', { message: reply.message, author: { id: 'U1' }, ref: reply.journal.parts[0]!.ref, content: { text: 'x' } }, 60_000);
+      assert.equal((await st.reruns.get('rerun-t1'))?.message.text, 'hi');
+      assert.equal(await st.reruns.take('rerun-t1', 60_000), true);
+      assert.equal(await st.reruns.take('rerun-t1', 60_000), false, 'Run again works once');
+      await st.close();
+    });
+  });
+}

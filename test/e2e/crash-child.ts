@@ -1,0 +1,81 @@
+/**
+ * The bridge as its own process, for the kill -9 tests: `npm start` (src/main.ts) spawned in its
+ * own process group, on a data directory that outlives it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface BridgeChild {
+  readonly pid: number;
+  /** The HTTP base URL (from the start line it prints). */
+  readonly url: Promise<string>;
+  /** Everything it wrote to stderr/stdout (for failure messages). */
+  output(): string;
+  /** kill -9 its whole process group (the bridge; the agents live in groups of their own). */
+  kill9(): Promise<void>;
+  /** SIGTERM and wait for the exit. */
+  stop(): Promise<void>;
+  readonly exited: Promise<number | null>;
+}
+
+export function startBridgeChild(opts: { dataDir: string; env: NodeJS.ProcessEnv; config?: string }): BridgeChild {
+  const configFile = join(opts.dataDir, 'turnbridge.yaml');
+  writeFileSync(configFile, opts.config ?? '');
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(process.cwd(), 'src/main.ts'), '--config', configFile], {
+    cwd: process.cwd(),
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      PATH: process.env.PATH, HOME: process.env.HOME,
+      TURNBRIDGE_DATA_DIR: opts.dataDir, PORT: '0', LOG_LEVEL: process.env.TB_CRASH_LOG ?? 'warn',
+      // The test's people may use it; the agents work beside the data dir (never inside it: docs/security.md).
+      TURNBRIDGE_ACCESS: 'open', TURNBRIDGE_WORKSPACE: `${opts.dataDir}-workspace`,
+      ...opts.env,
+    },
+  });
+  let out = '';
+  let resolveUrl!: (u: string) => void;
+  const url = new Promise<string>((r) => (resolveUrl = r));
+  child.stdout!.on('data', (d: Buffer) => {
+    out += d.toString();
+    const m = /readiness at (http:\/\/\S+?)readyz/.exec(out) ?? /local chat at (http:\/\/\S+)/.exec(out);
+    if (m) resolveUrl(m[1]!.endsWith('/') ? m[1]! : `${m[1]!}/`);
+  });
+  child.stderr!.on('data', (d: Buffer) => void (out += d.toString()));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  return {
+    pid: child.pid!,
+    url,
+    output: () => out,
+    exited,
+    async kill9() {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+      await exited;
+    },
+    async stop() {
+      try {
+        process.kill(child.pid!, 'SIGTERM');
+      } catch {
+        return;
+      }
+      await exited;
+    },
+  };
+}
+
+/** Poll /readyz until it answers 200 (the bridge finished its crash recovery). */
+export async function untilReady(child: BridgeChild, timeoutMs = 30_000): Promise<{ status: string; platforms: Array<{ name: string; state: string }> }> {
+  const base = await Promise.race([child.url, child.exited.then((c) => { throw new Error(`bridge exited (${c}) before it started:\n${child.output()}`); })]);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await fetch(`${base}readyz`).catch(() => undefined);
+    if (res?.status === 200) return (await res.json()) as never;
+    if (Date.now() > deadline) throw new Error(`bridge not ready after ${timeoutMs} ms: ${res ? await res.text() : 'no answer'}\n${child.output()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
