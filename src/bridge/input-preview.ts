@@ -1,17 +1,29 @@
+/** Fields beside `command` that do not change what a shell command may do. */
 const SHELL_SIDE_KEYS = new Set(['command', 'description', 'timeout']);
 
 /**
- * The command of a shell-like tool input ({command: "..."} plus at most a description and a
- * timeout, as Claude Code's Bash sends it); undefined for every other input.
+ * The command of a shell-like tool input: `input.command` whenever it is a string, whatever else
+ * the input holds (Claude Code's Bash also sends run_in_background / dangerouslyDisableSandbox).
+ * Rules are keyed on it, so an input with extra fields never falls back to a tool-wide rule.
  */
 export function shellCommandOf(input: Record<string, unknown>): string | undefined {
-  if (typeof input.command !== 'string') return undefined;
-  return Object.keys(input).every((k) => SHELL_SIDE_KEYS.has(k)) ? input.command : undefined;
+  return typeof input.command === 'string' ? input.command : undefined;
 }
 
-/** The whole input as people read it: the command for shell tools, pretty JSON otherwise. */
-export function inputAsText(input: Record<string, unknown>): string {
+/**
+ * A plain shell input ({command} plus at most a description and a timeout): shown and edited as
+ * the bare command. Any other field (dangerouslyDisableSandbox, ...) keeps the input shown and
+ * edited as JSON, so an approver sees it.
+ */
+export function plainCommandOf(input: Record<string, unknown>): string | undefined {
   const command = shellCommandOf(input);
+  if (command === undefined) return undefined;
+  return Object.keys(input).every((k) => SHELL_SIDE_KEYS.has(k)) ? command : undefined;
+}
+
+/** The whole input as people read it: the command for plain shell inputs, pretty JSON otherwise. */
+export function inputAsText(input: Record<string, unknown>): string {
+  const command = plainCommandOf(input);
   if (command !== undefined) return command;
   try {
     return JSON.stringify(input, null, 2) ?? String(input);

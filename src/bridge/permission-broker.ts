@@ -253,17 +253,23 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
     });
   }
 
+  /**
+   * Decide first, then store the rule: the prompt may have timed out or been denied while a
+   * store write was in flight, and a rule written for a prompt that ended otherwise would stay.
+   * Deciding is synchronous after the open check, so no other decision can come between.
+   */
   async function allowForThread(p: OpenPrompt, user: UserRef, notify: (t: string) => Promise<void>): Promise<void> {
+    if (!open.has(p.id) || !opts.rules) return;
     const label = describeRule(p.rule);
-    const saved = opts.rules ? await opts.rules.add(p.conversationKey, { rule: p.rule, setBy: user, setAt: now() }) : false;
-    if (!open.has(p.id)) return;
-    if (!saved) {
-      p.log.warn({ rule: label }, 'could not store the thread rule; allowing once');
-      settle(p, { behavior: 'allow' }, { state: 'allowed', source: 'once', how: 'once', decidedBy: user });
-      await notify(`Allowed once: the rule ${label} could not be saved, so the next request will ask again.`);
-      return;
-    }
+    const setAt = now();
     settle(p, { behavior: 'allow' }, { state: 'allowed', source: 'thread', how: 'thread', decidedBy: user, rule: label });
+    const saved = await opts.rules.add(p.conversationKey, { rule: p.rule, setBy: user, setAt }).catch((err: unknown) => {
+      p.log.warn({ err }, 'thread rule store write failed');
+      return false;
+    });
+    if (saved) return;
+    p.log.warn({ rule: label }, 'could not store the thread rule; this request was allowed once');
+    await notify(`Allowed this request, but the rule ${label} could not be saved, so the next matching request will ask again.`);
   }
 
   return {
@@ -286,6 +292,13 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
         return;
       }
       if (ev.action === 'show_input') {
+        // The full input may hold what the fold hid (secrets in a file body): only those who may
+        // decide (author, approvers, admins; approvers_only does not bar the author from reading).
+        if (!(await mayDecide(p, ev.platform, ev.user, 'deny'))) {
+          p.log.info({ platform: ev.platform, user: ev.user.id, action: ev.action }, 'show full input refused: not the author or an approver');
+          await ev.notifyPrivately(`Only ${mention(p.author)} or an approver can see the full input (approvers: TURNBRIDGE_APPROVERS / approvers, or TURNBRIDGE_ADMINS).`);
+          return;
+        }
         const form = viewForm(p.id, p.request);
         if (ev.openForm) await ev.openForm(form);
         else await ev.notifyPrivately(form.kind === 'view' ? form.text : '');
@@ -295,6 +308,11 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
       if (!(await mayDecide(p, ev.platform, ev.user, kind))) {
         p.log.info({ platform: ev.platform, user: ev.user.id, action: ev.action }, 'permission click refused: not the author or an approver');
         await ev.notifyPrivately(refusal(p, ev.platform, ev.user, kind));
+        return;
+      }
+      // Another decision may have come in while the check above awaited a group lookup.
+      if (!open.has(p.id)) {
+        await ev.notifyPrivately(closedText(p.id));
         return;
       }
       switch (ev.action) {

@@ -2,10 +2,15 @@
  * "Allow for this thread" rules: what a rule is, which rule a request would add, and whether a
  * later request matches one. Pure functions; the rules themselves live in the store (rule-store.ts).
  *
- * A shell command gets a prefix rule (`Bash(npm test:*)`): it matches the same prefix followed by
- * the end or a space, and only in a simple command. A command with shell control characters
- * (`;`, `&`, `|`, `` ` ``, `$`, `<`, `>`, a newline) never matches a prefix rule, so
- * `npm test && rm -rf ~` is asked about again; such a command itself gets an exact rule.
+ * Any input with a string `command` is a shell command, whatever other fields it has (Claude's
+ * Bash adds run_in_background / dangerouslyDisableSandbox): it never gets a tool-wide rule. A
+ * command whose second word reads as a subcommand gets a prefix rule (`Bash(npm test:*)`): it
+ * matches the same two words followed by the end or a space, and only in a simple command.
+ * Anything else gets an exact rule: a bare first word (`Bash(rm:*)`, `Bash(python:*)`) would
+ * allow every later use of that program. A command with shell control characters (`;`, `&`,
+ * `|`, `` ` ``, `$`, `<`, `>`, a newline) never matches a prefix rule, so `npm test && rm -rf ~`
+ * is asked about again; such a command itself gets an exact rule. A request that disables the
+ * sandbox (dangerouslyDisableSandbox) is never answered by a rule: it is asked every time.
  * Every other tool gets a rule on its name (`Write`).
  */
 import type { UserRef } from '../delivery/surface.js';
@@ -38,16 +43,17 @@ export function ruleFor(toolName: string, input: Record<string, unknown>): Permi
   if (command === undefined) return { kind: 'tool', tool: toolName };
   const flat = squash(command);
   const words = flat.split(' ');
-  if (flat === '' || CONTROL.test(command) || words[0]!.includes('=')) return { kind: 'exact', tool: toolName, command: flat };
-  const prefix = words.length > 1 && SUBCOMMAND.test(words[1]!) ? `${words[0]} ${words[1]}` : words[0]!;
-  return { kind: 'prefix', tool: toolName, prefix };
+  const subcommand = words.length > 1 && SUBCOMMAND.test(words[1]!);
+  if (flat === '' || CONTROL.test(command) || words[0]!.includes('=') || !subcommand) return { kind: 'exact', tool: toolName, command: flat };
+  return { kind: 'prefix', tool: toolName, prefix: `${words[0]} ${words[1]}` };
 }
 
 export function ruleMatches(rule: PermissionRule, toolName: string, input: Record<string, unknown>): boolean {
   if (rule.tool !== toolName) return false;
-  if (rule.kind === 'tool') return true;
+  // A tool-wide rule never covers a shell command (older stores may hold one from before).
+  if (rule.kind === 'tool') return shellCommandOf(input) === undefined;
   const command = shellCommandOf(input);
-  if (command === undefined) return false;
+  if (command === undefined || input.dangerouslyDisableSandbox) return false;
   const flat = squash(command);
   if (rule.kind === 'exact') return flat === rule.command;
   if (CONTROL.test(command)) return false;
@@ -79,7 +85,8 @@ export function parseStoredRules(v: unknown): StoredRule[] {
     const r = (x as StoredRule | null)?.rule;
     if (!r || typeof r.tool !== 'string' || typeof (x as StoredRule).setBy?.id !== 'string') return false;
     if (r.kind === 'tool') return true;
-    if (r.kind === 'prefix') return typeof r.prefix === 'string' && r.prefix !== '';
+    // A one-word prefix (`Bash(rm:*)`, written before rules needed two words) is dropped.
+    if (r.kind === 'prefix') return typeof r.prefix === 'string' && r.prefix.trim().includes(' ');
     return r.kind === 'exact' && typeof r.command === 'string';
   });
 }

@@ -3,7 +3,7 @@
  * submission turns into. Pure functions, so every refusal message is tested without a platform.
  */
 import type { PermissionDecision, PermissionRequest } from '../protocol/types.js';
-import { inputAsText, shellCommandOf } from './input-preview.js';
+import { inputAsText, plainCommandOf } from './input-preview.js';
 import type { PromptForm } from './types.js';
 
 /** Longest deny reason passed to the agent. */
@@ -18,7 +18,7 @@ export interface EditSpec {
 
 /** What "Edit and allow" pre-fills: the command for shell tools, the input as JSON otherwise. */
 export function editSpecOf(request: PermissionRequest): EditSpec {
-  const command = shellCommandOf(request.input);
+  const command = plainCommandOf(request.input);
   if (command !== undefined) return { initial: command, format: 'command' };
   return { initial: JSON.stringify(request.input, null, 2) ?? '{}', format: 'json' };
 }

@@ -16,6 +16,7 @@ import type { ActionEvent, BridgeInbound, InboundMessage } from '../../bridge/ty
 import type { Logger } from '../../log.js';
 import { downloadAttachments } from '../attachments.js';
 import { ACTION_RERUN, ACTION_STOP } from './blocks.js';
+import { createGroupsOf, slackClickEvent } from './clicker.js';
 import { registerPromptListeners } from './prompt-actions.js';
 import type { SlackConfig } from './config.js';
 import { slackRemoteFiles, type SlackFile } from './files.js';
@@ -47,7 +48,7 @@ export interface SlackListenerDeps {
   client: webApi.WebClient;
   bridge: () => BridgeInbound | undefined;
   now?: () => number;
-  /** The user groups (S…) a person's membership is looked up for: the ones the access lists name. */
+  /** The user groups (S…) a person's membership is looked up for: the ones the access and route lists name (clicker.ts). */
   userGroups?: readonly string[];
   /** Members of a user group (the surface's cached usergroups.users.list, shared with approver groups). */
   groupMembers?: (groupId: string) => Promise<readonly string[]>;
@@ -83,16 +84,7 @@ export function registerSlackListeners(app: App, deps: SlackListenerDeps, state:
     }
   }
 
-  /** The access lists' user groups this person is in (needs usergroups:read; a failed lookup is "not a member"). */
-  async function groupsOf(user: string): Promise<string[]> {
-    const out: string[] = [];
-    if (!deps.groupMembers) return out;
-    for (const group of deps.userGroups ?? []) {
-      const members = await deps.groupMembers(group).catch(() => [] as readonly string[]);
-      if (members.includes(user)) out.push(group);
-    }
-    return out;
-  }
+  const groupsOf = createGroupsOf(deps.userGroups, deps.groupMembers);
 
   async function onMessage(event: MessageLikeEvent, body: { event_id?: string; team_id?: string }, ctx: { teamId?: string; botUserId?: string; botId?: string }, viaMention: boolean): Promise<void> {
     const bridge = deps.bridge();
@@ -171,7 +163,7 @@ export function registerSlackListeners(app: App, deps: SlackListenerDeps, state:
     await onMessage(event as unknown as MessageLikeEvent, body, context, false);
   });
 
-  registerPromptListeners(app, { logger, client, bridge: deps.bridge, userName: resolveUser });
+  registerPromptListeners(app, { logger, client, bridge: deps.bridge, userName: resolveUser, groupsOf });
 
   app.action(new RegExp(`^(${ACTION_STOP}|${ACTION_RERUN})$`), async ({ ack, body, action, respond }) => {
     await ack();
@@ -179,26 +171,7 @@ export function registerSlackListeners(app: App, deps: SlackListenerDeps, state:
     if (!bridge || body.type !== 'block_actions' || action.type !== 'button') return;
     const button = action as { action_id: string; value?: string };
     const kind: ActionEvent['action'] = button.action_id === ACTION_RERUN ? 'rerun' : 'stop';
-    const channel = body.channel?.id ?? body.container?.channel_id;
-    const threadTs = (body.message as { thread_ts?: string } | undefined)?.thread_ts;
-    const user = { id: body.user.id, ...(body.user.username || body.user.name ? { name: body.user.username ?? body.user.name } : {}) };
-    const ev: ActionEvent = {
-      platform: 'slack',
-      action: kind,
-      id: button.value ?? '',
-      user,
-      async notifyPrivately(text: string): Promise<void> {
-        try {
-          if (!channel) throw new Error('no channel in the action payload');
-          await client.chat.postEphemeral({ channel, user: user.id, text, ...(threadTs ? { thread_ts: threadTs } : {}) });
-        } catch (e) {
-          logger.debug({ err: (e as Error)?.message }, 'chat.postEphemeral failed; answering through response_url');
-          await respond({ response_type: 'ephemeral', replace_original: false, text }).catch((err: unknown) => {
-            logger.warn({ err: (err as Error)?.message }, 'could not tell the clicker privately');
-          });
-        }
-      },
-    };
+    const { ev } = await slackClickEvent({ client, logger, groupsOf }, body, kind, button.value ?? '', respond);
     try {
       await bridge.handleAction(ev);
     } catch (e) {

@@ -10,6 +10,7 @@ import { App, HTTPReceiver, LogLevel, SocketModeReceiver, webApi } from '@slack/
 import type { BridgeInbound, Platform, PlatformFactoryOptions, PlatformStatus } from '../../bridge/types.js';
 import type { HttpMount } from '../../http/index.js';
 import { boltLoggerFrom } from './bolt-logger.js';
+import { namedUserGroups } from './clicker.js';
 import { parseSlackConfig, type SlackConfig } from './config.js';
 import { createListenerState, registerSlackListeners } from './events.js';
 import { createSlackSurface, type SlackSurface } from './surface.js';
@@ -63,9 +64,10 @@ export function describeConnectFailure(e: unknown, phase: Phase, cfg: SlackConfi
 
 export function createSlackPlatform(opts: SlackPlatformOptions): SlackPlatform {
   const cfg = parseSlackConfig(opts.env, opts.config.platforms?.slack ?? {}, opts.config.file, opts.config.host);
-  // User groups named in the access lists: membership is looked up for these only.
+  // User groups named in the access, approver and route lists: membership is looked up for these
+  // only, for messages, clicks, forms and Stop alike.
   const named = [...(opts.config.access?.allowUsers ?? []), ...(opts.config.access?.admins ?? []), ...opts.config.approvers];
-  const userGroups = [...new Set(named.filter((id) => id.startsWith('slack:S')).map((id) => id.slice('slack:'.length)))];
+  const userGroups = namedUserGroups(named, opts.config.routes ?? []);
   const logger = opts.logger.child({ platform: 'slack' });
   const boltLogger = boltLoggerFrom(logger);
 

@@ -5,9 +5,10 @@
  * refused or invalid submission says why inside the modal and loses nothing.
  */
 import type { App, webApi } from '@slack/bolt';
-import type { ActionEvent, BridgeInbound, PromptAction } from '../../bridge/types.js';
+import type { BridgeInbound, PromptAction } from '../../bridge/types.js';
 import type { Logger } from '../../log.js';
 import { FORM_BLOCK, FORM_CALLBACK, FORM_INPUT, PROMPT_ACTION_IDS, parseFormMetadata, renderForm } from './prompt-blocks.js';
+import { slackClickEvent, slackUser } from './clicker.js';
 import { slackErrorCode } from './web-errors.js';
 
 const ACTION_BY_ID = new Map(Object.entries(PROMPT_ACTION_IDS).map(([action, id]) => [id, action as PromptAction]));
@@ -18,6 +19,8 @@ export interface PromptListenerDeps {
   bridge: () => BridgeInbound | undefined;
   /** The clicker's display name (users.info, cached by the caller). */
   userName(id: string): Promise<string | undefined>;
+  /** The named user groups a person is in (clicker.ts), so group entries of the lists count. */
+  groupsOf(user: string): Promise<string[]>;
 }
 
 export function promptActionPattern(): RegExp {
@@ -39,35 +42,17 @@ export function registerPromptListeners(app: App, deps: PromptListenerDeps): voi
     const button = action as { action_id: string; value?: string };
     const kind = ACTION_BY_ID.get(button.action_id);
     if (!kind) return;
-    const channel = body.channel?.id ?? body.container?.channel_id;
-    const threadTs = (body.message as { thread_ts?: string } | undefined)?.thread_ts;
-    const user = { id: body.user.id, ...(body.user.username || body.user.name ? { name: body.user.username ?? body.user.name } : {}) };
-    const ev: ActionEvent = {
-      platform: 'slack',
-      action: kind,
-      id: button.value ?? '',
-      user,
-      async notifyPrivately(text: string): Promise<void> {
-        try {
-          await ephemeral(channel, user.id, text, threadTs);
-        } catch (e) {
-          logger.debug({ err: (e as Error)?.message }, 'chat.postEphemeral failed; answering through response_url');
-          await respond({ response_type: 'ephemeral', replace_original: false, text }).catch((err: unknown) => {
-            logger.warn({ err: (err as Error)?.message }, 'could not tell the clicker privately');
-          });
-        }
-      },
-      async openForm(form) {
-        try {
-          await client.views.open({ trigger_id: body.trigger_id, view: renderForm(form, { channel, thread: threadTs }) });
-        } catch (e) {
-          const code = slackErrorCode(e);
-          logger.warn({ err: code ?? (e as Error)?.message, form: form.kind }, 'slack views.open failed');
-          await ev.notifyPrivately(code === 'expired_trigger_id'
-            ? 'Slack took too long to open the form; press the button again.'
-            : 'Could not open the form here; use Allow or Deny.');
-        }
-      },
+    const { ev, channel, threadTs } = await slackClickEvent({ client, logger, groupsOf: deps.groupsOf }, body, kind, button.value ?? '', respond);
+    ev.openForm = async (form) => {
+      try {
+        await client.views.open({ trigger_id: body.trigger_id, view: renderForm(form, { channel, thread: threadTs }) });
+      } catch (e) {
+        const code = slackErrorCode(e);
+        logger.warn({ err: code ?? (e as Error)?.message, form: form.kind }, 'slack views.open failed');
+        await ev.notifyPrivately(code === 'expired_trigger_id'
+          ? 'Slack took too long to open the form; press the button again.'
+          : 'Could not open the form here; use Allow or Deny.');
+      }
     };
     try {
       await bridge.handleAction(ev);
@@ -85,7 +70,7 @@ export function registerPromptListeners(app: App, deps: PromptListenerDeps): voi
     }
     const value = view.state.values[FORM_BLOCK]?.[FORM_INPUT]?.value ?? '';
     const name = await deps.userName(body.user.id).catch(() => undefined);
-    const user = { id: body.user.id, ...(name ?? body.user.name ? { name: name ?? body.user.name } : {}) };
+    const user = await slackUser(body.user.id, name ?? body.user.name, deps.groupsOf);
     let answer;
     try {
       answer = await bridge.handleFormSubmit({

@@ -93,14 +93,17 @@ describe('discord approvals (real discord.js + bridge + agent)', () => {
     assert.match(prompt.content, /Allowed with edited input\*\* by @Alice[\s\S]*npm run e2e -- --headless/);
   });
 
-  it('an input longer than the prompt shows is folded; "Show full input" answers ephemerally with all of it', async () => {
+  it('an input longer than the prompt shows is folded; "Show full input" answers the author ephemerally with all of it, not a bystander', async () => {
     const { fake } = rig;
     const { alice, bob } = fake.world.users;
     const long = `echo ${'y'.repeat(1500)} END`;
     const sent = await thread(`ask ${long}`);
     const prompt = await promptIn(sent.id, sent);
     assert.match(prompt.content, /more characters\)/);
-    const show = fake.click(prompt.id, button(prompt, 'Show full input'), bob);
+    const peek = fake.click(prompt.id, button(prompt, 'Show full input'), bob);
+    await fake.waitFor(() => peek.followUps.length > 0, 10_000, 'the refusal');
+    assert.deepEqual(peek.followUps.map((f) => f.content), ['Only @Alice or an approver can see the full input (approvers: TURNBRIDGE_APPROVERS / approvers, or TURNBRIDGE_ADMINS).']);
+    const show = fake.click(prompt.id, button(prompt, 'Show full input'), alice);
     await fake.waitFor(() => show.followUps.length > 0, 10_000, 'the full input');
     assert.equal(show.ack?.type, 4, 'answered with an ephemeral message as the first response');
     assert.ok(show.followUps.every((f) => f.flags === 64));

@@ -150,7 +150,7 @@ test('the local page: streamed reply, the five prompt choices, rules, Stop, /new
   const firstSession = sessionOf(text);
   assert.ok(firstSession, `no session id in ${JSON.stringify(text)}`);
   // The prompt says everything before the click: the rule, who may decide, a live countdown.
-  assert.equal(await prompt.getByTestId('prompt-rule').innerText(), '“Allow for this thread” adds Bash(date:*)');
+  assert.equal(await prompt.getByTestId('prompt-rule').innerText(), '“Allow for this thread” adds Bash(date)');
   assert.equal(await prompt.getByTestId('prompt-deciders').innerText(), 'you may decide');
   assert.match(await prompt.getByTestId('prompt-countdown').innerText(), /^\d+:\d\d$/);
   assert.deepEqual(await prompt.locator('.actions button').allInnerTexts(), ['Allow once', 'Allow for this thread', 'Edit and allow', 'Deny', 'Deny with reason']);
@@ -159,7 +159,7 @@ test('the local page: streamed reply, the five prompt choices, rules, Stop, /new
   await prompt.getByTestId('allow-thread-button').click();
   await prompt.getByTestId('prompt-state').waitFor(WAIT);
   assert.equal(await prompt.getAttribute('data-state'), 'allowed');
-  assert.match(await prompt.getByTestId('prompt-state').innerText(), /^Allowed for this thread by you at \d\d?:\d\d:\d\d( [AP]M)? · rule Bash\(date:\*\)$/);
+  assert.match(await prompt.getByTestId('prompt-state').innerText(), /^Allowed for this thread by you at \d\d?:\d\d:\d\d( [AP]M)? · rule Bash\(date\)$/);
   text = await waitForReplyText(page, /Permission granted/);
   await waitForFinished(page);
   assert.equal(await page.getByTestId('bot-message').last().getByTestId('stop-button').count(), 0, 'no Stop once finished');
@@ -205,7 +205,7 @@ test('the local page: streamed reply, the five prompt choices, rules, Stop, /new
   assert.equal(await page.getByTestId('bot-text').last().locator('em').filter({ hasText: 'auto-allowed' }).count(), 1, 'the line is muted (italic)');
   // `rules` lists the rule; `rules clear` ends it.
   await send(page, 'rules');
-  await waitForReplyText(page, /Bash\(date:\*\)` set by @you|Bash\(date:\*\) set by @you/);
+  await waitForReplyText(page, /Bash\(date\)` set by @you|Bash\(date\) set by @you/);
   await send(page, 'rules clear');
   await waitForReplyText(page, /Removed 1 permission rule/);
 

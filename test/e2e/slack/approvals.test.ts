@@ -119,7 +119,7 @@ describe('slack approvals (real Bolt + bridge + agent)', () => {
     assert.match(contextLines(decided).join(' '), /Allowed with edited input by <@U0ANA>/);
   });
 
-  it('a long input is folded; "Show full input" opens a modal with all of it, for anyone', async () => {
+  it('a long input is folded; "Show full input" opens a modal with all of it, for the author, not a bystander', async () => {
     const { fake } = rig;
     const long = `echo ${'x'.repeat(2990)} END`;
     const { ts } = await fake.userMessage({ channel: 'C0GEN', user: 'U0ANA', text: mention(`ask ${long}`) });
@@ -127,6 +127,9 @@ describe('slack approvals (real Bolt + bridge + agent)', () => {
     assert.match(JSON.stringify(prompt.blocks), /truncated for display/);
     const opened = fake.views.length;
     await click('U0BEN', 'ben', 'tb_show_input', prompt);
+    await fake.waitFor(() => fake.ephemerals.find((e: any) => e.user === 'U0BEN' && /can see the full input/.test(e.text)), 'ben told privately');
+    assert.equal(fake.views.length, opened, 'no modal for ben');
+    await click('U0ANA', 'ana', 'tb_show_input', prompt);
     const modal = await fake.waitFor(() => fake.views[opened], 'the full-input modal');
     assert.equal(modal.view.title.text, 'Full tool input');
     assert.equal(modal.view.submit, undefined, 'nothing to submit');

@@ -7,9 +7,11 @@ import { BANNER_NO_PERMISSION } from '../../../src/bridge/accept-message.js';
 import { createAuditTrail } from '../../../src/bridge/audit.js';
 import { createKv } from '../../../src/bridge/kv.js';
 import { createMetrics } from '../../../src/bridge/metrics.js';
-import { autoAllowLine, describeRule, ruleFor, ruleMatches } from '../../../src/bridge/permission-rules.js';
+import { autoAllowLine, describeRule, parseStoredRules, ruleFor, ruleMatches } from '../../../src/bridge/permission-rules.js';
+import { formatInputPreview } from '../../../src/bridge/input-preview.js';
 import { readEdit, readReason } from '../../../src/bridge/prompt-forms.js';
 import { createRuleStore } from '../../../src/bridge/rule-store.js';
+import { conversationKey } from '../../../src/bridge/conversation-key.js';
 import type { ActionEvent, PromptForm } from '../../../src/bridge/types.js';
 import type { PermissionRequest } from '../../../src/protocol/types.js';
 import { silentLogger } from '../../../src/log.js';
@@ -28,12 +30,38 @@ describe('thread rules', () => {
     assert.ok(!ruleMatches(r, 'Bash', { command: 'npm test && rm -rf ~' }));
     assert.ok(!ruleMatches(r, 'Bash', { command: 'npm test $(curl x)' }));
     assert.ok(!ruleMatches(r, 'Shell', { command: 'npm test' }));
-    assert.equal(describeRule(ruleFor('Bash', { command: 'ls -la' })), 'Bash(ls:*)');
+    assert.equal(describeRule(ruleFor('Bash', { command: 'ls -la' })), 'Bash(ls -la)');
     const exact = ruleFor('Bash', { command: 'echo ok > f.txt' });
     assert.equal(describeRule(exact), 'Bash(echo ok > f.txt)');
     assert.ok(ruleMatches(exact, 'Bash', { command: 'echo ok > f.txt' }));
     assert.ok(!ruleMatches(exact, 'Bash', { command: 'echo ok > g.txt' }));
     assert.equal(describeRule(ruleFor('Bash', { command: 'FOO=1 make' })), 'Bash(FOO=1 make)');
+  });
+
+  it('a Bash input with extra fields still gets a command rule, never a tool-wide one', () => {
+    const bg = { command: 'npm test', description: 'tests', run_in_background: true };
+    const r = ruleFor('Bash', bg);
+    assert.equal(describeRule(r), 'Bash(npm test:*)');
+    assert.ok(ruleMatches(r, 'Bash', { command: 'npm test --coverage', run_in_background: false }));
+    assert.ok(!ruleMatches(r, 'Bash', { command: 'rm -rf ~', run_in_background: true }));
+    assert.ok(!ruleMatches(r, 'Bash', { command: 'npm test', dangerouslyDisableSandbox: true }), 'a sandbox escape is always asked');
+    // An old tool-wide rule (stored before this fix) never covers a shell command.
+    assert.ok(!ruleMatches({ kind: 'tool', tool: 'Bash' }, 'Bash', { command: 'rm -rf ~' }));
+    // The preview and the edit form keep showing the extra fields.
+    assert.match(formatInputPreview({ command: 'ls', dangerouslyDisableSandbox: true }), /dangerouslyDisableSandbox/);
+  });
+
+  it('no bare first-word prefix: a program without a subcommand gets an exact rule', () => {
+    for (const command of ['rm -rf /tmp/x', 'python script.py', 'ls', 'python -c "print(1)"']) {
+      const r = ruleFor('Bash', { command });
+      assert.equal(r.kind, 'exact', command);
+      assert.equal(describeRule(r), `Bash(${command})`);
+      assert.ok(ruleMatches(r, 'Bash', { command }));
+    }
+    assert.ok(!ruleMatches(ruleFor('Bash', { command: 'rm -rf /tmp/x' }), 'Bash', { command: 'rm -rf ~' }));
+    assert.ok(!ruleMatches(ruleFor('Bash', { command: 'python script.py' }), 'Bash', { command: 'python evil.py' }));
+    assert.deepEqual(parseStoredRules([{ rule: { kind: 'prefix', tool: 'Bash', prefix: 'rm' }, setBy: ANA, setAt: 0 }]), []);
+    assert.equal(parseStoredRules([{ rule: { kind: 'prefix', tool: 'Bash', prefix: 'npm test' }, setBy: ANA, setAt: 0 }]).length, 1);
   });
 
   it('other tools get a rule on the tool name; the auto-allow line names the rule and who set it', () => {
@@ -132,6 +160,41 @@ describe('permission broker: the five choices', () => {
     assert.match(text, /turnbridge_permission_decision_seconds_bucket\{le="5"\} 4/);
   });
 
+  it('allow for this thread decides before the store write: a deny or timeout during the write leaves no rule', async () => {
+    const r = rig();
+    let release!: () => void;
+    const gate = new Promise<void>((res) => { release = res; });
+    const add = r.rules.add.bind(r.rules);
+    r.rules.add = async (c, rule) => { await gate; return add(c, rule); };
+    const d = r.ask(bash('npm test'));
+    await r.posted(1);
+    const click = r.act('allow_thread', 'p1').run();
+    const deny = r.act('deny', 'p1');
+    await deny.run();
+    r.broker.expireAll();
+    release();
+    await click;
+    const decision = await d;
+    const stored = await r.rules.list(conversationKey('test', conv('C1', 'th1')));
+    // The decision and the store agree: a rule exists only for a prompt allowed for the thread.
+    assert.equal(stored.length === 1, decision.behavior === 'allow', `decision ${decision.behavior} with ${stored.length} rule(s)`);
+    assert.deepEqual(decision, { behavior: 'allow' }, 'the click that came first decides');
+    assert.equal(deny.told.length, 1, 'the later click is told the prompt is closed');
+    await r.broker.idle();
+    assert.equal(r.surface.prompts()[0]!.view.how, 'thread');
+  });
+
+  it('when the thread rule cannot be saved the request is still allowed and the clicker is told privately', async () => {
+    const r = rig();
+    r.rules.add = async () => false;
+    const d = r.ask(bash('npm test'));
+    await r.posted(1);
+    const a = r.act('allow_thread', 'p1');
+    await a.run();
+    assert.deepEqual(await d, { behavior: 'allow' });
+    assert.deepEqual(a.told, ['Allowed this request, but the rule Bash(npm test:*) could not be saved, so the next matching request will ask again.']);
+  });
+
   it('deny with a reason opens a form for the decider; the agent gets exactly the reason', async () => {
     const r = rig();
     const d = r.ask(bash('rm -rf build'));
@@ -190,7 +253,7 @@ describe('permission broker: the five choices', () => {
     assert.deepEqual(await d2, { behavior: 'deny', message: 'Denied by @lead.' });
   });
 
-  it('a long input is folded and anyone can open it in full', async () => {
+  it('a long input is folded; the author and approvers can open it in full, nobody else', async () => {
     const r = rig();
     const big = 'x'.repeat(4000);
     void r.ask({ requestId: 'r', toolName: 'Write', input: { file_path: '/a', content: big } });
@@ -198,7 +261,11 @@ describe('permission broker: the five choices', () => {
     const view = r.surface.prompts()[0]!.view;
     assert.equal(view.truncated, true);
     assert.equal(view.editable, false, 'too long for a text box');
-    const s = r.act('show_input', 'p1', BOB);
+    const stranger = r.act('show_input', 'p1', BOB);
+    await stranger.run();
+    assert.deepEqual(stranger.forms, [], 'no full input for someone who may not decide');
+    assert.deepEqual(stranger.told, ['Only @ana or an approver can see the full input (approvers: TURNBRIDGE_APPROVERS / approvers, or TURNBRIDGE_ADMINS).']);
+    const s = r.act('show_input', 'p1');
     await s.run();
     assert.equal(s.forms[0]!.kind, 'view');
     assert.ok((s.forms[0] as { text: string }).text.includes(big));
