@@ -106,7 +106,11 @@ async function crashScene(rig: Rig, streaming: 'edit' | 'native') {
     const queued = (await rig.state.queue.list(`slack:T0FAKE:${C}:${encodeURIComponent(c.ts)}`)).length === 2;
     const queuedShown = [c1, c2].every((m) => replyOf(recs, m.ts)?.journal.parts.some((p) => p.content?.status?.startsWith('queued')));
     const session = await rig.state.sessions.get(`slack:T0FAKE:${C}:${encodeURIComponent(d.ts)}`);
-    return shown && prompt && agents && queued && queuedShown && session;
+    // D's and C's whole answers are recorded as shown (edits or a stream): a stream start still
+    // waiting for its budget would start after this, and could land just before the kill unrecorded.
+    const settled = ([[d, 'part-1 '], [c, 'part-2 ']] as const).every(([m, last]) =>
+      replyOf(recs, m.ts)?.journal.parts.some((p) => p.kind === 'stream' || p.content?.text.includes(last)));
+    return shown && prompt && agents && queued && queuedShown && session && settled;
   }, 'the ledger to hold the stream, the prompt, 4 agents, 2 queued turns and the session');
   const recs = await ledger();
   const pids = recs.filter((r): r is Extract<LedgerRecord, { kind: 'agent' }> => r.kind === 'agent').map((r) => r.pid);
