@@ -10,7 +10,7 @@ import type { BridgeContext } from './context.js';
 import { conversationKey } from './conversation-key.js';
 import { executeTurn } from './execute-turn.js';
 import { identityOf, parseIdentity } from './identity.js';
-import { takeTicket } from './conversation-order.js';
+import { gateTurn, takeTicket } from './conversation-order.js';
 import { routeMessage } from './routing.js';
 import { findStoppable, stopTurn } from './stop-control.js';
 import { createTurn, type Turn } from './turn.js';
@@ -227,6 +227,7 @@ async function enqueue(
       self.reply.setStatus(`queued: position ${position}`);
     },
   });
+  gateTurn(ctx, turn);
   const offered = ctx.queue.offer(turn);
   if (offered !== 'accepted') {
     log.info({ result: offered, queueDepth: ctx.config.queueDepth }, 'message refused: busy');

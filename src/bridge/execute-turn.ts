@@ -2,7 +2,7 @@ import type { Attachment, PermissionDecision } from '../protocol/types.js';
 import type { RunResult } from '../runner/types.js';
 import type { BridgeContext } from './context.js';
 import { createMentionGuard } from './mention-guard.js';
-import { awaitTurnOfConversation, releaseTicket } from './conversation-order.js';
+import { releaseTicket } from './conversation-order.js';
 import { cancelledOutcome, outcomeOf } from './outcome.js';
 import type { Turn } from './turn.js';
 
@@ -59,7 +59,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
   };
   react('working');
   try {
-    const got = (await turn.slot) && (await awaitTurnOfConversation(ctx, turn));
+    const got = await turn.slot;
     if (!got) {
       const outcome = cancelledOutcome(turn);
       const stats = await turn.finishReply(outcome);

@@ -15,6 +15,11 @@ export interface QueueEntry {
   start(): void;
   /** Called when the entry's waiting position changes (1 = next). */
   onPosition(position: number): void;
+  /**
+   * Several replicas: true while an earlier turn of the conversation runs on another replica.
+   * Such an entry waits without a slot (holding one could deadlock replicas); pump() when it clears.
+   */
+  readonly gated?: boolean;
 }
 
 /** busy: the conversation is full; user-busy: the person holds their share; full: the bridge-wide wait list is. */
@@ -67,7 +72,7 @@ export function createTurnQueue<E extends QueueEntry>(opts: QueueLimits): TurnQu
     if (n <= 0) m.delete(k);
     else m.set(k, n);
   };
-  const canStart = (e: E) => !isRunning(e.key) && (runningOwners.get(e.owner) ?? 0) < perUser;
+  const canStart = (e: E) => !e.gated && !isRunning(e.key) && (runningOwners.get(e.owner) ?? 0) < perUser;
 
   function positions(): Map<E, number> {
     const out = new Map<E, number>();

@@ -34,6 +34,8 @@ export interface Turn extends QueueEntry {
   files?: Promise<void>;
   /** Several replicas: the conversation's ticket, taken on arrival (undefined: no gate, or Redis away). */
   ticket?: Promise<Ticket | undefined>;
+  /** Several replicas: waiting (without a slot) for earlier turns of the conversation elsewhere. */
+  gated?: boolean;
   reply?: LiveReply;
   startedAt?: number;
   /** Set when someone pressed Stop (or sent `stop`). */

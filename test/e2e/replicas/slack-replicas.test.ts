@@ -35,7 +35,7 @@ describe('three replicas on one Slack app and one Redis', () => {
         env: {
           SLACK_BOT_TOKEN: fake.botToken, SLACK_APP_TOKEN: fake.appToken, SLACK_API_URL: fake.apiUrl,
           REDIS_URL: redis.url, TURNBRIDGE_PROFILE: AGENT_PROFILE, TURNBRIDGE_REPLICA_ID: `replica-${i}`,
-          TURNBRIDGE_MAX_CONCURRENT: '12',
+          TURNBRIDGE_MAX_CONCURRENT: '12', TURNBRIDGE_MAX_WAITING_PER_USER: '30',
         },
         config: `slack:\n  rate_scale: ${SCALE}\n  streaming: edit\n`,
       }));

@@ -32,8 +32,12 @@ const asRoot = process.getuid?.() === 0;
 test('gemini: as root the profile\'s system-defaults.json is passed (gemini reads system files only when root-owned); a base URL with an API key selects gemini-api-key auth', async () => {
   const plain = await runWrapper({ wrapper: 'gemini-cli', turn: turn('hi') });
   assert.equal(plain.code, 0, plain.stderr);
-  if (asRoot) assert.equal(plain.log[0]!.systemDefaults, join(ROOT, 'profiles/gemini-cli/system-defaults.json'));
-  else assert.equal(plain.log[0]!.systemDefaults, null, 'gemini would skip a file not owned by root');
+  const own = join(ROOT, 'profiles/gemini-cli/system-defaults.json');
+  if (!asRoot) assert.equal(plain.log[0]!.systemDefaults, null, 'gemini would skip a file not owned by root');
+  else if (geminiAcceptsSystemFile(own)) assert.equal(plain.log[0]!.systemDefaults, own);
+  // A clone in a folder gemini distrusts (e.g. under /tmp): never the file gemini would ignore
+  // (the private copy is the next test's).
+  else assert.notEqual(plain.log[0]!.systemDefaults, own, 'not a file gemini would skip');
   assert.equal(plain.log[0]!.authType, null, 'no auth type chosen without a base URL');
   const gateway = await runWrapper({ wrapper: 'gemini-cli', turn: turn('hi'), env: { GOOGLE_GEMINI_BASE_URL: 'http://gateway.internal:4000', GEMINI_API_KEY: 'k' } });
   assert.equal(gateway.log[0]!.authType, 'gemini-api-key');

@@ -60,7 +60,9 @@ describe('ledger and recovery', () => {
     assert.deepEqual(queue.map((q) => q.message.text), ['second', 'third'], 'queued in arrival order');
     assert.equal(recs.find((r) => r.kind === 'reply' && r.message.text === 'long job' && r.turn === 'running') !== undefined, true);
     assert.deepEqual((recs.find((r) => r.kind === 'reply' && r.message.text === 'long job') as Extract<LedgerRecord, { kind: 'reply' }>).message.attachments, [{ url: 'https://x/f', filename: 'f.txt' }]);
-    const queuedRefs = recs.filter((r): r is Extract<LedgerRecord, { kind: 'reply' }> => r.kind === 'reply' && r.turn === 'queued').map((r) => r.journal.parts[0]!.ref.id);
+    // In arrival order (the ledger lists records by id, not by arrival).
+    const queuedRefs = ['second', 'third'].map((text) => recs.find((r): r is Extract<LedgerRecord, { kind: 'reply' }> =>
+      r.kind === 'reply' && r.turn === 'queued' && r.message.text === text)!.journal.parts[0]!.ref.id);
     void decision;
 
     // "kill -9": the first bridge is never shut down. A second one on the same file recovers.
