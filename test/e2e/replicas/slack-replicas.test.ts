@@ -59,10 +59,16 @@ describe('three replicas on one Slack app and one Redis', () => {
     const before429 = fake.rateLimitedCount;
     const roots = await Promise.all(Array.from({ length: 10 }, () => fake.userMessage({ channel: 'C0REP', user: 'U0ANA', text: mention('session') })));
     const threads = roots.map((r) => r.ts);
+    // Turns of a conversation run in the order replicas accept them (their Redis tickets), not in
+    // Slack's timestamp order: wait until each root is accepted (its reply shows) before following up.
+    await fake.waitFor(() => threads.every((t) => fake.botMessages('C0REP', t).length > 0), 'every root accepted', 60_000);
     // Two follow-ups per thread, sent while the first turns may still run.
     for (let round = 0; round < 2; round++) {
       for (const thread of threads) {
         await fake.userMessage({ channel: 'C0REP', user: 'U0BEN', threadTs: thread, text: mention('session') });
+      }
+      if (round === 0) {
+        await fake.waitFor(() => threads.every((t) => fake.botMessages('C0REP', t).filter((m) => !isPrompt(m)).length >= 2), 'every first follow-up accepted', 60_000);
       }
     }
     await fake.waitFor(() => threads.every((t) => {
