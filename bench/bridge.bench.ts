@@ -25,6 +25,7 @@ import { discordDriver, slackDriver, type Driver } from './lib/bridge-drivers.js
 import { BridgeRig, type TurnShape, type TurnTimes } from './lib/bridge-rig.js';
 import { median, quantile } from './lib/measure.js';
 import { BANNER_NO_PERMISSION } from '../src/bridge/accept-message.js';
+import { printTable } from './lib/table.js';
 
 const num = (name: string, dflt: number) => Math.max(1, Number(process.env[name] ?? dflt));
 const PLATFORMS = (process.env.BENCH_BRIDGE_PLATFORMS ?? 'slack,discord').split(',').map((s) => s.trim());
@@ -214,15 +215,6 @@ async function memory(make: () => Promise<Driver>): Promise<void> {
   });
 }
 
-function printTable(): void {
-  const head: Row = { platform: 'platform', figure: 'figure', p50: 'p50 / value', p99: 'p99', target: 'target', ratio: 'ratio', met: 'met' };
-  const cols = Object.keys(head) as Array<keyof Row>;
-  const width = (k: keyof Row) => Math.max(...[head, ...rows].map((r) => r[k].length));
-  const line = (r: Row) => `| ${cols.map((k) => r[k].padEnd(width(k))).join(' | ')} |`;
-  console.log(line(head));
-  console.log(`|${cols.map((k) => '-'.repeat(width(k) + 2)).join('|')}|`);
-  for (const r of rows) console.log(line(r));
-}
 
 const t0 = performance.now();
 const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
@@ -233,7 +225,7 @@ for (const p of PLATFORMS) {
   if (PHASES.has('memory')) await memory(make(SLACK_MEMORY_SCALE));
 }
 console.log('');
-printTable();
+printTable<Row>({ platform: 'platform', figure: 'figure', p50: 'p50 / value', p99: 'p99', target: 'target', ratio: 'ratio', met: 'met' }, rows);
 console.log('');
 for (const n of notes) console.log(n);
 console.log('ratio = measured / target (at most 1.00 meets it; for exact text: the share exact). Times: the fake\'s and the agent\'s clocks (both this machine\'s wall clock).');

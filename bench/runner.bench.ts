@@ -13,6 +13,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { measure, median, type Measured } from './lib/measure.js';
+import { printTable } from './lib/table.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const AGENTS = join(ROOT, 'bench/agents');
@@ -156,15 +157,6 @@ async function caseD(): Promise<void> {
   rows.push({ case: `(d) ${CONCURRENT} concurrent turns`, metric: 'wall for all, median', ours: ms(ow), ref: ms(rw), ratio: ratio(rw, ow), target: '>= 1x (no slower)', met: ok ? mark(ow <= rw) : 'FAILED RUN' });
 }
 
-function printTable(): void {
-  const head: Row = { case: 'case', metric: 'metric', ours: 'turnbridge', ref: `agentproc ${REF_VERSION}`, ratio: 'ref/ours', target: 'target', met: 'met' };
-  const cols = Object.keys(head) as Array<keyof Row>;
-  const width = (k: keyof Row) => Math.max(...[head, ...rows].map((r) => r[k].length));
-  const line = (r: Row) => `| ${cols.map((k) => r[k].padEnd(width(k))).join(' | ')} |`;
-  console.log(line(head));
-  console.log(`|${cols.map((k) => '-'.repeat(width(k) + 2)).join('|')}|`);
-  for (const r of rows) console.log(line(r));
-}
 
 const started = performance.now();
 console.log(`turnbridge CLI vs agentproc ${REF_VERSION} reference CLI — node ${process.version}, ${cpus().length} cores, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB, ${RUNS} runs per median`);
@@ -174,7 +166,7 @@ if (ONLY.has('b')) await caseB();
 if (ONLY.has('c')) await caseC();
 if (ONLY.has('d')) await caseD();
 console.log('');
-printTable();
+printTable<Row>({ case: 'case', metric: 'metric', ours: 'turnbridge', ref: `agentproc ${REF_VERSION}`, ratio: 'ref/ours', target: 'target', met: 'met' }, rows);
 console.log('');
 for (const note of notes) console.log(note);
 console.log('ratio = reference / turnbridge (above 1: turnbridge is faster or smaller). Peak RSS = the CLI and its agent together, sampled from /proc every 15 ms.');
