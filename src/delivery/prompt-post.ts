@@ -6,21 +6,14 @@
  * became visible. Updates (decided, timed out, expired) go out at final priority, latest wins.
  * A final state that arrives before the post went out cancels the post: nobody saw it.
  */
-import type { Logger } from '../log.js';
-import { attempt, describeFailure } from './attempt.js';
-import type { LimiterPool } from './limiter-pool.js';
-import type { Conversation, MessageRef, PermissionPromptView, Surface } from './surface.js';
-import type { DeliveryStats, PromptPost, PromptShown } from './types.js';
+import { attempt, describeFailure, type AttemptResult } from './attempt.js';
+import type { RunOptions } from './limiter-pool.js';
+import type { SlotDeps } from './message-slot.js';
+import type { MessageRef, PermissionPromptView, RateBudget } from './surface.js';
+import type { PromptPost, PromptShown } from './types.js';
 
-export interface PromptPostDeps {
-  surface: Surface;
-  pool: LimiterPool;
-  conversation: Conversation;
-  now: () => number;
-  logger: Logger;
-  stats: DeliveryStats;
-  /** Consecutive non-429 failures before giving up (default 5). */
-  maxAttempts?: number;
+/** What a prompt needs is what a message slot needs (the same pool, stats and policy), plus its order. */
+export interface PromptPostDeps extends Pick<SlotDeps, 'surface' | 'pool' | 'conversation' | 'now' | 'logger' | 'stats' | 'maxAttempts'> {
   /**
    * The post goes out after this (the reply's messages land first, so the prompt is below them).
    * Asked again when the limiter lets the post go: the reply may have started a message meanwhile.
@@ -33,6 +26,18 @@ export interface PromptPostDeps {
 export function postPrompt(deps: PromptPostDeps, render: () => PermissionPromptView): PromptPost {
   const { surface, pool, conversation, logger, stats } = deps;
   const policy = { maxFailures: deps.maxAttempts };
+  /** One prompt call through the limiters and the attempt policy (a 429 penalizes its buckets). */
+  const pooled = <T>(op: string, budgets: RateBudget[], fn: () => Promise<T>, run: RunOptions): Promise<AttemptResult<T>> =>
+    attempt(() => pool.run(budgets, fn, run), {
+      policy,
+      onRateLimited: (ms) => {
+        stats.rateLimitWaits++;
+        pool.penalize(budgets, ms);
+      },
+      onFailure: (err, next) => {
+        if (next.kind !== 'after-rate-limit') logger.warn({ op, next: next.kind, err: describeFailure(err) }, 'a permission prompt call failed');
+      },
+    });
   /** A final state came before the post went out: drop it at once (no budget spent, nothing shown). */
   const cancel = new AbortController();
   /** The latest view to show once posted; the update in flight reads it when the limiter lets it go. */
@@ -44,20 +49,11 @@ export function postPrompt(deps: PromptPostDeps, render: () => PermissionPromptV
     await Promise.race([landed(), new Promise((resolve) => cancel.signal.addEventListener('abort', resolve, { once: true }))]);
     const budgets = surface.budgets('post', conversation);
     let went = false;
-    const r = await attempt(() => pool.run(budgets, async () => {
+    const r = await pooled('prompt', budgets, async () => {
       went = true;
       await landed();
       return surface.postPrompt(conversation, render());
-    }, { priority: 'final', signal: cancel.signal }), {
-      policy,
-      onRateLimited: (ms) => {
-        stats.rateLimitWaits++;
-        pool.penalize(budgets, ms);
-      },
-      onFailure: (err, next) => {
-        if (next.kind !== 'after-rate-limit') logger.warn({ op: 'prompt', next: next.kind, err: describeFailure(err) }, 'posting a permission prompt failed');
-      },
-    });
+    }, { priority: 'final', signal: cancel.signal });
     if (!r.ok) {
       logger.error({ why: r.why, err: describeFailure(r.error) }, 'could not post the permission prompt');
       return { ok: false, why: r.why === 'stopped' ? 'failures' : r.why, detail: describeFailure(r.error) };
@@ -78,19 +74,10 @@ export function postPrompt(deps: PromptPostDeps, render: () => PermissionPromptV
         return ok;
       }
       let sent: PermissionPromptView | undefined;
-      const r = await attempt(() => pool.run(budgets, () => {
+      const r = await pooled('prompt update', budgets, () => {
         sent = wanted!;
         return surface.updatePrompt(ref, sent);
-      }, { priority: 'final' }), {
-        policy,
-        onRateLimited: (ms) => {
-          stats.rateLimitWaits++;
-          pool.penalize(budgets, ms);
-        },
-        onFailure: (err, next) => {
-          if (next.kind !== 'after-rate-limit') logger.warn({ op: 'prompt update', next: next.kind, err: describeFailure(err) }, 'updating a permission prompt failed');
-        },
-      });
+      }, { priority: 'final' });
       if (r.ok) stats.edits++;
       ok = r.ok;
       // a newer view came while this one was on its way: send that too

@@ -48,22 +48,16 @@ describe('attempt policy', () => {
       if (e) throw e;
       return 'ok';
     }).then((r) => (value = r));
-    await flush();
-    assert.equal(calls.length, 1);
-    t.mock.timers.tick(2999);
-    await flush();
-    assert.equal(calls.length, 1, 'not before retry-after');
-    t.mock.timers.tick(1);
-    await flush();
-    assert.equal(calls.length, 2);
-    t.mock.timers.tick(250);
-    await flush();
-    assert.equal(calls.length, 3);
-    t.mock.timers.tick(499);
-    await flush();
-    assert.equal(calls.length, 3, 'the second back-off is 500 ms');
-    t.mock.timers.tick(1);
-    await flush();
+    // [ms of fake time to pass, calls made by then, why]
+    const steps: Array<[number, number, string]> = [
+      [0, 1, 'the first call at once'], [2999, 1, 'not before retry-after'], [1, 2, 'after retry-after'],
+      [250, 3, 'the first back-off is 250 ms'], [499, 3, 'the second back-off is 500 ms'], [1, 4, 'then the fourth call'],
+    ];
+    for (const [ms, n, why] of steps) {
+      t.mock.timers.tick(ms);
+      await flush();
+      assert.equal(calls.length, n, why);
+    }
     assert.deepEqual(value, { ok: true, value: 'ok' });
     assert.deepEqual(calls.map((c) => c - calls[0]!), [0, 3000, 3250, 3750]);
   });
