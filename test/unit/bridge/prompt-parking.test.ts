@@ -1,6 +1,7 @@
 /**
- * Prompt parking in the bridge (execute-turn + turn queue): a turn gives its slot away only
- * while a person must decide, and takes one back without passing maxConcurrent.
+ * Prompts in the bridge (execute-turn + broker + delivery + turn queue): a turn gives its slot
+ * away only while a person must decide, takes one back without passing maxConcurrent, and a
+ * prompt the platform refuses for good is a deny the reply explains.
  */
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
@@ -11,16 +12,16 @@ import { createKv } from '../../../src/bridge/kv.js';
 import { ruleFor } from '../../../src/bridge/permission-rules.js';
 import { createRuleStore } from '../../../src/bridge/rule-store.js';
 import type { PermissionRequest } from '../../../src/protocol/types.js';
+import { TurnbridgeError } from '../../../src/errors.js';
 import { silentLogger } from '../../../src/log.js';
 import { createRecordingSurface } from '../../fakes/recording-surface.js';
 import { ANA, BOB, conv, fakeRunner, makeConfig, makeMsg, makeProfile, memoryStore, waitFor } from './helpers.js';
 
 const bash = (command: string): PermissionRequest => ({ requestId: `r-${command}`, toolName: 'Bash', input: { command } });
 
-async function rig() {
+async function rig(surface = createRecordingSurface()) {
   const kv = createKv(new Keyv(), silentLogger);
   const rules = createRuleStore(kv);
-  const surface = createRecordingSurface();
   const runner = fakeRunner();
   const base = makeConfig();
   const config = makeConfig({ maxConcurrent: 1, limits: { ...base.limits, promptWaits: 1 } });
@@ -65,6 +66,20 @@ describe('prompt parking in the bridge', () => {
     assert.deepEqual(await decision, { behavior: 'allow' });
     assert.equal(r.bridge.stats().activeAgents, 1);
     a.finish({ reply: 'ok' });
+    await r.bridge.shutdown(1000);
+  });
+
+  it('a prompt the platform refuses for good: deny saying it could not be shown, and the reply says so', async () => {
+    const refused = new TurnbridgeError('TB_PLATFORM_ERROR', 'Slack chat.postMessage failed: not_in_channel', { permanent: true });
+    const r = await rig(createRecordingSurface({ failWith: { postPrompt: [{ error: refused }] } }));
+    await r.bridge.handleMessage(makeMsg({ conversation: conv('C1', 't1'), text: 'deploy' }));
+    const a = await r.runner.started(1);
+    const decision = await a.handlers.onPermissionRequest!(bash('make deploy'), { signal: new AbortController().signal });
+    assert.equal(decision.behavior, 'deny');
+    assert.match(decision.message!, /could not show the permission prompt/);
+    assert.equal(r.surface.callsOf('postPrompt').length, 1, 'a permanent refusal is not retried');
+    a.finish({ reply: 'gave up' });
+    await waitFor(() => r.surface.messagesIn(conv('C1', 't1')).some((m) => /could not be shown here \(TB_PLATFORM_ERROR: Slack chat.postMessage failed: not_in_channel\), so it was denied/.test(m.content.text)), 'the line in the reply');
     await r.bridge.shutdown(1000);
   });
 });
