@@ -110,11 +110,6 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
             if (!turn.surface.capabilities.buttons) {
               return Promise.resolve({ behavior: 'deny', message: 'This chat cannot show permission buttons.' });
             }
-            // While a person decides, the turn's slot goes to someone else (bounded by limits.promptWaits).
-            if (ctx.queue.park(turn)) {
-              ctx.queue.pump();
-              ctx.updateGauges();
-            }
             return ctx.broker.request({
               turnId: turn.id,
               surface: turn.surface,
@@ -130,10 +125,19 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
               },
               log,
               onAutoAllowed: (line) => turn.reply?.addNotice(`_${line}_`),
-              beforePost: async () => turn.reply?.posted(),
-              onPosted: () => turn.reply?.continueBelow(),
-            }).finally(() => {
-              ctx.queue.unpark(turn);
+              // Through delivery: below the reply, paced and retried like any message.
+              post: (render) => (turn.reply ? turn.reply.postPrompt(render) : turn.delivery.prompt(msg.conversation, render)),
+              onNotShown: (line) => turn.reply?.addNotice(line),
+              // While a person decides, the turn's slot goes to someone else (bounded by
+              // limits.promptWaits). Only a real prompt parks: a rule answers without waiting.
+              onWaiting: () => {
+                if (!ctx.queue.park(turn)) return;
+                ctx.queue.pump();
+                ctx.updateGauges();
+              },
+            }).finally(async () => {
+              // the answer goes back once the turn holds a slot again (maxConcurrent holds)
+              await ctx.queue.unpark(turn);
               ctx.updateGauges();
             });
           },
