@@ -36,7 +36,7 @@ export async function startRoundRobinProxy(targets: string[]): Promise<RoundRobi
       const target = proxy.pin && tried === 0 ? proxy.pin : proxy.targets[next++ % proxy.targets.length]!;
       let answer: Response;
       try {
-        answer = await fetch(new URL(req.url ?? '/', target), { method: req.method, headers, ...(body.length ? { body } : {}) });
+        answer = await fetch(new URL(req.url ?? '/', target), { method: req.method, headers, ...(body.length ? { body: new Uint8Array(body) } : {}) });
       } catch {
         continue; // refused: that replica is gone, try the next
       }

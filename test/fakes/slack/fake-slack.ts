@@ -10,7 +10,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { RateLimiter, SLACK_BUDGETS, type MethodBudget } from './rate-limits.js';
 import { signSlackRequest } from './signing.js';
-import { SocketModeHub } from './socket-mode.js';
+import { SocketModeHub, type Envelope } from './socket-mode.js';
 import { handleMethod, type ApiAnswer, type Ephemeral, type FakeMessage, type WebApiState } from './web-api.js';
 
 export interface FakeSlackOptions {
@@ -134,7 +134,7 @@ export class FakeSlack extends EventEmitter {
    */
   http: { url: string; secret: string } | undefined;
 
-  private async deliver(envelope: { type: string; payload: Record<string, unknown>; [k: string]: unknown }): Promise<unknown> {
+  private async deliver(envelope: Omit<Envelope, 'envelope_id'>): Promise<unknown> {
     if (!this.http) return this.hub.send(envelope);
     const json = JSON.stringify(envelope.payload);
     const events = envelope.type === 'events_api';
