@@ -195,7 +195,7 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
       // The bridge first, while the platforms are still connected: it stops taking turns and
       // finalizes running replies ("interrupted: the bridge restarted") through them, and leaves
       // the turns that did not start queued in the ledger (another replica, or the next start,
-      // runs them: the bus's goodbye below makes the others take over at once). Then the
+      // runs them: the bus's goodbye below lets the others take over at their next look). Then the
       // platforms disconnect, in reverse order of start, and the HTTP server closes.
       await bridge.shutdown(graceMs).catch((err: unknown) => logger.warn({ err }, 'bridge shutdown failed'));
       for (const p of [...started].reverse()) {
