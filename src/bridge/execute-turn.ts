@@ -58,9 +58,17 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
     if (msg.source) void turn.delivery.react(msg.source, state);
   };
   react('working');
+  let handedOver = false;
   try {
     const got = await turn.slot;
-    if (!got) {
+    if (got === 'handed-over') {
+      // The bridge drains: the turn stays queued in the ledger, its "queued" message and 👀 as
+      // they are, for the replica that runs it (recovery.ts) to reuse.
+      handedOver = true;
+      log.info('turn left queued for another replica (or the next start)');
+      return;
+    }
+    if (got === 'cancelled') {
       const outcome = cancelledOutcome(turn);
       const stats = await turn.finishReply(outcome);
       if (stats) ctx.metrics.deliveryStats(msg.platform, stats);
@@ -196,7 +204,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
     ctx.updateGauges();
     await releaseTicket(ctx, turn);
     await turn.files; // a download still running (turn stopped while waiting) lands before cleanup
-    await turn.recorder.finished();
+    if (!handedOver) await turn.recorder.finished();
     if (msg.cleanup) await msg.cleanup().catch((err: unknown) => log.warn({ err }, 'attachment cleanup failed'));
   }
 }
