@@ -5,7 +5,7 @@ import { createDelivery as defaultCreateDelivery } from '../delivery/index.js';
 import type { Delivery } from '../delivery/types.js';
 import type { Surface } from '../delivery/surface.js';
 import type { Logger } from '../log.js';
-import type { ConversationGate, ReplicaBus } from '../replicas/index.js';
+import type { ConversationGate, ReplicaBus, SharedSlots } from '../replicas/index.js';
 import { loadProfile as defaultLoadProfile } from '../profile/index.js';
 import { run as defaultRun } from '../runner/index.js';
 import { acceptMessage } from './accept-message.js';
@@ -72,6 +72,8 @@ export interface CreateBridgeOptions {
   bus?: ReplicaBus;
   /** Several replicas: one turn at a time per conversation across all of them. */
   gate?: ConversationGate;
+  /** Several replicas, opt-in: a turn also needs one of these slots shared by all (sharedMaxConcurrent). */
+  sharedSlots?: SharedSlots;
 }
 
 /** The Bridge plus what operations need: metrics for /metrics. */
@@ -171,6 +173,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
       waitingPerUser: config.limits.waitingPerUser,
       maxWaiting: config.limits.waiting,
       maxParked: config.limits.promptWaits,
+      ...(opts.sharedSlots ? { permits: opts.sharedSlots } : {}),
     }),
     launchPolicy: {
       defaultCwd: config.agent.workspace,
@@ -196,8 +199,14 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     updateGauges() {
       metrics.setQueueDepth(ctx.queue.waiting);
       metrics.setActiveAgents(ctx.queue.running);
+      if (opts.sharedSlots) metrics.setSharedSlots(opts.sharedSlots.held, opts.sharedSlots.state === 'shared');
     },
   };
+  // A shared slot was acquired for a waiting turn (or Redis went away: the local cap decides).
+  opts.sharedSlots?.onAvailable(() => {
+    ctx.queue.pump();
+    ctx.updateGauges();
+  });
   let shutdownPromise: Promise<void> | undefined;
 
   async function shutdown(graceMs = config.shutdownGraceSecs * 1000): Promise<void> {
