@@ -173,7 +173,6 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
   if (bus) await showReplica(http, metrics, bridge, bus, shared, env);
   if (sharedSlots) {
     const s = sharedSlots;
-    bridge.metrics.setSharedSlots(s.held, s.state === 'shared');
     http.addReadyDetail('sharedSlots', () => ({ limit: s.limit, held: s.held, state: s.state }));
   }
   const names = platforms.map((p) => p.name);

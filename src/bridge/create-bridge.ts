@@ -199,11 +199,12 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     updateGauges() {
       metrics.setQueueDepth(ctx.queue.waiting);
       metrics.setActiveAgents(ctx.queue.running);
-      if (opts.sharedSlots) metrics.setSharedSlots(opts.sharedSlots.held, opts.sharedSlots.state === 'shared');
     },
   };
+  const sharedSlots = opts.sharedSlots;
+  if (sharedSlots) metrics.watchSharedSlots(() => ({ held: sharedSlots.held, shared: sharedSlots.state === 'shared' }));
   // A shared slot was acquired for a waiting turn (or Redis went away: the local cap decides).
-  opts.sharedSlots?.onAvailable(() => {
+  sharedSlots?.onAvailable(() => {
     ctx.queue.pump();
     ctx.updateGauges();
   });

@@ -15,8 +15,8 @@ export interface Metrics {
   rejected(reason: string): void;
   setQueueDepth(n: number): void;
   setActiveAgents(n: number): void;
-  /** Several replicas with a shared cap: slots this replica holds in Redis, and whether the cap is shared (false: Redis away, local cap only). */
-  setSharedSlots(held: number, shared: boolean): void;
+  /** Several replicas with a shared cap: read at each scrape, the slots this replica holds in Redis and whether the cap is shared (false: Redis away, local cap only). */
+  watchSharedSlots(read: () => { held: number; shared: boolean }): void;
   deliveryStats(platform: string, stats: DeliveryStats): void;
   /** Time a turn waited for its slot. */
   queueWait(ms: number): void;
@@ -61,8 +61,6 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
   const wait = new Summary({ name: 'turnbridge_queue_wait_seconds', help: 'Time turns waited for a free agent slot.', percentiles: [], registers });
   const queueDepth = new Gauge({ name: 'turnbridge_queue_depth', help: 'Turns waiting to start.', registers });
   const activeAgents = new Gauge({ name: 'turnbridge_active_agents', help: 'Agent processes running now.', registers });
-  const sharedHeld = new Gauge({ name: 'turnbridge_shared_slots_held', help: 'Slots of the cap shared by every replica (shared_max_concurrent) this replica holds now.', registers });
-  const sharedMode = new Gauge({ name: 'turnbridge_shared_slots_shared', help: 'Shared cap on running turns: 1 = counted across replicas in Redis, 0 = Redis away, local max_concurrent only.', registers });
   const perPlatform = (name: string, help: string) => new Counter({ name, help, labelNames: ['platform'], registers });
   const posts = perPlatform('turnbridge_message_posts_total', 'Messages posted by live replies, by platform.');
   const edits = perPlatform('turnbridge_message_edits_total', 'Message edits sent by live replies, by platform.');
@@ -93,9 +91,13 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     setActiveAgents(n) {
       activeAgents.set(n);
     },
-    setSharedSlots(held, shared) {
-      sharedHeld.set(held);
-      sharedMode.set(shared ? 1 : 0);
+    watchSharedSlots(read) {
+      // Read when scraped: slots come and go in the background (acquired, handed back unused).
+      new Gauge({ name: 'turnbridge_shared_slots_held', help: 'Slots of the cap shared by every replica (shared_max_concurrent) this replica holds now.', registers, collect() { this.set(read().held); } });
+      new Gauge({
+        name: 'turnbridge_shared_slots_shared', help: 'Shared cap on running turns: 1 = counted across replicas in Redis, 0 = Redis away, local max_concurrent only.', registers,
+        collect() { this.set(read().shared ? 1 : 0); },
+      });
     },
     deliveryStats(platform, stats) {
       posts.inc({ platform }, stats.posts);
