@@ -54,6 +54,27 @@ export interface SharedSlotsOptions {
 
 const LOCAL: SharedPermit = { kind: 'local' };
 
+/**
+ * redis-semaphore 5.8 refreshes from a timer and does not catch a Redis error there: the rejection
+ * would be unhandled and end the process. A refresh that could not reach Redis keeps the lock as
+ * far as this replica knows (it lapses in Redis after lockTimeout; the next refresh that answers
+ * then reports it lost) and tells the caller.
+ */
+class RefreshSafeSemaphore extends Semaphore {
+  constructor(client: Redis, key: string, limit: number, options: ConstructorParameters<typeof Semaphore>[3], private readonly onRefreshError: (err: unknown) => void) {
+    super(client, key, limit, options);
+  }
+
+  protected override async _refresh(): Promise<boolean> {
+    try {
+      return await super._refresh();
+    } catch (err) {
+      this.onRefreshError(err);
+      return true;
+    }
+  }
+}
+
 export function createSharedSlots(opts: SharedSlotsOptions): SharedSlots {
   const key = `${opts.prefix ?? 'tb'}:shared-slots`;
   const lockTimeout = opts.lockTimeoutMs ?? 30_000;
@@ -111,7 +132,7 @@ export function createSharedSlots(opts: SharedSlotsOptions): SharedSlots {
   }
 
   function lock(): Semaphore {
-    const l: Semaphore = new Semaphore(redis, key, opts.limit, {
+    const l: Semaphore = new RefreshSafeSemaphore(redis, key, opts.limit, {
       lockTimeout,
       refreshInterval: Math.max(1, Math.floor(lockTimeout / 3)),
       retryInterval,
@@ -120,7 +141,7 @@ export function createSharedSlots(opts: SharedSlotsOptions): SharedSlots {
         held.delete(l);
         logger.warn({ err: err.message }, 'a shared agent slot lapsed while its turn runs (Redis away or too slow); the turn goes on, the cap may be passed until it ends');
       },
-    });
+    }, (err) => setState('degraded', err));
     return l;
   }
 
