@@ -14,6 +14,7 @@ import { gateTurn, takeTicket } from './conversation-order.js';
 import { routeMessage } from './routing.js';
 import { findStoppable, stopTurn } from './stop-control.js';
 import { createTurn, type Turn } from './turn.js';
+import { isWaiting } from './turn-phase.js';
 import { createTurnRecorder } from './turn-recorder.js';
 import type { MessageRef } from '../delivery/surface.js';
 import type { OfferResult } from './turn-queue.js';
@@ -221,6 +222,7 @@ async function enqueue(
     log,
     enqueuedAt,
     recorder: createTurnRecorder(ctx, { id, key: t.key, msg, enqueuedAt }),
+    registry: ctx.turns,
     onPosition: (self, position) => {
       if (!self.reply) return;
       self.showedQueued = true;
@@ -236,7 +238,7 @@ async function enqueue(
     await tidy(ctx, msg);
     return;
   }
-  ctx.turns.set(turn.stopActionId, turn);
+  ctx.turns.admit(turn);
   // On disk (or in Redis) before anything is shown: a crash from here on loses nothing.
   await turn.recorder.queued();
   if (msg.conversation.thread) {
@@ -255,7 +257,7 @@ async function enqueue(
   const banner = first ? BANNER_NO_PERMISSION : undefined;
   log.debug({ text: msg.text, attachments: msg.attachments.length + (msg.download?.count ?? 0) }, 'message accepted');
   ctx.queue.pump();
-  const position = turn.state === 'queued' ? ctx.queue.positionOf(turn) : undefined;
+  const position = isWaiting(turn.phase) ? ctx.queue.positionOf(turn) : undefined;
   turn.showedQueued = position !== undefined;
   turn.reply = t.delivery.open(msg.conversation, {
     recipient: msg.user,

@@ -15,6 +15,7 @@ import type { BridgeState } from '../state/index.js';
 import type { ConversationGate } from '../replicas/index.js';
 import type { Turn } from './turn.js';
 import type { TurnQueue } from './turn-queue.js';
+import type { TurnRegistry } from './turn-registry.js';
 
 export type RunTurn = typeof run;
 
@@ -41,10 +42,8 @@ export interface BridgeContext {
   idFactory: () => string;
   profile: (path: string) => Promise<Profile>;
   surfaces: Map<string, { surface: Surface; delivery: Delivery }>;
-  /** Turns queued or running, by stopActionId. */
-  turns: Map<string, Turn>;
-  /** stopActionIds of recently ended turns (for "already finished"). */
-  ended: Map<string, true>;
+  /** Every turn held (gated, queued, running, stopping, finishing) and its phase; recently ended ones. */
+  turns: TurnRegistry<Turn>;
   /** Conversation keys whose reset happened: generation counter, so a turn started before `new` does not save its session. */
   generations: Map<string, number>;
   /** How agents start: workspace, protected paths, sandbox, run_as (from config.agent). */
