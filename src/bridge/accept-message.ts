@@ -25,7 +25,6 @@ export const BANNER_NO_PERMISSION = 'Note: this agent runs tools without asking 
 const AUTO_APPROVE_NOTICE = 'auto-approve';
 /** One way-in reply per person per 10 minutes: a stranger's 300 messages get one answer. */
 const WAY_IN_EVERY_MS = 10 * 60_000;
-const MAX_WAY_IN_MEMORY = 10_000;
 
 async function tidy(ctx: BridgeContext, msg: InboundMessage): Promise<void> {
   if (msg.cleanup) await msg.cleanup().catch((err: unknown) => ctx.logger.warn({ err }, 'attachment cleanup failed'));
@@ -119,7 +118,6 @@ async function refuse(ctx: BridgeContext, delivery: Delivery, msg: InboundMessag
   const last = ctx.wayInShown.get(`${who}:${reason}`);
   if (last !== undefined && ctx.now() - last < WAY_IN_EVERY_MS) return;
   ctx.wayInShown.set(`${who}:${reason}`, ctx.now());
-  if (ctx.wayInShown.size > MAX_WAY_IN_MEMORY) ctx.wayInShown.delete(ctx.wayInShown.keys().next().value!);
   if (reason === 'not-allowed') text = wayInText(actorOf(msg), await ctx.grants.pairingCode(who));
   await say(ctx, delivery, msg, text, 'warning');
 }

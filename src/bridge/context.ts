@@ -1,3 +1,4 @@
+import type { BoundedMap } from '../bounded-map.js';
 import type { Delivery } from '../delivery/types.js';
 import type { Surface } from '../delivery/surface.js';
 import type { Logger } from '../log.js';
@@ -32,8 +33,8 @@ export interface BridgeContext {
   ownThreadTtlMs: number;
   /** Grants made with `turnbridge allow` (added to config.access.allowUsers). */
   grants: AccessGrants;
-  /** When each refused person last got the way-in reply (one per person per window, not one per message). */
-  wayInShown: Map<string, number>;
+  /** When each refused person last got the way-in reply (one per person per window, not one per message; bounded). */
+  wayInShown: BoundedMap<string, number>;
   runTurn: RunTurn;
   broker: PermissionBroker;
   queue: TurnQueue<Turn>;

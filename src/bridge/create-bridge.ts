@@ -34,6 +34,7 @@ import type { Turn } from './turn.js';
 import { createTurnQueue } from './turn-queue.js';
 import { holdsSlot, isOver } from './turn-phase.js';
 import { createTurnRegistry } from './turn-registry.js';
+import { BoundedMap } from '../bounded-map.js';
 
 export interface CreateBridgeOptions {
   config: BridgeConfig;
@@ -140,7 +141,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     guarded: stateOps.run,
     ownThreadTtlMs: opts.ownThreadTtlMs ?? 90 * 24 * 3600_000,
     grants,
-    wayInShown: new Map(),
+    wayInShown: new BoundedMap(10_000),
     runTurn: opts.runTurn ?? defaultRun,
     broker: createPermissionBroker({
       approvers: config.approvers,

@@ -15,7 +15,9 @@ import { isTurnbridgeError, RateLimitedError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { LimiterPool, RunPriority } from './limiter-pool.js';
 import { sleep } from './limiter-pool.js';
-import { openFenceAt, splitMessageParts } from './split-message.js';
+import { openFenceAt } from './split-message.js';
+import type { LaneEnd, LaneState, LateStart } from './stream-lane-state.js';
+import { cutPart, sendableEnd, type PartCut } from './stream-part.js';
 import type { Conversation, MessageContent, MessageRef, NativeStream, NativeStreaming, RateBudget, UserRef } from './surface.js';
 import type { DeliveryStats } from './types.js';
 
@@ -60,40 +62,71 @@ export interface StreamLaneDeps {
 /** handOver() had nothing to give: no start was made. */
 const NOT_NOW = Symbol('not now');
 
-/** What finish() leaves to post + edit: text not streamed ('' = none) and whether anything streamed. */
-export interface LaneEnd {
-  leftover: string;
-  streamed: boolean;
-}
-
 const backoffMs = (failures: number): number => Math.min(10_000, 250 * 2 ** (failures - 1));
+
+export type { LaneEnd, LaneState } from './stream-lane-state.js';
 
 export class StreamLane {
   /** The streamed messages, in order. */
   readonly refs: MessageRef[] = [];
-  private stream?: NativeStream;
+  private state: LaneState = { kind: 'live' };
   /** Answer text of the current part (may start with a reopened fence). */
   private text = '';
   /** Characters of `text` the platform has. */
   private sent = 0;
-  private fallen = false;
-  private leftover = '';
-  private finishing = false;
   /** Aborted when the reply finishes (drops a first start still waiting for its budget). */
   private readonly finished = new AbortController();
   private lastSentAt?: number;
   private pumping?: Promise<void>;
   private wake?: () => void;
   private readonly max: number;
-  /** Hand-over mode: the reply has handed its unshown text to this lane. */
-  private handed = false;
-  /** The first start call, once made (settles when it answered). */
+  /** The first start call, once made (settles when it answered): a record for startSettled(), not a state. */
   private starting?: Promise<void>;
-  /** What the late start was made with. */
-  private lateMarkdown = '';
 
   constructor(private readonly deps: StreamLaneDeps) {
     this.max = Math.max(16, deps.streaming.maxChars);
+  }
+
+  /** Which state the lane is in (for the reply's logs and tests). */
+  get kind(): LaneState['kind'] {
+    return this.state.kind;
+  }
+
+  /** The open stream, if a part is streaming. */
+  private get stream(): NativeStream | undefined {
+    return this.state.kind === 'live' || this.state.kind === 'finishing' ? this.state.stream : undefined;
+  }
+
+  /** finish() was called (calls overtake live work; nothing more is pushed). */
+  private get finishing(): boolean {
+    return this.state.kind === 'finishing';
+  }
+
+  /** Text is taken and pumped (live, or parked while the reply shows it). */
+  private get accepting(): boolean {
+    return this.state.kind === 'live' || this.state.kind === 'parked';
+  }
+
+  /** A part's stream started (live, or finishing when the start landed after finish()). */
+  private opened(stream: NativeStream): void {
+    if (this.state.kind === 'fallen') return;
+    this.state = this.state.kind === 'finishing' ? { kind: 'finishing', stream } : { kind: 'live', stream };
+  }
+
+  /** The open part was stopped; the next one (if any) starts afresh. */
+  private closed(): void {
+    if (this.state.kind === 'live' || this.state.kind === 'finishing') this.state = { kind: this.state.kind };
+  }
+
+  /** No more pushes: the tail is coming. A fallen lane stays fallen. */
+  private beginFinish(): void {
+    if (this.state.kind === 'fallen' || this.state.kind === 'finishing') return;
+    this.state = { kind: 'finishing', ...(this.stream ? { stream: this.stream } : {}) };
+  }
+
+  /** Hand-over: the edits already showed everything at the start's turn; no stream, nothing to hand back. */
+  private giveWay(): void {
+    this.state = { kind: 'fallen', leftover: '' };
   }
 
   /** Resolves when no first start call is in flight (one still waiting for its budget does not count). */
@@ -102,7 +135,7 @@ export class StreamLane {
   }
 
   push(delta: string): void {
-    if (this.fallen || this.finishing || !delta) return;
+    if (!this.accepting || !delta) return;
     this.text += delta;
     this.kick();
   }
@@ -112,28 +145,34 @@ export class StreamLane {
    * notices) and stops the stream with it. Without a started stream, everything is leftover.
    */
   async finish(tail: string, tone: MessageContent['tone']): Promise<LaneEnd> {
-    this.finishing = true;
+    this.beginFinish();
     this.finished.abort();
     this.wake?.();
     await this.pumping;
-    if (this.fallen) return { leftover: this.leftover + tail, streamed: this.refs.length > 0 };
+    const fallen = this.fallenState();
+    if (fallen) return { leftover: fallen.leftover + tail, streamed: this.refs.length > 0 };
     this.text += tail;
     if (!this.stream) return { leftover: this.text, streamed: this.refs.length > 0 };
     const { closing, rest } = this.text.length > this.max ? this.cut() : { closing: this.text.slice(this.sent), rest: '' };
-    if (!(await this.stopPart(closing, tone))) return { leftover: this.leftover, streamed: true };
+    if (!(await this.stopPart(closing, tone))) return { leftover: this.fallenState()?.leftover ?? '', streamed: true };
     return { leftover: rest, streamed: true };
   }
 
   private kick(): void {
-    if (this.pumping || this.fallen || this.finishing) return;
+    if (this.pumping || !this.accepting) return;
     this.pumping = this.pump().finally(() => {
       this.pumping = undefined;
-      if (!this.fallen && !this.finishing && this.pending()) this.kick();
+      if (this.accepting && this.pending()) this.kick();
     });
   }
 
+  /** The fallen state (read after awaits: a call in flight may have given up). */
+  private fallenState(): Extract<LaneState, { kind: 'fallen' }> | undefined {
+    return this.state.kind === 'fallen' ? this.state : undefined;
+  }
+
   private async pump(): Promise<void> {
-    while (!this.fallen && !this.finishing) {
+    while (this.accepting) {
       if (this.text.length > this.max) {
         const { closing, rest, at } = this.cut();
         const seen = this.text.length;
@@ -165,22 +204,9 @@ export class StreamLane {
     }
   }
 
-  /** Where the current part ends when it is too long: text to close it with, text of the next part. */
-  private cut(): { closing: string; rest: string; at: number } {
-    const parts = splitMessageParts(this.text, this.max);
-    const first = parts[0]!;
-    const at = first.text.length - first.suffix.length;
-    if (at >= this.sent) {
-      return { closing: this.text.slice(this.sent, at) + first.suffix, rest: (parts[1]?.prefix ?? '') + this.text.slice(at), at };
-    }
-    // The clean boundary lies inside text already streamed: end the part where the stream is.
-    const fence = openFenceAt(this.text, this.sent);
-    const nl = this.text[this.sent - 1] === '\n' ? '' : '\n';
-    return {
-      closing: fence ? `${nl}${fence.closer}` : '',
-      rest: (fence ? `${fence.opener}\n` : '') + this.text.slice(this.sent),
-      at: this.sent,
-    };
+  /** Where the current part ends when it is too long. */
+  private cut(): PartCut {
+    return cutPart(this.text, this.sent, this.max);
   }
 
   /**
@@ -201,13 +227,13 @@ export class StreamLane {
     // it is dropped too (post + edit) or parks (hand-over).
     const slow = new AbortController();
     let begun = false;
-    let parked = false;
+    const late: LateStart = { parked: false, handed: false, markdown: '' };
     const grace = growing ? this.deps.startGraceMs : undefined;
     const timer = grace === undefined ? undefined : setTimeout(() => {
       if (begun || this.finishing) return;
       if (!handOver) slow.abort();
       else {
-        parked = true;
+        late.parked = true;
         this.park();
       }
     }, Math.max(0, grace));
@@ -217,7 +243,7 @@ export class StreamLane {
         begun = true;
         const call = (async () => {
           await this.deps.after;
-          return parked ? this.handOverStart() : start();
+          return late.parked ? this.handOverStart(late) : start();
         })();
         this.starting = call.then(() => undefined, () => undefined);
         return call;
@@ -229,7 +255,7 @@ export class StreamLane {
       this.deps.stats.streamCalls = (this.deps.stats.streamCalls ?? 1) - 1; // counted, but no call was made
       // the edits kept up with the answer: this reply stays with post + edit
       this.deps.logger.debug('the answer is already shown through edits; not streaming this reply');
-      this.fallen = true;
+      this.giveWay();
       return false;
     }
     if (r.ok && r.value === undefined) {
@@ -238,11 +264,16 @@ export class StreamLane {
       this.fallBack();
       return false;
     }
-    return this.started(r as { ok: true; value: NativeStream | null } | { ok: false }, parked ? this.lateMarkdown : markdown);
+    return this.started(r as { ok: true; value: NativeStream | null } | { ok: false }, late.parked ? late.markdown : markdown);
   }
 
   /** Hand-over mode: the first start waited too long; the reply shows the answer through edits meanwhile. */
   private park(): void {
+    if (this.state.kind !== 'live') {
+      this.deps.logger.warn({ state: this.state.kind }, 'stream lane cannot park now; ignored');
+      return;
+    }
+    this.state = { kind: 'parked' };
     const shown = this.text;
     this.text = '';
     this.sent = 0;
@@ -251,16 +282,16 @@ export class StreamLane {
   }
 
   /** The parked start's turn: start with what the reply has not shown (asked once; retries resend the lane's text). */
-  private handOverStart(): Promise<NativeStream | null | typeof NOT_NOW> {
-    if (!this.handed) {
+  private handOverStart(late: LateStart): Promise<NativeStream | null | typeof NOT_NOW> {
+    if (!late.handed) {
       const markdown = this.deps.handOver!();
       if (markdown === '') return Promise.resolve(NOT_NOW);
-      this.handed = true;
+      late.handed = true;
       this.text = markdown;
     }
     const { streaming, conversation, recipient } = this.deps;
-    this.lateMarkdown = this.text;
-    return streaming.start(conversation, { markdown: this.lateMarkdown, recipient });
+    late.markdown = this.text;
+    return streaming.start(conversation, { markdown: late.markdown, recipient });
   }
 
   private started(r: { ok: true; value: NativeStream | null | undefined } | { ok: false }, markdown: string): boolean {
@@ -270,7 +301,7 @@ export class StreamLane {
       this.fallBack();
       return false;
     }
-    this.stream = stream;
+    this.opened(stream);
     this.refs.push(stream.ref);
     this.sent = markdown.length;
     this.deps.onShown?.();
@@ -283,14 +314,8 @@ export class StreamLane {
     return end > this.sent && (this.stream !== undefined || this.text.slice(0, end).trim() !== '');
   }
 
-  /**
-   * How far the text may be streamed now. Near the part limit only whole lines go out, so that
-   * a part that must end where the stream already is ends at a line break.
-   */
   private sendable(): number {
-    if (this.text.length > this.max) return this.text.length;
-    if (this.text.length <= this.max * 0.75) return this.text.length;
-    return this.text.lastIndexOf('\n') + 1;
+    return sendableEnd(this.text, this.max);
   }
 
   private async appendPending(end: number): Promise<boolean> {
@@ -313,24 +338,24 @@ export class StreamLane {
       this.fallBack();
       return false;
     }
-    this.stream = undefined;
+    this.closed();
     return true;
   }
 
   /** Stop streaming for good; the text not streamed goes back to the reply. */
   private fallBack(): void {
-    if (this.fallen) return;
-    this.fallen = true;
-    const fence = this.sent > 0 ? openFenceAt(this.text, this.sent) : null;
-    this.leftover = (fence ? `${fence.opener}\n` : '') + this.text.slice(this.sent);
+    if (this.state.kind === 'fallen') return;
+    const wasFinishing = this.finishing;
     const broken = this.stream;
-    this.stream = undefined;
+    const fence = this.sent > 0 ? openFenceAt(this.text, this.sent) : null;
+    const leftover = (fence ? `${fence.opener}\n` : '') + this.text.slice(this.sent);
+    this.state = { kind: 'fallen', leftover };
     if (broken && !broken.ended) {
       // best effort: do not leave a message spinning
       const budgets = this.deps.streaming.budgets('stop', this.deps.conversation);
       void this.deps.pool.run(budgets, () => broken.stop({ text: '' }), { priority: 'final' }).catch(() => undefined);
     }
-    if (!this.finishing) this.deps.onFallback?.(this.leftover, this.refs.length > 0);
+    if (!wasFinishing) this.deps.onFallback?.(leftover, this.refs.length > 0);
   }
 
   /** One stream call with 429s honoured and failures retried; `ended` streams are not retried. */
