@@ -1,6 +1,7 @@
 /**
- * What a StreamLane is (its state union) and what it hands back at the end. The transitions live
- * on StreamLane (stream-lane.ts): opened, closed, park, beginFinish, fallBack, giveWay.
+ * What a StreamLane is (its state union), the pure moves between states, and what the lane hands
+ * back at the end. StreamLane (stream-lane.ts) applies them; park and fallBack live there (they
+ * call back into the reply).
  */
 import type { NativeStream } from './surface.js';
 
@@ -11,7 +12,7 @@ export interface LaneEnd {
 }
 
 /**
- * The lane's state, as ONE value, changed only by opened/closed/park/beginFinish/fallBack/giveWay:
+ * The lane's state, as ONE value, changed only by opened, closed, beginFinish (below) and the lane's park and fallBack:
  * - live: the answer streams (`stream` open) or is about to (before the first start, between parts);
  * - parked: hand-over: the first start waits past its grace while the reply shows the answer through edits;
  * - finishing: finish() was called: no more pushes; the tail closes the open stream, if any;
@@ -31,3 +32,32 @@ export interface LateStart {
   markdown: string;
 }
 
+
+/** The open stream, if a part is streaming. */
+export function streamOf(state: LaneState): NativeStream | undefined {
+  return state.kind === 'live' || state.kind === 'finishing' ? state.stream : undefined;
+}
+
+export function fallenOf(state: LaneState): Extract<LaneState, { kind: 'fallen' }> | undefined {
+  return state.kind === 'fallen' ? state : undefined;
+}
+
+/** A part's stream started: live (parked no more), or still finishing when it landed after finish(). */
+export function opened(state: LaneState, stream: NativeStream): LaneState {
+  if (state.kind === 'fallen') return state;
+  return state.kind === 'finishing' ? { kind: 'finishing', stream } : { kind: 'live', stream };
+}
+
+/** The open part was stopped; the next one (if any) starts afresh. */
+export function closed(state: LaneState): LaneState {
+  if (state.kind === 'live') return { kind: 'live' };
+  if (state.kind === 'finishing') return { kind: 'finishing' };
+  return state;
+}
+
+/** No more pushes: the tail is coming. A fallen lane stays fallen; a second finish changes nothing. */
+export function beginFinish(state: LaneState): LaneState {
+  if (state.kind === 'fallen' || state.kind === 'finishing') return state;
+  const stream = streamOf(state);
+  return stream ? { kind: 'finishing', stream } : { kind: 'finishing' };
+}

@@ -16,7 +16,7 @@ import type { Logger } from '../log.js';
 import type { LimiterPool, RunPriority } from './limiter-pool.js';
 import { sleep } from './limiter-pool.js';
 import { openFenceAt } from './split-message.js';
-import type { LaneEnd, LaneState, LateStart } from './stream-lane-state.js';
+import { beginFinish, closed, fallenOf, opened, streamOf, type LaneEnd, type LaneState, type LateStart } from './stream-lane-state.js';
 import { cutPart, sendableEnd, type PartCut } from './stream-part.js';
 import type { Conversation, MessageContent, MessageRef, NativeStream, NativeStreaming, RateBudget, UserRef } from './surface.js';
 import type { DeliveryStats } from './types.js';
@@ -92,9 +92,8 @@ export class StreamLane {
     return this.state.kind;
   }
 
-  /** The open stream, if a part is streaming. */
   private get stream(): NativeStream | undefined {
-    return this.state.kind === 'live' || this.state.kind === 'finishing' ? this.state.stream : undefined;
+    return streamOf(this.state);
   }
 
   /** finish() was called (calls overtake live work; nothing more is pushed). */
@@ -105,28 +104,6 @@ export class StreamLane {
   /** Text is taken and pumped (live, or parked while the reply shows it). */
   private get accepting(): boolean {
     return this.state.kind === 'live' || this.state.kind === 'parked';
-  }
-
-  /** A part's stream started (live, or finishing when the start landed after finish()). */
-  private opened(stream: NativeStream): void {
-    if (this.state.kind === 'fallen') return;
-    this.state = this.state.kind === 'finishing' ? { kind: 'finishing', stream } : { kind: 'live', stream };
-  }
-
-  /** The open part was stopped; the next one (if any) starts afresh. */
-  private closed(): void {
-    if (this.state.kind === 'live' || this.state.kind === 'finishing') this.state = { kind: this.state.kind };
-  }
-
-  /** No more pushes: the tail is coming. A fallen lane stays fallen. */
-  private beginFinish(): void {
-    if (this.state.kind === 'fallen' || this.state.kind === 'finishing') return;
-    this.state = { kind: 'finishing', ...(this.stream ? { stream: this.stream } : {}) };
-  }
-
-  /** Hand-over: the edits already showed everything at the start's turn; no stream, nothing to hand back. */
-  private giveWay(): void {
-    this.state = { kind: 'fallen', leftover: '' };
   }
 
   /** Resolves when no first start call is in flight (one still waiting for its budget does not count). */
@@ -145,16 +122,16 @@ export class StreamLane {
    * notices) and stops the stream with it. Without a started stream, everything is leftover.
    */
   async finish(tail: string, tone: MessageContent['tone']): Promise<LaneEnd> {
-    this.beginFinish();
+    this.state = beginFinish(this.state);
     this.finished.abort();
     this.wake?.();
     await this.pumping;
-    const fallen = this.fallenState();
+    const fallen = fallenOf(this.state);
     if (fallen) return { leftover: fallen.leftover + tail, streamed: this.refs.length > 0 };
     this.text += tail;
     if (!this.stream) return { leftover: this.text, streamed: this.refs.length > 0 };
     const { closing, rest } = this.text.length > this.max ? this.cut() : { closing: this.text.slice(this.sent), rest: '' };
-    if (!(await this.stopPart(closing, tone))) return { leftover: this.fallenState()?.leftover ?? '', streamed: true };
+    if (!(await this.stopPart(closing, tone))) return { leftover: fallenOf(this.state)?.leftover ?? '', streamed: true };
     return { leftover: rest, streamed: true };
   }
 
@@ -164,11 +141,6 @@ export class StreamLane {
       this.pumping = undefined;
       if (this.accepting && this.pending()) this.kick();
     });
-  }
-
-  /** The fallen state (read after awaits: a call in flight may have given up). */
-  private fallenState(): Extract<LaneState, { kind: 'fallen' }> | undefined {
-    return this.state.kind === 'fallen' ? this.state : undefined;
   }
 
   private async pump(): Promise<void> {
@@ -255,7 +227,7 @@ export class StreamLane {
       this.deps.stats.streamCalls = (this.deps.stats.streamCalls ?? 1) - 1; // counted, but no call was made
       // the edits kept up with the answer: this reply stays with post + edit
       this.deps.logger.debug('the answer is already shown through edits; not streaming this reply');
-      this.giveWay();
+      this.state = { kind: 'fallen', leftover: '' }; // the edits caught up: nothing to hand back
       return false;
     }
     if (r.ok && r.value === undefined) {
@@ -301,7 +273,7 @@ export class StreamLane {
       this.fallBack();
       return false;
     }
-    this.opened(stream);
+    this.state = opened(this.state, stream);
     this.refs.push(stream.ref);
     this.sent = markdown.length;
     this.deps.onShown?.();
@@ -338,7 +310,7 @@ export class StreamLane {
       this.fallBack();
       return false;
     }
-    this.closed();
+    this.state = closed(this.state);
     return true;
   }
 

@@ -6,6 +6,8 @@ import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLimiterPool } from '../../../src/delivery/limiter-pool.js';
 import { StreamLane, type StreamLaneDeps } from '../../../src/delivery/stream-lane.js';
+import { beginFinish, closed, opened, type LaneState } from '../../../src/delivery/stream-lane-state.js';
+import type { NativeStream } from '../../../src/delivery/index.js';
 import type { DeliveryStats } from '../../../src/delivery/index.js';
 import { silentLogger } from '../../../src/log.js';
 import { advance, conv, useFakeClock } from './helpers.js';
@@ -35,6 +37,22 @@ function lanes(t: TestContext, rig: StreamingRig) {
 }
 
 describe('StreamLane states', () => {
+  test('the pure moves: opened, closed and beginFinish keep the stream where it belongs; fallen is final', () => {
+    const stream = { ref: { id: 's1', conversation: conv } } as unknown as NativeStream;
+    const fallen: LaneState = { kind: 'fallen', leftover: 'x' };
+    assert.deepEqual(opened({ kind: 'parked' }, stream), { kind: 'live', stream }, 'a parked start that landed');
+    assert.deepEqual(opened({ kind: 'finishing' }, stream), { kind: 'finishing', stream }, 'landed after finish()');
+    assert.equal(opened(fallen, stream), fallen);
+    assert.deepEqual(closed({ kind: 'live', stream }), { kind: 'live' });
+    assert.deepEqual(closed({ kind: 'finishing', stream }), { kind: 'finishing' });
+    assert.deepEqual(beginFinish({ kind: 'live', stream }), { kind: 'finishing', stream });
+    assert.deepEqual(beginFinish({ kind: 'parked' }), { kind: 'finishing' });
+    assert.equal(beginFinish(fallen), fallen);
+    const finishing: LaneState = { kind: 'finishing' };
+    assert.equal(beginFinish(finishing), finishing, 'a second finish changes nothing');
+  });
+
+
   test('live until finish(); a finished lane takes no more text', async (t) => {
     const rig = streamingRig();
     const { l, fallbacks } = lanes(t, rig)();
