@@ -23,8 +23,10 @@ import type { LimiterPool } from './limiter-pool.js';
 import type { MessageSlot, SlotDeps } from './message-slot.js';
 import { ReplyParts } from './reply-parts.js';
 import { canMove, controlOf, laneOf, type LiveMode, type ReplyMode } from './reply-mode.js';
-import { StreamLane } from './stream-lane.js';
-import { DEFAULT_STATUS, finalTail, renderFrozen, renderLive, toneOf, trimThinking } from './render.js';
+import type { StreamLane } from './stream-lane.js';
+import { openReplyLane } from './reply-lane.js';
+import { DEFAULT_STATUS, finalTail, renderFrozen, renderLive, toneOf } from './render.js';
+import { ThinkingLine } from './thinking-line.js';
 import { closeFences, openFenceAt, splitMessage } from './split-message.js';
 import type { Conversation, MessageContent, NativeStreaming, Surface } from './surface.js';
 import type { DeliveryStats, LiveReply, LiveReplyOptions, ReplyOutcome } from './types.js';
@@ -64,8 +66,7 @@ export function createLiveReply(deps: LiveReplyDeps): LiveReply {
   let liveText = '';
   /** Every output character appended, across parts. */
   let answer = '';
-  let thinkingRun = '';
-  let thinking: string | undefined;
+  const thinking = new ThinkingLine(caps.maxThinkingChars);
   let firstAppendAt: number | undefined;
   /** Work continueBelow() started that finish() must wait for. */
   const below: Array<Promise<void>> = [];
@@ -92,7 +93,7 @@ export function createLiveReply(deps: LiveReplyDeps): LiveReply {
     onShown,
   };
   const parts = new ReplyParts(slotDeps, opts.reuse);
-  const liveContent = (): MessageContent => renderLive({ text: liveText, thinking, status, stopActionId });
+  const liveContent = (): MessageContent => renderLive({ text: liveText, thinking: thinking.shown, status, stopActionId });
 
   let mode: ReplyMode = startStream(surface.streaming);
 
@@ -113,22 +114,11 @@ export function createLiveReply(deps: LiveReplyDeps): LiveReply {
       return { kind: 'editing', via: 'no-stream' };
     }
     const control = parts.detached(liveContent());
-    const handOver = streaming.lateStart === 'hand-over';
-    const lane = new StreamLane({
-      streaming,
-      pool: deps.pool,
-      conversation,
-      recipient: opts.recipient,
-      now,
-      logger,
-      stats,
-      minIntervalMs: Math.max(0, caps.minEditIntervalMs),
-      maxAttempts: deps.maxAttempts,
-      after: control.posted,
-      startGraceMs: deps.streamStartGraceMs ?? (caps.minEditIntervalMs > 0 ? caps.minEditIntervalMs : 1000),
+    const lane = openReplyLane(deps, streaming, stats, control.posted, {
       onShown: () => onShown({ text: 'streamed' }),
       onFallback: (leftover, didStream) => fallBackToEdits(leftover, didStream),
-      ...(handOver ? { onPark: park, handOver: resumeStream } : {}),
+      onPark: park,
+      handOver: resumeStream,
     });
     parts.streamHere(lane.refs, 0);
     return { kind: 'streaming', control, lane };
@@ -316,13 +306,10 @@ export function createLiveReply(deps: LiveReplyDeps): LiveReply {
     if (!chunk.text) return;
     firstAppendAt ??= now();
     if (chunk.role === 'thinking') {
-      thinkingRun += chunk.text;
-      if (thinkingRun.length > 4 * caps.maxThinkingChars + 64) thinkingRun = thinkingRun.slice(-(2 * caps.maxThinkingChars + 32));
-      thinking = trimThinking(thinkingRun, caps.maxThinkingChars) || undefined;
+      thinking.add(chunk.text);
     } else {
-      const wasThinking = thinking !== undefined;
-      thinkingRun = '';
-      thinking = undefined;
+      const wasThinking = thinking.shown !== undefined;
+      thinking.clear();
       answer += chunk.text;
       if (mode.kind === 'streaming') {
         mode.lane.push(chunk.text);
