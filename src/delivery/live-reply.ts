@@ -21,6 +21,7 @@ import type { Logger } from '../log.js';
 import type { PartialChunk } from '../protocol/types.js';
 import type { LimiterPool } from './limiter-pool.js';
 import type { MessageSlot, SlotDeps } from './message-slot.js';
+import { postPrompt } from './prompt-post.js';
 import { ReplyParts } from './reply-parts.js';
 import { canMove, controlOf, laneOf, type LiveMode, type ReplyMode } from './reply-mode.js';
 import type { StreamLane } from './stream-lane.js';
@@ -298,6 +299,11 @@ export function createLiveReply(deps: LiveReplyDeps): LiveReply {
     return next.done;
   }
 
+  /** Every message posted so far landed (and a stream start in flight answered). */
+  async function posted(): Promise<void> {
+    await Promise.all([...[controlOf(mode), ...parts.slots].map((s) => s?.posted), laneOf(mode)?.startSettled()]);
+  }
+
   function append(chunk: PartialChunk): void {
     if (mode.kind === 'finished') {
       logger.debug({ role: chunk.role }, 'partial after finish ignored');
@@ -336,8 +342,13 @@ export function createLiveReply(deps: LiveReplyDeps): LiveReply {
     },
     append,
     continueBelow,
-    async posted() {
-      await Promise.all([...[controlOf(mode), ...parts.slots].map((s) => s?.posted), laneOf(mode)?.startSettled()]);
+    posted,
+    postPrompt(render) {
+      return postPrompt({
+        surface, pool: deps.pool, conversation, now, logger, stats, maxAttempts: deps.maxAttempts,
+        after: posted,
+        onShown: () => continueBelow(),
+      }, render);
     },
     addNotice(text) {
       if (mode.kind !== 'finished') notices.push(text);
