@@ -4,12 +4,12 @@
  * under the data dir, or Redis with REDIS_URL) beside rules and notices. A grant is committed
  * before `add` resolves, so what `turnbridge allow` reports saved survives a kill -9, and the
  * running bridge reads it on the person's next message (the CLI opens the same database).
- * Grants kept by older versions in `<data dir>/access` (keyv-file) move in once, at start-up.
+ * Grants kept by older versions (`<data dir>/access`, Redis `turnbridge:access`) move in once, at start-up.
  */
 import { randomInt } from 'node:crypto';
 import type { Logger } from '../log.js';
 import { createState, type BridgeState } from '../state/index.js';
-import { migrateFileGrants } from './access-grants-migration.js';
+import { migrateOldGrants } from './access-grants-migration.js';
 import type { BridgeConfig } from './api.js';
 import { createStateKv, type KvStore } from './kv.js';
 
@@ -80,10 +80,10 @@ export function grantsOnKv(kv: KvStore, opts: { now?: () => number; ready?: Prom
 }
 
 /** The bridge's grants, on its state (closed by its owner, not here); migrates the old grants file first. */
-export function accessGrantsOn(state: BridgeState, config: Pick<BridgeConfig, 'dataDir'>, logger: Logger, opts: { now?: () => number } = {}): AccessGrants {
+export function accessGrantsOn(state: BridgeState, config: Pick<BridgeConfig, 'dataDir' | 'redisUrl'>, logger: Logger, opts: { now?: () => number } = {}): AccessGrants {
   const log = logger.child({ component: 'access-grants' });
   const kv = createStateKv(state.store, log, { what: NOT_GRANTED });
-  const ready = migrateFileGrants(config.dataDir, kv, log);
+  const ready = migrateOldGrants(config, kv, log);
   return grantsOnKv(kv, { ...opts, ready });
 }
 
