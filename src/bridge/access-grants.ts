@@ -60,8 +60,14 @@ export function grantsOnKv(kv: KvStore, opts: { now?: () => number; ready?: Prom
       }
       return false;
     },
-    add: async (id, by) => (await ready, kv.set(grantKey(id), { by, at: now() } satisfies AccessGrant)),
-    remove: async (id) => (await ready, kv.delete(grantKey(id))),
+    async add(id, by) {
+      await ready;
+      return kv.set(grantKey(id), { by, at: now() } satisfies AccessGrant);
+    },
+    async remove(id) {
+      await ready;
+      return kv.delete(grantKey(id));
+    },
     async pairingCode(id) {
       const code = Array.from({ length: 6 }, () => CODE_CHARS[randomInt(CODE_CHARS.length)]).join('');
       return (await kv.set(pairKey(code), { identity: id }, PAIRING_TTL_MS)) ? code : undefined;

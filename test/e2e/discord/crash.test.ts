@@ -82,7 +82,7 @@ describe('kill -9 with Discord', () => {
 
     await first.kill9();
     assert.ok(pids.filter(alive).length >= 2, 'the agents outlive the bridge');
-    // The file's CDN address is all the state keeps: the per-turn download died with the process.
+    // The file's CDN address is all the state keeps: the first run's download is not used again.
     const second = rig.start();
     const ready = await untilReady(second);
     assert.ok(ready.platforms.some((p) => p.name === 'recovery' && p.state === 'ready'));
