@@ -84,6 +84,12 @@ export interface CoreBridge extends Bridge {
    * once the surfaces are attached and their platforms started.
    */
   recover(): Promise<RecoveryReport>;
+  /**
+   * Several replicas: run the crash recovery for a departed replica's ledger here (its replies
+   * and prompts finalized, its queued turns run by this one). Waits for this replica's own
+   * recovery first; the caller holds the takeover claim (replicas/takeover.ts).
+   */
+  takeOver(holder: string): Promise<RecoveryReport>;
   /** For /readyz: 'starting' until recovery is done (with recoverAtStart). */
   readiness(): PlatformStatus;
   readonly grants: AccessGrants;
@@ -199,7 +205,9 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     const turns = [...ctx.turns.values()];
     logger.info({ running: ctx.queue.running, queued: ctx.queue.waiting }, 'bridge shutting down');
     for (const t of turns) t.interrupted = true;
-    for (const t of ctx.queue.drain()) t.cancelWaiting();
+    // Turns that have not started are handed over, not failed: they stay queued in the ledger for
+    // another replica (takeover) or this one's next start (recovery) to run.
+    for (const t of ctx.queue.drain()) t.handOver();
     ctx.broker.expireAll();
     for (const t of turns) if (t.state === 'running') t.abort.abort(new Error('the bridge is shutting down'));
     ctx.updateGauges();
@@ -296,6 +304,11 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
           openGate?.();
         });
       return recovery.promise;
+    },
+    async takeOver(departed) {
+      await gate;
+      if (ctx.closing) return { agentsEnded: 0, prompts: 0, replies: 0, queued: 0, left: 1, durationMs: 0 };
+      return recover(ctx, { holder: departed });
     },
     readiness(): PlatformStatus {
       return recovery.state === 'done' ? { state: 'ready' } : { state: 'starting' };
