@@ -12,7 +12,7 @@ import { acceptMessage } from './accept-message.js';
 import { createConversationAuthors } from './conversation-author.js';
 import { checkAccess } from './access.js';
 import { routeMessage } from './routing.js';
-import { createAccessGrants, type AccessGrants } from './access-grants.js';
+import { accessGrantsOn, grantsOnKv, type AccessGrants } from './access-grants.js';
 import type { Bridge, BridgeConfig, BridgeStats } from './api.js';
 import { createActionForwarding, type LocalHandlers } from './action-forwarding.js';
 import type { BridgeContext, RunTurn } from './context.js';
@@ -45,7 +45,7 @@ export interface CreateBridgeOptions {
   store?: SessionStore;
   /** This replica's id, recorded with what it holds (default 'main'). */
   replicaId?: string;
-  /** Default: createAccessGrants(config, logger) (same backend as the sessions). */
+  /** Default: on `state` (an injected session store: beside the rules, on `kv`). */
   grants?: AccessGrants;
   /**
    * Rules, notices, authors and the audit trail. Default: the bridge state (SQLite or Redis);
@@ -133,7 +133,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
   const kv = opts.kv ?? (opts.store ? createKv(new Keyv(), logger) : createStateKv(state.store, logger));
   const rules = createRuleStore(kv);
   const audit = createAuditTrail({ kv, logger, metrics });
-  const grants = opts.grants ?? createAccessGrants(config, logger);
+  const grants = opts.grants ?? (opts.store ? grantsOnKv(kv) : accessGrantsOn(state, config, logger));
   prepareWorkspace(config, logger);
   const profileLoader: ProfileLoader = opts.loadProfile ?? ((path) => defaultLoadProfile(path, { logger }));
 
