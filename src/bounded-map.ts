@@ -1,7 +1,7 @@
 /**
  * A Map that keeps at most `max` entries, forgetting the oldest first (insertion order; `set`
  * makes an entry the newest). The one helper for the bridge's in-process memories: ended turns,
- * settled prompts, banners shown, user names.
+ * settled prompts, way-in replies shown, user names.
  */
 export class BoundedMap<K, V> {
   private readonly items = new Map<K, V>();

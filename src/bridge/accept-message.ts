@@ -14,6 +14,7 @@ import { gateTurn, takeTicket } from './conversation-order.js';
 import { routeMessage } from './routing.js';
 import { findStoppable, stopTurn } from './stop-control.js';
 import { createTurn, type Turn } from './turn.js';
+import { isWaiting } from './turn-phase.js';
 import { createTurnRecorder } from './turn-recorder.js';
 import type { MessageRef } from '../delivery/surface.js';
 import type { OfferResult } from './turn-queue.js';
@@ -24,7 +25,6 @@ export const BANNER_NO_PERMISSION = 'Note: this agent runs tools without asking 
 const AUTO_APPROVE_NOTICE = 'auto-approve';
 /** One way-in reply per person per 10 minutes: a stranger's 300 messages get one answer. */
 const WAY_IN_EVERY_MS = 10 * 60_000;
-const MAX_WAY_IN_MEMORY = 10_000;
 
 async function tidy(ctx: BridgeContext, msg: InboundMessage): Promise<void> {
   if (msg.cleanup) await msg.cleanup().catch((err: unknown) => ctx.logger.warn({ err }, 'attachment cleanup failed'));
@@ -118,7 +118,6 @@ async function refuse(ctx: BridgeContext, delivery: Delivery, msg: InboundMessag
   const last = ctx.wayInShown.get(`${who}:${reason}`);
   if (last !== undefined && ctx.now() - last < WAY_IN_EVERY_MS) return;
   ctx.wayInShown.set(`${who}:${reason}`, ctx.now());
-  if (ctx.wayInShown.size > MAX_WAY_IN_MEMORY) ctx.wayInShown.delete(ctx.wayInShown.keys().next().value!);
   if (reason === 'not-allowed') text = wayInText(actorOf(msg), await ctx.grants.pairingCode(who));
   await say(ctx, delivery, msg, text, 'warning');
 }
@@ -221,6 +220,7 @@ async function enqueue(
     log,
     enqueuedAt,
     recorder: createTurnRecorder(ctx, { id, key: t.key, msg, enqueuedAt }),
+    registry: ctx.turns,
     onPosition: (self, position) => {
       if (!self.reply) return;
       self.showedQueued = true;
@@ -236,7 +236,7 @@ async function enqueue(
     await tidy(ctx, msg);
     return;
   }
-  ctx.turns.set(turn.stopActionId, turn);
+  ctx.turns.admit(turn);
   // On disk (or in Redis) before anything is shown: a crash from here on loses nothing.
   await turn.recorder.queued();
   if (msg.conversation.thread) {
@@ -255,7 +255,7 @@ async function enqueue(
   const banner = first ? BANNER_NO_PERMISSION : undefined;
   log.debug({ text: msg.text, attachments: msg.attachments.length + (msg.download?.count ?? 0) }, 'message accepted');
   ctx.queue.pump();
-  const position = turn.state === 'queued' ? ctx.queue.positionOf(turn) : undefined;
+  const position = isWaiting(turn.phase) ? ctx.queue.positionOf(turn) : undefined;
   turn.showedQueued = position !== undefined;
   turn.reply = t.delivery.open(msg.conversation, {
     recipient: msg.user,

@@ -1,3 +1,4 @@
+import type { BoundedMap } from '../bounded-map.js';
 import type { Delivery } from '../delivery/types.js';
 import type { Surface } from '../delivery/surface.js';
 import type { Logger } from '../log.js';
@@ -15,6 +16,7 @@ import type { BridgeState } from '../state/index.js';
 import type { ConversationGate } from '../replicas/index.js';
 import type { Turn } from './turn.js';
 import type { TurnQueue } from './turn-queue.js';
+import type { TurnRegistry } from './turn-registry.js';
 
 export type RunTurn = typeof run;
 
@@ -31,8 +33,8 @@ export interface BridgeContext {
   ownThreadTtlMs: number;
   /** Grants made with `turnbridge allow` (added to config.access.allowUsers). */
   grants: AccessGrants;
-  /** When each refused person last got the way-in reply (one per person per window, not one per message). */
-  wayInShown: Map<string, number>;
+  /** When each refused person last got the way-in reply (one per person per window, not one per message; bounded). */
+  wayInShown: BoundedMap<string, number>;
   runTurn: RunTurn;
   broker: PermissionBroker;
   queue: TurnQueue<Turn>;
@@ -41,10 +43,8 @@ export interface BridgeContext {
   idFactory: () => string;
   profile: (path: string) => Promise<Profile>;
   surfaces: Map<string, { surface: Surface; delivery: Delivery }>;
-  /** Turns queued or running, by stopActionId. */
-  turns: Map<string, Turn>;
-  /** stopActionIds of recently ended turns (for "already finished"). */
-  ended: Map<string, true>;
+  /** Every turn held (gated, queued, running, stopping, finishing) and its phase; recently ended ones. */
+  turns: TurnRegistry<Turn>;
   /** Conversation keys whose reset happened: generation counter, so a turn started before `new` does not save its session. */
   generations: Map<string, number>;
   /** How agents start: workspace, protected paths, sandbox, run_as (from config.agent). */

@@ -12,7 +12,7 @@ import type { Turn } from './turn.js';
  * until its ticket is served, so replicas never hold slots while they wait on each other.
  */
 export function gateTurn(ctx: BridgeContext, turn: Turn): void {
-  if (ctx.gate) turn.gated = true;
+  if (ctx.gate) ctx.turns.gate(turn);
 }
 
 /**
@@ -23,7 +23,8 @@ export async function takeTicket(ctx: BridgeContext, turn: Turn): Promise<void> 
   const g = ctx.gate;
   if (!g) return;
   const open = (): void => {
-    turn.gated = false;
+    // a turn stopped while it waited has left the gate already
+    if (turn.phase.kind === 'gated') ctx.turns.ungate(turn);
     ctx.queue.pump();
     ctx.updateGauges();
   };

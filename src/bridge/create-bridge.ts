@@ -12,7 +12,7 @@ import { acceptMessage } from './accept-message.js';
 import { createConversationAuthors } from './conversation-author.js';
 import { checkAccess } from './access.js';
 import { routeMessage } from './routing.js';
-import { createAccessGrants, type AccessGrants } from './access-grants.js';
+import { accessGrantsOn, grantsOnKv, type AccessGrants } from './access-grants.js';
 import type { Bridge, BridgeConfig, BridgeStats } from './api.js';
 import { createActionForwarding, type LocalHandlers } from './action-forwarding.js';
 import type { BridgeContext, RunTurn } from './context.js';
@@ -32,6 +32,9 @@ import { handleRerunAction } from './rerun.js';
 import type { PlatformStatus } from './types.js';
 import type { Turn } from './turn.js';
 import { createTurnQueue } from './turn-queue.js';
+import { holdsSlot, isOver } from './turn-phase.js';
+import { createTurnRegistry } from './turn-registry.js';
+import { BoundedMap } from '../bounded-map.js';
 
 export interface CreateBridgeOptions {
   config: BridgeConfig;
@@ -42,7 +45,7 @@ export interface CreateBridgeOptions {
   store?: SessionStore;
   /** This replica's id, recorded with what it holds (default 'main'). */
   replicaId?: string;
-  /** Default: createAccessGrants(config, logger) (same backend as the sessions). */
+  /** Default: on `state` (an injected session store: beside the rules, on `kv`). */
   grants?: AccessGrants;
   /**
    * Rules, notices, authors and the audit trail. Default: the bridge state (SQLite or Redis);
@@ -132,7 +135,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
   const kv = opts.kv ?? (opts.store ? createKv(new Keyv(), logger) : createStateKv(state.store, logger));
   const rules = createRuleStore(kv);
   const audit = createAuditTrail({ kv, logger, metrics });
-  const grants = opts.grants ?? createAccessGrants(config, logger);
+  const grants = opts.grants ?? (opts.store ? grantsOnKv(kv) : accessGrantsOn(state, config, logger));
   prepareWorkspace(config, logger);
   const profileLoader: ProfileLoader = opts.loadProfile ?? ((path) => defaultLoadProfile(path, { logger }));
 
@@ -146,7 +149,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     guarded: stateOps.run,
     ownThreadTtlMs: opts.ownThreadTtlMs ?? 90 * 24 * 3600_000,
     grants,
-    wayInShown: new Map(),
+    wayInShown: new BoundedMap(10_000),
     runTurn: opts.runTurn ?? defaultRun,
     broker: createPermissionBroker({
       approvers: config.approvers,
@@ -187,8 +190,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     idFactory,
     profile: createProfileCache(profileLoader, logger),
     surfaces,
-    turns: new Map(),
-    ended: new Map(),
+    turns: createTurnRegistry<Turn>(),
     generations: new Map(),
     rules,
     notices: createConversationNotices(kv),
@@ -212,21 +214,21 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
 
   async function shutdown(graceMs = config.shutdownGraceSecs * 1000): Promise<void> {
     ctx.closing = true;
-    const turns = [...ctx.turns.values()];
+    const turns = ctx.turns.all();
     logger.info({ running: ctx.queue.running, queued: ctx.queue.waiting }, 'bridge shutting down');
-    for (const t of turns) t.interrupted = true;
+    for (const t of turns) ctx.turns.interrupt(t);
     // Turns that have not started are handed over, not failed: they stay queued in the ledger for
     // another replica (takeover) or this one's next start (recovery) to run.
     for (const t of ctx.queue.drain()) t.handOver();
     ctx.broker.expireAll();
-    for (const t of turns) if (t.state === 'running') t.abort.abort(new Error('the bridge is shutting down'));
+    for (const t of turns) if (holdsSlot(t.phase)) t.abort.abort(new Error('the bridge is shutting down'));
     ctx.updateGauges();
     let timer: NodeJS.Timeout | undefined;
     const all = Promise.allSettled(turns.map((t) => t.done)).then(() => 'done' as const);
     const outcome = await Promise.race([all, new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), graceMs)))]);
     clearTimeout(timer);
     if (outcome === 'timeout') {
-      const left = turns.filter((t) => t.state !== 'done');
+      const left = turns.filter((t) => !isOver(t.phase));
       logger.warn({ turns: left.length, graceMs }, 'turns still running after the grace period; finalizing their replies anyway');
       await Promise.allSettled(left.map((t) => t.finishReply({ kind: 'interrupted', message: INTERRUPTED_MESSAGE })));
     }
@@ -243,7 +245,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
   }
 
   const local: LocalHandlers = {
-    holds: (id) => ctx.turns.has(id) || ctx.broker.holds(id),
+    holds: (id) => ctx.turns.get(id) !== undefined || ctx.broker.holds(id),
     async action(ev) {
       if (ev.action === 'stop') await handleStopAction(ctx, ev.id, ev.user, ev.platform, ev.notifyPrivately);
       else if (ev.action === 'rerun') await handleRerunAction(ctx, ev.id, ev.user, ev.platform, ev.notifyPrivately);

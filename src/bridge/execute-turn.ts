@@ -5,8 +5,7 @@ import { createMentionGuard } from './mention-guard.js';
 import { releaseTicket } from './conversation-order.js';
 import { cancelledOutcome, outcomeOf } from './outcome.js';
 import type { Turn } from './turn.js';
-
-const REMEMBER_ENDED = 5000;
+import { holdsSlot } from './turn-phase.js';
 
 /** Permission prompts time out before the turn's own timeout (what is left of it, minus a margin). */
 export function permissionTimeoutMs(ctx: BridgeContext, turn: Turn): number {
@@ -163,7 +162,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
     turn.recorder.agentEnded();
     await saver.save(result.sessionId);
     await saver.pending;
-    turn.state = 'finishing';
+    ctx.turns.agentEnded(turn);
     ctx.queue.done(turn);
     ctx.queue.pump();
     ctx.updateGauges();
@@ -192,14 +191,11 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
     log.error({ err }, 'turn failed in the bridge');
     await turn.finishReply({ kind: 'error', message: 'The bridge failed while handling this turn.' });
   } finally {
-    if (turn.state === 'running') {
+    if (holdsSlot(turn.phase)) {
       ctx.queue.done(turn);
       ctx.queue.pump();
     }
-    turn.state = 'done';
-    ctx.turns.delete(turn.stopActionId);
-    ctx.ended.set(turn.stopActionId, true);
-    while (ctx.ended.size > REMEMBER_ENDED) ctx.ended.delete(ctx.ended.keys().next().value!);
+    ctx.turns.end(turn);
     ctx.broker.expireTurn(turn.id);
     ctx.updateGauges();
     await releaseTicket(ctx, turn);

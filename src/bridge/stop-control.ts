@@ -2,12 +2,14 @@ import type { UserRef } from '../delivery/surface.js';
 import { mayStop, mention, refusalText } from './approvers.js';
 import type { BridgeContext } from './context.js';
 import type { Turn } from './turn.js';
+import { isWaiting } from './turn-phase.js';
 
 export type StopAnswer = { ok: true; turn: Turn } | { ok: false; reason: 'not-allowed' | 'finished'; text: string };
 
 /** Stop a queued or running turn, for its author or an approver. */
 export function stopTurn(ctx: BridgeContext, turn: Turn | undefined, user: UserRef, platform: string): StopAnswer {
-  if (!turn || turn.state === 'finishing' || turn.state === 'done') {
+  const phase = turn?.phase.kind;
+  if (!turn || phase === 'finishing' || phase === 'done' || phase === 'interrupted') {
     return { ok: false, reason: 'finished', text: 'This turn has already finished.' };
   }
   const policy = { users: [...ctx.config.approvers, ...(turn.route?.approvers ?? [])], groups: turn.route?.approverGroups ?? [], admins: ctx.config.access.admins };
@@ -15,10 +17,11 @@ export function stopTurn(ctx: BridgeContext, turn: Turn | undefined, user: UserR
     turn.log.info({ platform, user: user.id }, 'stop refused: not the author or an approver');
     return { ok: false, reason: 'not-allowed', text: refusalText(turn.msg.user, 'stop', policy, false) };
   }
-  if (turn.stoppedBy || turn.interrupted) return { ok: true, turn };
-  turn.stoppedBy = user;
+  if (phase === 'stopping') return { ok: true, turn };
+  const waiting = isWaiting(turn.phase);
+  ctx.turns.stop(turn, user);
   turn.log.info({ by: user.id }, 'turn stopped');
-  if (turn.state === 'queued') {
+  if (waiting) {
     if (ctx.queue.remove(turn)) {
       turn.cancelWaiting();
       ctx.queue.pump();
@@ -34,7 +37,7 @@ export function stopTurn(ctx: BridgeContext, turn: Turn | undefined, user: UserR
 export async function handleStopAction(ctx: BridgeContext, id: string, user: UserRef, platform: string, notify: (text: string) => Promise<void>): Promise<void> {
   const turn = ctx.turns.get(id);
   if (!turn) {
-    await notify(ctx.ended.has(id) ? 'This turn has already finished.' : 'This turn has already finished (or the bridge restarted since).');
+    await notify(ctx.turns.ended(id) ? 'This turn has already finished.' : 'This turn has already finished (or the bridge restarted since).');
     return;
   }
   const answer = stopTurn(ctx, turn, user, platform);
@@ -43,11 +46,5 @@ export async function handleStopAction(ctx: BridgeContext, id: string, user: Use
 
 /** The `stop` command: stops the conversation's running turn (else its oldest queued one). */
 export function findStoppable(ctx: BridgeContext, key: string): Turn | undefined {
-  let queued: Turn | undefined;
-  for (const t of ctx.turns.values()) {
-    if (t.key !== key) continue;
-    if (t.state === 'running') return t;
-    if (t.state === 'queued' && !queued) queued = t;
-  }
-  return queued;
+  return ctx.turns.stoppable(key);
 }

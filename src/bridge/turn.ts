@@ -1,14 +1,14 @@
 import type { Delivery, DeliveryStats, LiveReply, ReplyOutcome } from '../delivery/types.js';
 import type { Ticket } from '../replicas/index.js';
-import type { Surface, UserRef } from '../delivery/surface.js';
+import type { Surface } from '../delivery/surface.js';
 import type { Logger } from '../log.js';
 import type { Profile } from '../profile/index.js';
 import type { RouteConfig } from './api.js';
 import type { QueueEntry } from './turn-queue.js';
+import type { TurnPhase } from './turn-phase.js';
 import type { TurnRecorder } from './turn-recorder.js';
+import type { TurnRegistry } from './turn-registry.js';
 import type { InboundMessage } from './types.js';
-
-export type TurnState = 'queued' | 'running' | 'finishing' | 'done';
 
 export type SlotOutcome = 'granted' | 'cancelled' | 'handed-over';
 
@@ -31,19 +31,16 @@ export interface Turn extends QueueEntry {
   readonly abort: AbortController;
   /** Its records in the ledger and the queue (crash recovery). */
   readonly recorder: TurnRecorder;
-  state: TurnState;
+  /** Where the turn is in its life (turn-phase.ts); written only by the TurnRegistry. */
+  readonly phase: TurnPhase;
   /** The message's files, fetched after the turn was accepted (see InboundMessage.download). */
   files?: Promise<void>;
   /** Several replicas: the conversation's ticket, taken on arrival (undefined: no gate, or Redis away). */
   ticket?: Promise<Ticket | undefined>;
-  /** Several replicas: waiting (without a slot) for earlier turns of the conversation elsewhere. */
-  gated?: boolean;
+  /** Several replicas: waiting (without a slot) for earlier turns of the conversation elsewhere (phase 'gated'). */
+  readonly gated: boolean;
   reply?: LiveReply;
   startedAt?: number;
-  /** Set when someone pressed Stop (or sent `stop`). */
-  stoppedBy?: UserRef;
-  /** Set by shutdown. */
-  interrupted: boolean;
   /** The reply showed a "queued" status (so "working…" must replace it at start). */
   showedQueued: boolean;
   /**
@@ -75,6 +72,8 @@ export interface NewTurn {
   log: Logger;
   enqueuedAt: number;
   recorder: TurnRecorder;
+  /** Where its phase changes (the queue's start() goes through it). */
+  registry: TurnRegistry<Turn>;
   onPosition(turn: Turn, position: number): void;
 }
 
@@ -97,13 +96,16 @@ export function createTurn(init: NewTurn): Turn {
     enqueuedAt: init.enqueuedAt,
     abort: new AbortController(),
     recorder: init.recorder,
-    state: 'queued',
-    interrupted: false,
+    phase: { kind: 'queued' },
+    get gated() {
+      return turn.phase.kind === 'gated';
+    },
     showedQueued: false,
     slot,
     done: Promise.resolve(),
     start() {
-      turn.state = 'running';
+      // the queue counts it as running now: it runs even if the registry refused (that is logged)
+      init.registry.start(turn);
       grant('granted');
     },
     onPosition(position) {

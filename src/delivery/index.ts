@@ -10,3 +10,4 @@ export type { SharedBudgetState, SharedLimiters } from './shared-limiter.js';
 export { DEFAULT_STATUS, EMPTY_REPLY_TEXT, OUTCOME_SEPARATOR } from './render.js';
 export type * from './surface.js';
 export type * from './types.js';
+export type { EditingVia, ReplyModeKind } from './reply-mode.js';

@@ -182,3 +182,10 @@ export function openFenceAt(text: string, p: number): { opener: string; closer: 
   const open = stateAt(lines, Math.max(0, Math.min(p, text.length)));
   return open ? { opener: open.line, closer: open.char.repeat(open.len) } : null;
 }
+
+/** `text` with an open code fence at its end closed, and the opener the next part starts with. */
+export function closeFences(text: string): { frozen: string; reopen: string } {
+  const fence = openFenceAt(text, text.length);
+  if (!fence) return { frozen: text, reopen: '' };
+  return { frozen: `${text}${text.endsWith('\n') ? '' : '\n'}${fence.closer}`, reopen: `${fence.opener}\n` };
+}

@@ -14,7 +14,9 @@
 import type { Logger } from '../log.js';
 import { attempt, describeFailure } from './attempt.js';
 import type { LimiterPool, RunPriority } from './limiter-pool.js';
-import { openFenceAt, splitMessageParts } from './split-message.js';
+import { openFenceAt } from './split-message.js';
+import { beginFinish, closed, fallenOf, opened, streamOf, type LaneEnd, type LaneState, type LateStart } from './stream-lane-state.js';
+import { cutPart, sendableEnd, type PartCut } from './stream-part.js';
 import type { Conversation, MessageContent, MessageRef, NativeStream, NativeStreaming, RateBudget, UserRef } from './surface.js';
 import type { DeliveryStats } from './types.js';
 
@@ -59,38 +61,46 @@ export interface StreamLaneDeps {
 /** handOver() had nothing to give: no start was made. */
 const NOT_NOW = Symbol('not now');
 
-/** What finish() leaves to post + edit: text not streamed ('' = none) and whether anything streamed. */
-export interface LaneEnd {
-  leftover: string;
-  streamed: boolean;
-}
+export type { LaneEnd, LaneState } from './stream-lane-state.js';
 
 export class StreamLane {
   /** The streamed messages, in order. */
   readonly refs: MessageRef[] = [];
-  private stream?: NativeStream;
+  private state: LaneState = { kind: 'live' };
   /** Answer text of the current part (may start with a reopened fence). */
   private text = '';
   /** Characters of `text` the platform has. */
   private sent = 0;
-  private fallen = false;
-  private leftover = '';
-  private finishing = false;
   /** Aborted when the reply finishes (drops a first start still waiting for its budget). */
   private readonly finished = new AbortController();
   private lastSentAt?: number;
   private pumping?: Promise<void>;
   private wake?: () => void;
   private readonly max: number;
-  /** Hand-over mode: the reply has handed its unshown text to this lane. */
-  private handed = false;
-  /** The first start call, once made (settles when it answered). */
+  /** The first start call, once made (settles when it answered): a record for startSettled(), not a state. */
   private starting?: Promise<void>;
-  /** What the late start was made with. */
-  private lateMarkdown = '';
 
   constructor(private readonly deps: StreamLaneDeps) {
     this.max = Math.max(16, deps.streaming.maxChars);
+  }
+
+  /** Which state the lane is in (for the reply's logs and tests). */
+  get kind(): LaneState['kind'] {
+    return this.state.kind;
+  }
+
+  private get stream(): NativeStream | undefined {
+    return streamOf(this.state);
+  }
+
+  /** finish() was called (calls overtake live work; nothing more is pushed). */
+  private get finishing(): boolean {
+    return this.state.kind === 'finishing';
+  }
+
+  /** Text is taken and pumped (live, or parked while the reply shows it). */
+  private get accepting(): boolean {
+    return this.state.kind === 'live' || this.state.kind === 'parked';
   }
 
   /** Resolves when no first start call is in flight (one still waiting for its budget does not count). */
@@ -99,7 +109,7 @@ export class StreamLane {
   }
 
   push(delta: string): void {
-    if (this.fallen || this.finishing || !delta) return;
+    if (!this.accepting || !delta) return;
     this.text += delta;
     this.kick();
   }
@@ -109,28 +119,29 @@ export class StreamLane {
    * notices) and stops the stream with it. Without a started stream, everything is leftover.
    */
   async finish(tail: string, tone: MessageContent['tone']): Promise<LaneEnd> {
-    this.finishing = true;
+    this.state = beginFinish(this.state);
     this.finished.abort();
     this.wake?.();
     await this.pumping;
-    if (this.fallen) return { leftover: this.leftover + tail, streamed: this.refs.length > 0 };
+    const fallen = fallenOf(this.state);
+    if (fallen) return { leftover: fallen.leftover + tail, streamed: this.refs.length > 0 };
     this.text += tail;
     if (!this.stream) return { leftover: this.text, streamed: this.refs.length > 0 };
     const { closing, rest } = this.text.length > this.max ? this.cut() : { closing: this.text.slice(this.sent), rest: '' };
-    if (!(await this.stopPart(closing, tone))) return { leftover: this.leftover, streamed: true };
+    if (!(await this.stopPart(closing, tone))) return { leftover: fallenOf(this.state)?.leftover ?? '', streamed: true };
     return { leftover: rest, streamed: true };
   }
 
   private kick(): void {
-    if (this.pumping || this.fallen || this.finishing) return;
+    if (this.pumping || !this.accepting) return;
     this.pumping = this.pump().finally(() => {
       this.pumping = undefined;
-      if (!this.fallen && !this.finishing && this.pending()) this.kick();
+      if (this.accepting && this.pending()) this.kick();
     });
   }
 
   private async pump(): Promise<void> {
-    while (!this.fallen && !this.finishing) {
+    while (this.accepting) {
       if (this.text.length > this.max) {
         const { closing, rest, at } = this.cut();
         const seen = this.text.length;
@@ -162,22 +173,9 @@ export class StreamLane {
     }
   }
 
-  /** Where the current part ends when it is too long: text to close it with, text of the next part. */
-  private cut(): { closing: string; rest: string; at: number } {
-    const parts = splitMessageParts(this.text, this.max);
-    const first = parts[0]!;
-    const at = first.text.length - first.suffix.length;
-    if (at >= this.sent) {
-      return { closing: this.text.slice(this.sent, at) + first.suffix, rest: (parts[1]?.prefix ?? '') + this.text.slice(at), at };
-    }
-    // The clean boundary lies inside text already streamed: end the part where the stream is.
-    const fence = openFenceAt(this.text, this.sent);
-    const nl = this.text[this.sent - 1] === '\n' ? '' : '\n';
-    return {
-      closing: fence ? `${nl}${fence.closer}` : '',
-      rest: (fence ? `${fence.opener}\n` : '') + this.text.slice(this.sent),
-      at: this.sent,
-    };
+  /** Where the current part ends when it is too long. */
+  private cut(): PartCut {
+    return cutPart(this.text, this.sent, this.max);
   }
 
   /**
@@ -198,13 +196,13 @@ export class StreamLane {
     // it is dropped too (post + edit) or parks (hand-over).
     const slow = new AbortController();
     let begun = false;
-    let parked = false;
+    const late: LateStart = { parked: false, handed: false, markdown: '' };
     const grace = growing ? this.deps.startGraceMs : undefined;
     const timer = grace === undefined ? undefined : setTimeout(() => {
       if (begun || this.finishing) return;
       if (!handOver) slow.abort();
       else {
-        parked = true;
+        late.parked = true;
         this.park();
       }
     }, Math.max(0, grace));
@@ -214,7 +212,7 @@ export class StreamLane {
         begun = true;
         const call = (async () => {
           await this.deps.after;
-          return parked ? this.handOverStart() : start();
+          return late.parked ? this.handOverStart(late) : start();
         })();
         this.starting = call.then(() => undefined, () => undefined);
         return call;
@@ -226,7 +224,7 @@ export class StreamLane {
       this.deps.stats.streamCalls = (this.deps.stats.streamCalls ?? 1) - 1; // counted, but no call was made
       // the edits kept up with the answer: this reply stays with post + edit
       this.deps.logger.debug('the answer is already shown through edits; not streaming this reply');
-      this.fallen = true;
+      this.state = { kind: 'fallen', leftover: '' }; // the edits caught up: nothing to hand back
       return false;
     }
     if (r.ok && r.value === undefined) {
@@ -235,11 +233,16 @@ export class StreamLane {
       this.fallBack();
       return false;
     }
-    return this.started(r as { ok: true; value: NativeStream | null } | { ok: false }, parked ? this.lateMarkdown : markdown);
+    return this.started(r as { ok: true; value: NativeStream | null } | { ok: false }, late.parked ? late.markdown : markdown);
   }
 
   /** Hand-over mode: the first start waited too long; the reply shows the answer through edits meanwhile. */
   private park(): void {
+    if (this.state.kind !== 'live') {
+      this.deps.logger.warn({ state: this.state.kind }, 'stream lane cannot park now; ignored');
+      return;
+    }
+    this.state = { kind: 'parked' };
     const shown = this.text;
     this.text = '';
     this.sent = 0;
@@ -248,16 +251,16 @@ export class StreamLane {
   }
 
   /** The parked start's turn: start with what the reply has not shown (asked once; retries resend the lane's text). */
-  private handOverStart(): Promise<NativeStream | null | typeof NOT_NOW> {
-    if (!this.handed) {
+  private handOverStart(late: LateStart): Promise<NativeStream | null | typeof NOT_NOW> {
+    if (!late.handed) {
       const markdown = this.deps.handOver!();
       if (markdown === '') return Promise.resolve(NOT_NOW);
-      this.handed = true;
+      late.handed = true;
       this.text = markdown;
     }
     const { streaming, conversation, recipient } = this.deps;
-    this.lateMarkdown = this.text;
-    return streaming.start(conversation, { markdown: this.lateMarkdown, recipient });
+    late.markdown = this.text;
+    return streaming.start(conversation, { markdown: late.markdown, recipient });
   }
 
   private started(r: { ok: true; value: NativeStream | null | undefined } | { ok: false }, markdown: string): boolean {
@@ -267,7 +270,7 @@ export class StreamLane {
       this.fallBack();
       return false;
     }
-    this.stream = stream;
+    this.state = opened(this.state, stream);
     this.refs.push(stream.ref);
     this.sent = markdown.length;
     this.deps.onShown?.();
@@ -280,14 +283,8 @@ export class StreamLane {
     return end > this.sent && (this.stream !== undefined || this.text.slice(0, end).trim() !== '');
   }
 
-  /**
-   * How far the text may be streamed now. Near the part limit only whole lines go out, so that
-   * a part that must end where the stream already is ends at a line break.
-   */
   private sendable(): number {
-    if (this.text.length > this.max) return this.text.length;
-    if (this.text.length <= this.max * 0.75) return this.text.length;
-    return this.text.lastIndexOf('\n') + 1;
+    return sendableEnd(this.text, this.max);
   }
 
   private async appendPending(end: number): Promise<boolean> {
@@ -310,24 +307,24 @@ export class StreamLane {
       this.fallBack();
       return false;
     }
-    this.stream = undefined;
+    this.state = closed(this.state);
     return true;
   }
 
   /** Stop streaming for good; the text not streamed goes back to the reply. */
   private fallBack(): void {
-    if (this.fallen) return;
-    this.fallen = true;
-    const fence = this.sent > 0 ? openFenceAt(this.text, this.sent) : null;
-    this.leftover = (fence ? `${fence.opener}\n` : '') + this.text.slice(this.sent);
+    if (this.state.kind === 'fallen') return;
+    const wasFinishing = this.finishing;
     const broken = this.stream;
-    this.stream = undefined;
+    const fence = this.sent > 0 ? openFenceAt(this.text, this.sent) : null;
+    const leftover = (fence ? `${fence.opener}\n` : '') + this.text.slice(this.sent);
+    this.state = { kind: 'fallen', leftover };
     if (broken && !broken.ended) {
       // best effort: do not leave a message spinning
       const budgets = this.deps.streaming.budgets('stop', this.deps.conversation);
       void this.deps.pool.run(budgets, () => broken.stop({ text: '' }), { priority: 'final' }).catch(() => undefined);
     }
-    if (!this.finishing) this.deps.onFallback?.(this.leftover, this.refs.length > 0);
+    if (!wasFinishing) this.deps.onFallback?.(leftover, this.refs.length > 0);
   }
 
   /** One stream call through the attempt policy (attempt.ts): 429s honoured, failures retried; `ended` streams are not retried. */

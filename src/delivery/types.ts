@@ -1,4 +1,5 @@
 import type { PartialChunk } from '../protocol/types.js';
+import type { ReplyModeKind } from './reply-mode.js';
 import type { Conversation, MessageContent, MessageRef, PermissionPromptView, ReactionState, SourceMessageRef, UserRef } from './surface.js';
 
 /** How a turn ended, as the live reply must show it. */
@@ -62,6 +63,8 @@ export interface DeliveryStats {
 
 /** One reply, edited live: shows progress at once, coalesces edits, splits over the length limit. */
 export interface LiveReply {
+  /** Which mode the reply is in (reply-mode.ts): editing, streaming, parked or finished. */
+  readonly mode: ReplyModeKind;
   /** Refs of every message this reply has posted so far (first = the live one). */
   readonly messages: readonly MessageRef[];
   /** Replace the status line (queue position, "working…"). */

@@ -3,7 +3,7 @@
  * real redis-server, a reader of the shared ledger (the bridge state in that Redis), and polling
  * helpers that say what they waited for.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBridgeState, createRedisStore, type BridgeState, type LedgerRecord } from '../../../src/state/index.js';
@@ -72,15 +72,8 @@ export async function startReplicaSet(opts: { env: NodeJS.ProcessEnv; config?: s
   return set;
 }
 
-/** Alive and not a zombie. */
-export function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
+/** Alive and not a zombie (one helper for every kill -9 test). */
+export { alive } from '../crash-child.js';
 
 /** Ends a leftover agent group (test clean-up only: the bridge ends its own). */
 export function killGroup(pid: number): void {

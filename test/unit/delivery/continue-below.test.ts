@@ -101,9 +101,11 @@ describe('LiveReply.continueBelow (native streaming)', () => {
     reply.append({ text: 'streamed before. ' });
     await advance(t, 200);
     assert.equal(rig.streams.length, 1);
+    assert.equal(reply.mode, 'streaming');
     const [control] = rig.surface.messagesIn(conv);
     const prompt = await rig.surface.postPrompt(conv, view);
     reply.continueBelow();
+    assert.equal(reply.mode, 'editing', 'continued below: post + edit from here on');
     reply.append({ text: 'after.' });
     await advance(t, 200);
     const stream = rig.streams[0]!;

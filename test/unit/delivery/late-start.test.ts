@@ -59,6 +59,7 @@ describe('LiveReply: a stream start that waits for budget', () => {
     }
     const [bControl] = rig.surface.messagesIn(second);
     const early = rig.surface.visibleText(bControl!.ref);
+    assert.equal(b.mode, 'parked', 'park: the answer shows through edits while the start waits');
     assert.ok(early.startsWith('w1 w2 '), `text shows through edits while the start waits: ${JSON.stringify(early)}`);
     assert.deepEqual(rig.calls, ['start']);
     // keep writing until the start's turn comes (one per 30 s)
@@ -69,6 +70,7 @@ describe('LiveReply: a stream start that waits for budget', () => {
       await advance(t, 100);
     }
     const handed = rig.surface.visibleText(bControl!.ref);
+    assert.equal(b.mode, 'streaming', 'resumeStream');
     assert.ok(handed.length > early.length, 'the control message grew while waiting');
     assert.equal(rig.startedWith[1], expected.slice(handed.length), 'the stream starts with exactly what the control message does not show');
     for (let i = 1; i <= 10; i++) {
@@ -99,8 +101,11 @@ describe('LiveReply: a stream start that waits for budget', () => {
     a.append({ text: 'first' });
     await advance(t, 200);
     b.append({ text: 'all of it so far' });
+    await advance(t, 1500);
+    assert.equal(b.mode, 'parked');
     await advance(t, 35_000);
     assert.equal(rig.streams.length, 1, 'no start with nothing to stream');
+    assert.equal(b.mode, 'editing', 'the edits caught up: no stream for this reply');
     const [bControl] = rig.surface.messagesIn(second);
     assert.equal(rig.surface.visibleText(bControl!.ref), 'all of it so far');
     b.append({ text: ', and more' });

@@ -51,9 +51,11 @@ describe('LiveReply with native streaming', () => {
     rig.start = 'null';
     const delivery = createDelivery(rig.surface);
     const reply = delivery.open(conv, { stopActionId: 's' });
+    assert.equal(reply.mode, 'streaming');
     await flush();
     reply.append({ text: 'hello ' });
     await advance(t, 100);
+    assert.equal(reply.mode, 'editing', 'fallBackToEdits');
     reply.append({ text: 'world' });
     await advance(t, 100);
     const ref = reply.messages[0]!;

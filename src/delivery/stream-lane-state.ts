@@ -1,0 +1,63 @@
+/**
+ * What a StreamLane is (its state union), the pure moves between states, and what the lane hands
+ * back at the end. StreamLane (stream-lane.ts) applies them; park and fallBack live there (they
+ * call back into the reply).
+ */
+import type { NativeStream } from './surface.js';
+
+/** What finish() leaves to post + edit: text not streamed ('' = none) and whether anything streamed. */
+export interface LaneEnd {
+  leftover: string;
+  streamed: boolean;
+}
+
+/**
+ * The lane's state, as ONE value, changed only by opened, closed, beginFinish (below) and the lane's park and fallBack:
+ * - live: the answer streams (`stream` open) or is about to (before the first start, between parts);
+ * - parked: hand-over: the first start waits past its grace while the reply shows the answer through edits;
+ * - finishing: finish() was called: no more pushes; the tail closes the open stream, if any;
+ * - fallen: streaming is over for this reply; `leftover` is the text it could not stream (final).
+ */
+export type LaneState =
+  | { kind: 'live'; stream?: NativeStream }
+  | { kind: 'parked' }
+  | { kind: 'finishing'; stream?: NativeStream }
+  | { kind: 'fallen'; leftover: string };
+
+/** The hand-over of a parked first start: asked for once, then retries resend what was handed. */
+export interface LateStart {
+  parked: boolean;
+  handed: boolean;
+  /** What the late start was made with. */
+  markdown: string;
+}
+
+
+/** The open stream, if a part is streaming. */
+export function streamOf(state: LaneState): NativeStream | undefined {
+  return state.kind === 'live' || state.kind === 'finishing' ? state.stream : undefined;
+}
+
+export function fallenOf(state: LaneState): Extract<LaneState, { kind: 'fallen' }> | undefined {
+  return state.kind === 'fallen' ? state : undefined;
+}
+
+/** A part's stream started: live (parked no more), or still finishing when it landed after finish(). */
+export function opened(state: LaneState, stream: NativeStream): LaneState {
+  if (state.kind === 'fallen') return state;
+  return state.kind === 'finishing' ? { kind: 'finishing', stream } : { kind: 'live', stream };
+}
+
+/** The open part was stopped; the next one (if any) starts afresh. */
+export function closed(state: LaneState): LaneState {
+  if (state.kind === 'live') return { kind: 'live' };
+  if (state.kind === 'finishing') return { kind: 'finishing' };
+  return state;
+}
+
+/** No more pushes: the tail is coming. A fallen lane stays fallen; a second finish changes nothing. */
+export function beginFinish(state: LaneState): LaneState {
+  if (state.kind === 'fallen' || state.kind === 'finishing') return state;
+  const stream = streamOf(state);
+  return stream ? { kind: 'finishing', stream } : { kind: 'finishing' };
+}
