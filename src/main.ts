@@ -12,7 +12,7 @@ import { isTurnbridgeError, TurnbridgeError } from './errors.js';
 import { createHttpServer, type HttpServer } from './http/index.js';
 import { createDelivery, type SharedLimiters } from './delivery/index.js';
 import { createLogger, type Logger } from './log.js';
-import type { ReplicaBus, Takeover } from './replicas/index.js';
+import type { ReplicaBus, SharedSlots, Takeover } from './replicas/index.js';
 import { createLocalPlatform, parseLocalConfig } from './platforms/local/index.js';
 import { dotEnvVars } from './config/bridge-env.js';
 import { withSecretFiles } from './config/secret-files.js';
@@ -107,9 +107,13 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
   const gate = config.redisUrl && bus
     ? (await import('./replicas/index.js')).createConversationGate({ redisUrl: config.redisUrl, logger, alive: (id) => bus.alive(id) })
     : undefined;
+  // Opt-in: a cap on running turns counted across every replica (a semaphore in Redis).
+  const sharedSlots: SharedSlots | undefined = config.redisUrl && config.sharedMaxConcurrent
+    ? (await import('./replicas/index.js')).createSharedSlots({ redisUrl: config.redisUrl, limit: config.sharedMaxConcurrent, logger })
+    : undefined;
   // Messages and clicks wait until what a crashed run left is finished (bridge.recover() below).
   const bridge = createBridge({
-    config, logger, metrics, runTurn: opts.runTurn, recoverAtStart: true, bus, gate,
+    config, logger, metrics, runTurn: opts.runTurn, recoverAtStart: true, bus, gate, sharedSlots,
     // The ledger's holder: a restarted replica recovers what it left (TURNBRIDGE_REPLICA_ID keeps it stable).
     ...(bus ? { replicaId: bus.id } : {}),
     ...(shared ? { createDelivery: (surface, o) => createDelivery(surface, { ...o, limiterFactory: shared.factory }) } : {}),
@@ -140,6 +144,7 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
     for (const p of started.reverse()) await p.stop().catch(() => {});
     await bridge.shutdown(0).catch(() => {});
     await shared?.close();
+    await sharedSlots?.close();
     await gate?.close();
     await bus?.close();
     await http.close(0);
@@ -166,6 +171,10 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
   const checks = startStartupChecks(config, env, logger);
   http.addReadyDetail('checks', () => checks.current());
   if (bus) await showReplica(http, metrics, bridge, bus, shared, env);
+  if (sharedSlots) {
+    const s = sharedSlots;
+    http.addReadyDetail('sharedSlots', () => ({ limit: s.limit, held: s.held, state: s.state }));
+  }
   const names = platforms.map((p) => p.name);
   const notReady = platforms.filter((p) => p.status().state !== 'ready').map((p) => ({ name: p.name, ...p.status() }));
   logger.info({ platforms: names, notReady, url: http.url, profile: config.defaultProfile }, 'platforms live');
@@ -202,6 +211,7 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
         await p.stop().catch((err: unknown) => logger.warn({ err, platform: p.name }, 'platform stop failed'));
       }
       await shared?.close();
+      await sharedSlots?.close();
       await gate?.close();
       await bus?.close();
       await http.close(Math.min(1000, graceMs));

@@ -78,8 +78,13 @@ export interface BridgeConfig {
   approvers: string[];
   /** Turns waiting per conversation beyond the running one (default 5). */
   queueDepth: number;
-  /** Agent processes at once across the bridge (default 4). */
+  /** Agent processes at once on this replica (default 4). */
   maxConcurrent: number;
+  /**
+   * Several replicas, opt-in: agent turns running at once across ALL replicas (a counting
+   * semaphore in Redis; needs redisUrl). maxConcurrent still applies on each replica.
+   */
+  sharedMaxConcurrent?: number;
   /** Permission prompt timeout (default 600), always below the turn's own timeout. */
   permissionTimeoutSecs: number;
   /** Embedded session store directory (default ./data). */

@@ -5,7 +5,7 @@ import { createDelivery as defaultCreateDelivery } from '../delivery/index.js';
 import type { Delivery } from '../delivery/types.js';
 import type { Surface } from '../delivery/surface.js';
 import type { Logger } from '../log.js';
-import type { ConversationGate, ReplicaBus } from '../replicas/index.js';
+import type { ConversationGate, ReplicaBus, SharedSlots } from '../replicas/index.js';
 import { loadProfile as defaultLoadProfile } from '../profile/index.js';
 import { run as defaultRun } from '../runner/index.js';
 import { acceptMessage } from './accept-message.js';
@@ -75,6 +75,8 @@ export interface CreateBridgeOptions {
   bus?: ReplicaBus;
   /** Several replicas: one turn at a time per conversation across all of them. */
   gate?: ConversationGate;
+  /** Several replicas, opt-in: a turn also needs one of these slots shared by all (sharedMaxConcurrent). */
+  sharedSlots?: SharedSlots;
 }
 
 /** The Bridge plus what operations need: metrics for /metrics. */
@@ -174,6 +176,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
       waitingPerUser: config.limits.waitingPerUser,
       maxWaiting: config.limits.waiting,
       maxParked: config.limits.promptWaits,
+      ...(opts.sharedSlots ? { permits: opts.sharedSlots } : {}),
     }),
     launchPolicy: {
       defaultCwd: config.agent.workspace,
@@ -200,6 +203,13 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
       metrics.setActiveAgents(ctx.queue.running);
     },
   };
+  const sharedSlots = opts.sharedSlots;
+  if (sharedSlots) metrics.watchSharedSlots(() => ({ held: sharedSlots.held, shared: sharedSlots.state === 'shared' }));
+  // A shared slot was acquired for a waiting turn (or Redis went away: the local cap decides).
+  sharedSlots?.onAvailable(() => {
+    ctx.queue.pump();
+    ctx.updateGauges();
+  });
   let shutdownPromise: Promise<void> | undefined;
 
   async function shutdown(graceMs = config.shutdownGraceSecs * 1000): Promise<void> {

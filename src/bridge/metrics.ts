@@ -15,6 +15,8 @@ export interface Metrics {
   rejected(reason: string): void;
   setQueueDepth(n: number): void;
   setActiveAgents(n: number): void;
+  /** Several replicas with a shared cap: read at each scrape, the slots this replica holds in Redis and whether the cap is shared (false: Redis away, local cap only). */
+  watchSharedSlots(read: () => { held: number; shared: boolean }): void;
   deliveryStats(platform: string, stats: DeliveryStats): void;
   /** Time a turn waited for its slot. */
   queueWait(ms: number): void;
@@ -88,6 +90,14 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     },
     setActiveAgents(n) {
       activeAgents.set(n);
+    },
+    watchSharedSlots(read) {
+      // Read when scraped: slots come and go in the background (acquired, handed back unused).
+      new Gauge({ name: 'turnbridge_shared_slots_held', help: 'Slots of the cap shared by every replica (shared_max_concurrent) this replica holds now.', registers, collect() { this.set(read().held); } });
+      new Gauge({
+        name: 'turnbridge_shared_slots_shared', help: 'Shared cap on running turns: 1 = counted across replicas in Redis, 0 = Redis away, local max_concurrent only.', registers,
+        collect() { this.set(read().shared ? 1 : 0); },
+      });
     },
     deliveryStats(platform, stats) {
       posts.inc({ platform }, stats.posts);

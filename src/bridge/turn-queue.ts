@@ -7,6 +7,10 @@
  * at once) so one unanswered prompt does not hold a slot for everyone else until it times out.
  * Once decided it `unpark`s: it takes a slot again as soon as one is free, before any waiting
  * turn, so `maxConcurrent` and `runningPerUser` hold at every moment.
+ *
+ * With `permits` (several replicas, a cap shared by all: replicas/shared-slots.ts) a turn also
+ * needs a permit to start or resume; it stays waiting, in its place, until one is there, and
+ * gives it back whenever it gives its slot back (done, park).
  */
 export interface QueueEntry {
   /** Conversation key. */
@@ -27,6 +31,13 @@ export interface QueueEntry {
 /** busy: the conversation is full; user-busy: the person holds their share; full: the bridge-wide wait list is. */
 export type OfferResult = 'accepted' | 'busy' | 'user-busy' | 'full';
 
+/** Slots beyond this queue's own (a cap shared by replicas): the queue decides who gets them. */
+export interface SlotPermits<P> {
+  /** A permit free now; undefined: none yet (the owner pumps again once one is). */
+  take(): P | undefined;
+  release(permit: P): void;
+}
+
 export interface QueueLimits {
   maxConcurrent: number;
   queueDepth: number;
@@ -34,6 +45,7 @@ export interface QueueLimits {
   waitingPerUser?: number;
   maxWaiting?: number;
   maxParked?: number;
+  permits?: SlotPermits<unknown>;
 }
 
 export interface TurnQueue<E extends QueueEntry> {
@@ -73,6 +85,21 @@ export function createTurnQueue<E extends QueueEntry>(opts: QueueLimits): TurnQu
   const waitPerUser = opts.waitingPerUser ?? Infinity;
   const maxWaiting = opts.maxWaiting ?? Infinity;
   const maxParked = opts.maxParked ?? 0;
+  /** Permits of running (not parked) entries. */
+  const permits = new Map<E, unknown>();
+  const takePermit = (e: E): boolean => {
+    if (!opts.permits) return true;
+    const p = opts.permits.take();
+    if (p === undefined) return false;
+    permits.set(e, p);
+    return true;
+  };
+  const givePermit = (e: E): void => {
+    if (!permits.has(e)) return;
+    const p = permits.get(e);
+    permits.delete(e);
+    opts.permits?.release(p);
+  };
 
   const isRunning = (key: string) => (runningKeys.get(key) ?? 0) > 0;
   const bump = (m: Map<string, number>, k: string, d: number) => {
@@ -119,6 +146,7 @@ export function createTurnQueue<E extends QueueEntry>(opts: QueueLimits): TurnQu
       for (const [e, resume] of resuming) {
         if (running >= opts.maxConcurrent) break;
         if ((runningOwners.get(e.owner) ?? 0) >= perUser) continue;
+        if (!takePermit(e)) break;
         resuming.delete(e);
         parked.delete(e);
         running++;
@@ -127,7 +155,7 @@ export function createTurnQueue<E extends QueueEntry>(opts: QueueLimits): TurnQu
       }
       while (running < opts.maxConcurrent) {
         const i = waiting.findIndex(canStart);
-        if (i < 0) break;
+        if (i < 0 || !takePermit(waiting[i]!)) break;
         const [e] = waiting.splice(i, 1) as [E];
         lastPosition.delete(e);
         running++;
@@ -149,12 +177,14 @@ export function createTurnQueue<E extends QueueEntry>(opts: QueueLimits): TurnQu
       resume?.();
       // a parked entry holds neither a slot nor its owner's share
       if (parked.delete(entry)) return;
+      givePermit(entry);
       bump(runningOwners, entry.owner, -1);
       running--;
     },
     park(entry) {
       if (parked.has(entry) || parked.size >= maxParked || (runningKeys.get(entry.key) ?? 0) <= 0) return false;
       parked.add(entry);
+      givePermit(entry);
       running--;
       bump(runningOwners, entry.owner, -1);
       return true;

@@ -30,7 +30,7 @@ export interface LoadConfigOptions {
 
 /** Top-level keys of turnbridge.yaml. */
 export const KNOWN_KEYS = [
-  'default_profile', 'routes', 'approvers', 'queue_depth', 'max_concurrent', 'permission_timeout_secs',
+  'default_profile', 'routes', 'approvers', 'queue_depth', 'max_concurrent', 'shared_max_concurrent', 'permission_timeout_secs',
   'data_dir', 'redis_url', 'host', 'port', 'shutdown_grace_secs', 'log_level', ...SECURITY_KEYS, ...PLATFORM_KEYS,
 ] as const;
 
@@ -103,6 +103,7 @@ function fromFile(raw: Record<string, unknown>, file: string): Values {
   if (raw.approvers !== undefined) out.approvers = checkIdentityList(src, 'approvers', raw.approvers, true);
   if (raw.queue_depth !== undefined) out.queueDepth = checkInt(src, 'queue_depth', raw.queue_depth, 0, 1000);
   if (raw.max_concurrent !== undefined) out.maxConcurrent = checkInt(src, 'max_concurrent', raw.max_concurrent, 1, 1000);
+  if (raw.shared_max_concurrent !== undefined) out.sharedMaxConcurrent = checkInt(src, 'shared_max_concurrent', raw.shared_max_concurrent, 1, 100_000);
   if (raw.permission_timeout_secs !== undefined) {
     out.permissionTimeoutSecs = checkPositive(src, 'permission_timeout_secs', raw.permission_timeout_secs, 86_400);
   }
@@ -121,6 +122,18 @@ function fromFile(raw: Record<string, unknown>, file: string): Values {
   }
   out.platforms = platforms;
   return out;
+}
+
+/** The shared cap lives in Redis: without REDIS_URL it would silently count per replica. */
+function checkSharedCap(c: Pick<BridgeConfig, 'sharedMaxConcurrent' | 'redisUrl'>, file: string | undefined): void {
+  if (c.sharedMaxConcurrent === undefined || c.redisUrl) return;
+  const field = file ? 'shared_max_concurrent' : 'TURNBRIDGE_SHARED_MAX_CONCURRENT';
+  throw new TurnbridgeError('TB_CONFIG_INVALID', `${file ? `${file}: ` : ''}${field}=${c.sharedMaxConcurrent} caps turns across replicas through Redis, but REDIS_URL (redis_url) is not set`, {
+    ...(file ? { file } : {}),
+    field,
+    found: c.sharedMaxConcurrent,
+    hint: `set REDIS_URL to the Redis every replica uses, or remove ${field} (one replica: max_concurrent is the cap)`,
+  });
 }
 
 function checkRedisUrl(src: Source, field: string, v: unknown): string {
@@ -158,6 +171,8 @@ function fromEnv(env: NodeJS.ProcessEnv, cwd: string): Values {
   if (level) out.logLevel = checkLogLevel(src, 'LOG_LEVEL', level);
   const max = val('TURNBRIDGE_MAX_CONCURRENT');
   if (max) out.maxConcurrent = checkInt(src, 'TURNBRIDGE_MAX_CONCURRENT', max, 1, 1000);
+  const sharedMax = val('TURNBRIDGE_SHARED_MAX_CONCURRENT');
+  if (sharedMax) out.sharedMaxConcurrent = checkInt(src, 'TURNBRIDGE_SHARED_MAX_CONCURRENT', sharedMax, 1, 100_000);
   const depth = val('TURNBRIDGE_QUEUE_DEPTH');
   if (depth) out.queueDepth = checkInt(src, 'TURNBRIDGE_QUEUE_DEPTH', depth, 0, 1000);
   const approvers = val('TURNBRIDGE_APPROVERS');
@@ -195,6 +210,7 @@ export function loadConfig(opts: LoadConfigOptions = {}): BridgeConfig {
     ...envValues,
   };
   if (file) merged.file = file;
+  checkSharedCap(merged, envValues.sharedMaxConcurrent !== undefined ? undefined : file);
   const protectedPaths = [cwd, resolve(cwd, '.env'), merged.dataDir, ...(file ? [file] : []), ...secretFilePaths(env, cwd)];
   const agent = { workspace: defaultWorkspace(), sandbox: 'off' as const, ...fileSec.agent, ...envSec.agent, protectedPaths };
   const localToken = envSec.localToken;

@@ -139,6 +139,25 @@ discord:
     assert.ok(e.hint);
   });
 
+  it('shared_max_concurrent / TURNBRIDGE_SHARED_MAX_CONCURRENT: read, range-checked, and refused without REDIS_URL', () => {
+    assert.equal(loadConfig({ env: { REDIS_URL: 'redis://127.0.0.1:6379', TURNBRIDGE_SHARED_MAX_CONCURRENT: '6' }, cwd: dir }).sharedMaxConcurrent, 6);
+    assert.equal(loadConfig({ env: {}, cwd: dir }).sharedMaxConcurrent, undefined, 'off unless set');
+    const file = writeYaml('redis_url: redis://127.0.0.1:6379\nshared_max_concurrent: 4\n');
+    assert.equal(loadConfig({ file, env: {} }).sharedMaxConcurrent, 4);
+    assert.equal(loadConfig({ file, env: { TURNBRIDGE_SHARED_MAX_CONCURRENT: '9' } }).sharedMaxConcurrent, 9, 'the environment wins');
+    const bad = configError(() => loadConfig({ env: { REDIS_URL: 'redis://127.0.0.1:6379', TURNBRIDGE_SHARED_MAX_CONCURRENT: '0' }, cwd: dir }));
+    assert.equal(bad.field, 'TURNBRIDGE_SHARED_MAX_CONCURRENT');
+    const noRedis = configError(() => loadConfig({ env: { TURNBRIDGE_SHARED_MAX_CONCURRENT: '2' }, cwd: dir }));
+    assert.equal(noRedis.field, 'TURNBRIDGE_SHARED_MAX_CONCURRENT');
+    assert.match(noRedis.message, /REDIS_URL \(redis_url\) is not set/);
+    assert.match(noRedis.hint!, /set REDIS_URL .* or remove TURNBRIDGE_SHARED_MAX_CONCURRENT/);
+    const inFile = writeYaml('shared_max_concurrent: 2\n');
+    const fromFile = configError(() => loadConfig({ file: inFile, env: {} }));
+    assert.equal(fromFile.field, 'shared_max_concurrent');
+    assert.equal(fromFile.file, inFile);
+    assert.match(fromFile.message, new RegExp(`^${inFile}: shared_max_concurrent=2`));
+  });
+
   it('lists the known keys for an unknown top-level key', () => {
     const e = configError(() => loadConfig({ file: writeYaml('queue_dept: 3\n'), env: {} }));
     assert.equal(e.field, 'queue_dept');

@@ -1,0 +1,211 @@
+/**
+ * Several replicas, opt-in (TURNBRIDGE_SHARED_MAX_CONCURRENT / shared_max_concurrent): at most
+ * `limit` agent turns run at once across every replica. Each running turn holds one lock of a
+ * redis-semaphore counting Semaphore (a sorted set in Redis), refreshed while it runs and released
+ * when it ends; a replica killed -9 stops refreshing, so its locks lapse after `lockTimeoutMs`
+ * and the cap heals by itself. The local max_concurrent still applies on top.
+ *
+ * The turn queue (bridge/turn-queue.ts) decides which turn gets a slot, in its own order: this
+ * module only keeps one acquisition going while the queue wants a slot (one at a time, so a
+ * replica never holds slots nobody here asked for) and hands it over through take().
+ *
+ * Redis away: the cap falls back to the local one (every take() answers at once), with one
+ * warning, state `degraded` on /readyz and /metrics, until Redis answers again. Turns keep
+ * running rather than wait on a store that is not there.
+ */
+import { Redis } from 'ioredis';
+import { Semaphore } from 'redis-semaphore';
+import type { Logger } from '../log.js';
+
+/** `connecting` until Redis first answers; `degraded` while it does not (local cap only). */
+export type SharedSlotsState = 'connecting' | 'shared' | 'degraded';
+
+/** A slot given to a turn: a lock in Redis, or (Redis away) a local stand-in that holds nothing. */
+export type SharedPermit = { readonly kind: 'shared'; readonly lock: Semaphore } | { readonly kind: 'local' };
+
+export interface SharedSlots {
+  readonly limit: number;
+  readonly state: SharedSlotsState;
+  /** Locks this replica holds in Redis now (running turns, plus one being handed over). */
+  readonly held: number;
+  /** A slot free for a turn now; undefined: none yet, one is being acquired (then onAvailable). */
+  take(): SharedPermit | undefined;
+  /** The turn ended, parked on a prompt or was handed over: its slot goes back. */
+  release(permit: SharedPermit): void;
+  /** Called when a slot was acquired (the queue pumps; a slot nobody takes goes back at once). */
+  onAvailable(fn: () => void): void;
+  /** Stop acquiring, release what is still held. */
+  close(): Promise<void>;
+}
+
+export interface SharedSlotsOptions {
+  redisUrl: string;
+  limit: number;
+  logger: Logger;
+  /** Key prefix (default `tb`). */
+  prefix?: string;
+  /** A lock lapses this long after its holder stopped refreshing it (default 30 s). */
+  lockTimeoutMs?: number;
+  /** How often a waiting replica tries again while the cap is reached (default 100 ms). */
+  retryIntervalMs?: number;
+  /** While degraded, how often Redis is asked whether it is back (default 5 s). */
+  probeEveryMs?: number;
+}
+
+const LOCAL: SharedPermit = { kind: 'local' };
+
+/**
+ * redis-semaphore 5.8 refreshes from a timer and does not catch a Redis error there: the rejection
+ * would be unhandled and end the process. A refresh that could not reach Redis keeps the lock as
+ * far as this replica knows (it lapses in Redis after lockTimeout; the next refresh that answers
+ * then reports it lost) and tells the caller.
+ */
+class RefreshSafeSemaphore extends Semaphore {
+  constructor(client: Redis, key: string, limit: number, options: ConstructorParameters<typeof Semaphore>[3], private readonly onRefreshError: (err: unknown) => void) {
+    super(client, key, limit, options);
+  }
+
+  protected override async _refresh(): Promise<boolean> {
+    try {
+      return await super._refresh();
+    } catch (err) {
+      this.onRefreshError(err);
+      return true;
+    }
+  }
+}
+
+export function createSharedSlots(opts: SharedSlotsOptions): SharedSlots {
+  const key = `${opts.prefix ?? 'tb'}:shared-slots`;
+  const lockTimeout = opts.lockTimeoutMs ?? 30_000;
+  const retryInterval = opts.retryIntervalMs ?? 100;
+  const probeEveryMs = opts.probeEveryMs ?? 5_000;
+  const logger = opts.logger.child({ component: 'shared-slots', limit: opts.limit });
+  // The offline queue stays on so start-up waits for the connection; one retry per command then
+  // fails fast while Redis is away, which is what switches to the local cap.
+  const redis = new Redis(opts.redisUrl, {
+    maxRetriesPerRequest: 1,
+    connectTimeout: 3_000,
+    retryStrategy: (times) => Math.min(200 * 2 ** Math.min(times, 5), 5_000),
+  });
+  const abort = new AbortController();
+  const held = new Set<Semaphore>();
+  const idle: SharedPermit[] = [];
+  const releasing = new Set<Promise<void>>();
+  const listeners: Array<() => void> = [];
+  let acquiring: Promise<void> | undefined;
+  /** The queue asked for a slot that is not there yet (one more acquisition after this one). */
+  let wanted = false;
+  let probe: NodeJS.Timeout | undefined;
+  let closed = false;
+  let state: SharedSlotsState = 'connecting';
+
+  function setState(next: SharedSlotsState, err?: unknown): void {
+    if (next === state) return;
+    const was = state;
+    state = next;
+    if (next === 'shared') {
+      clearInterval(probe);
+      probe = undefined;
+      logger.info({ was }, 'agent slots shared by every replica through Redis');
+    } else if (next === 'degraded') {
+      logger.warn({ err: (err as Error)?.message }, 'Redis unreachable: the shared cap on running turns is off, each replica runs up to its own max_concurrent until Redis is back');
+      probe ??= setInterval(() => void redis.ping().then(() => setState('shared'), () => undefined), probeEveryMs);
+      probe.unref();
+      notify(); // turns waiting for a shared slot go on under the local cap
+    }
+  }
+  redis.on('ready', () => setState('shared'));
+  redis.on('error', (err: Error) => logger.debug({ err: err.message }, 'shared slots: redis error'));
+
+  function kick(): void {
+    if (acquiring || closed || state === 'degraded') return;
+    wanted = false;
+    acquiring = acquire().finally(() => {
+      acquiring = undefined;
+      if (wanted) kick();
+    });
+  }
+
+  function notify(): void {
+    for (const fn of listeners) fn();
+  }
+
+  function lock(): Semaphore {
+    const l: Semaphore = new RefreshSafeSemaphore(redis, key, opts.limit, {
+      lockTimeout,
+      refreshInterval: Math.max(1, Math.floor(lockTimeout / 3)),
+      retryInterval,
+      acquireTimeout: Number.POSITIVE_INFINITY,
+      onLockLost: (err) => {
+        held.delete(l);
+        logger.warn({ err: err.message }, 'a shared agent slot lapsed while its turn runs (Redis away or too slow); the turn goes on, the cap may be passed until it ends');
+      },
+    }, (err) => setState('degraded', err));
+    return l;
+  }
+
+  async function acquire(): Promise<void> {
+    const l = lock();
+    try {
+      if (!(await l.tryAcquire(abort.signal))) return;
+    } catch (err) {
+      if (!closed) setState('degraded', err);
+      return;
+    }
+    if (closed) {
+      await l.release().catch(() => undefined);
+      return;
+    }
+    setState('shared');
+    held.add(l);
+    const permit: SharedPermit = { kind: 'shared', lock: l };
+    idle.push(permit);
+    notify();
+    // Nobody wanted it after all (the waiting turn was stopped meanwhile): give it back.
+    const i = idle.indexOf(permit);
+    if (i >= 0) {
+      idle.splice(i, 1);
+      slots.release(permit);
+    }
+  }
+
+  const slots: SharedSlots = {
+    limit: opts.limit,
+    get state() {
+      return state;
+    },
+    get held() {
+      return held.size;
+    },
+    take() {
+      if (state === 'degraded' || closed) return LOCAL;
+      const p = idle.shift();
+      if (p) return p;
+      wanted = true;
+      kick();
+      return undefined;
+    },
+    release(permit) {
+      if (permit.kind !== 'shared') return;
+      held.delete(permit.lock);
+      const r = permit.lock.release().catch((err: Error) => logger.debug({ err: err.message }, 'shared slot not released (Redis away); it lapses after the lock timeout'));
+      releasing.add(r);
+      void r.finally(() => releasing.delete(r));
+    },
+    onAvailable(fn) {
+      listeners.push(fn);
+    },
+    async close() {
+      closed = true;
+      clearInterval(probe);
+      abort.abort(new Error('closing'));
+      await acquiring;
+      for (const p of idle.splice(0)) slots.release(p);
+      for (const l of [...held]) slots.release({ kind: 'shared', lock: l });
+      await Promise.allSettled([...releasing]);
+      redis.disconnect();
+    },
+  };
+  return slots;
+}

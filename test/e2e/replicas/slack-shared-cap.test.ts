@@ -1,0 +1,90 @@
+/**
+ * Three replicas (separate processes) on one Slack app and one redis-server with
+ * TURNBRIDGE_SHARED_MAX_CONCURRENT=2: 9 mentions spread over the three Socket Mode connections are
+ * each answered once, and at no moment do more than 2 agents run across the replicas (each agent
+ * appends "+" when it starts and "-" when it ends to one shared file; O_APPEND keeps the order).
+ * /readyz and /metrics show the shared slots.
+ */
+import { strict as assert } from 'node:assert';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { BOT_USER, FakeSlack, visibleText } from '../../fakes/slack/index.js';
+import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
+import { startBridgeChild, untilReady, type BridgeChild } from '../crash-child.js';
+import { AGENT_PROFILE, isFinal, isPrompt } from '../slack/turn-rig.js';
+
+const SCALE = 20;
+
+describe('three replicas under one shared cap of 2 running turns', () => {
+  let redis: RedisServer;
+  let fake: FakeSlack;
+  const replicas: BridgeChild[] = [];
+  const dirs: string[] = [];
+  let record: string;
+
+  before(async () => {
+    redis = await startRedisServer();
+    fake = await FakeSlack.start({ timeScale: SCALE, users: { U0ANA: 'ana' } });
+    fake.socket.spread = 'round-robin';
+    const shared = mkdtempSync(join(tmpdir(), 'tb-cap-'));
+    dirs.push(shared);
+    record = join(shared, 'agents.log');
+    for (let i = 0; i < 3; i++) {
+      const dir = mkdtempSync(join(tmpdir(), `tb-cap-replica-${i}-`));
+      dirs.push(dir);
+      replicas.push(startBridgeChild({
+        dataDir: dir,
+        env: {
+          SLACK_BOT_TOKEN: fake.botToken, SLACK_APP_TOKEN: fake.appToken, SLACK_API_URL: fake.apiUrl,
+          REDIS_URL: redis.url, TURNBRIDGE_PROFILE: AGENT_PROFILE, TURNBRIDGE_REPLICA_ID: `cap-${i}`,
+          TURNBRIDGE_MAX_CONCURRENT: '3', TURNBRIDGE_MAX_WAITING_PER_USER: '30', TURNBRIDGE_MAX_RUNNING_PER_USER: '10',
+          TURNBRIDGE_SHARED_MAX_CONCURRENT: '2',
+        },
+        config: `slack:\n  rate_scale: ${SCALE}\n  streaming: edit\n`,
+      }));
+    }
+    for (const r of replicas) await untilReady(r, 60_000);
+    await fake.waitFor(() => fake.socket.connections === 3, 'three Socket Mode connections', 30_000);
+  });
+
+  after(async () => {
+    await Promise.all(replicas.map((r) => r.stop()));
+    await fake.close();
+    redis.stop();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  it('9 mentions over three replicas: each answered once, never more than 2 agents at once, both slots used', async () => {
+    const roots = await Promise.all(Array.from({ length: 9 }, () => fake.userMessage({ channel: 'C0CAP', user: 'U0ANA', text: `<@${BOT_USER}> record ${record} 300` })));
+    await fake.waitFor(() => roots.every(({ ts }) => {
+      const replies = fake.botMessages('C0CAP', ts).filter((m) => !isPrompt(m));
+      return replies.length === 1 && isFinal(replies[0]!) && visibleText(replies[0]!).includes('recorded');
+    }), 'nine final replies', 120_000);
+    for (const { ts } of roots) assert.equal(fake.botMessages('C0CAP', ts).filter((m) => !isPrompt(m)).length, 1, `one reply in ${ts}`);
+    assert.ok(existsSync(record));
+    const marks = readFileSync(record, 'utf8').trim().split('\n');
+    assert.equal(marks.filter((m) => m === '+').length, 9, 'nine agents ran');
+    let running = 0;
+    let peak = 0;
+    for (const m of marks) {
+      running += m === '+' ? 1 : -1;
+      peak = Math.max(peak, running);
+    }
+    assert.equal(peak, 2, `at most 2 agents at once across the replicas, and the cap was used: ${marks.join('')}`);
+    assert.equal(new Set(fake.socket.deliveredTo.values()).size, 3, 'events reached all three replicas');
+    // Each replica has 3 local slots for its 3 turns: only the shared cap makes a turn wait, and
+    // such a turn's reply showed "queued" first.
+    const queued = roots.filter(({ ts }) => fake.botMessages('C0CAP', ts).some((m) => JSON.stringify([m.text, m.blocks, m.history]).includes('queued: position')));
+    assert.ok(queued.length >= 1, 'turns waiting for a shared slot show queued');
+    for (const r of replicas) {
+      const base = await r.url;
+      const ready = (await (await fetch(`${base}readyz`)).json()) as { sharedSlots?: { limit: number; held: number; state: string } };
+      assert.deepEqual(ready.sharedSlots, { limit: 2, held: 0, state: 'shared' });
+      const metrics = await (await fetch(`${base}metrics`)).text();
+      assert.match(metrics, /^turnbridge_shared_slots_held 0$/m);
+      assert.match(metrics, /^turnbridge_shared_slots_shared 1$/m);
+    }
+  });
+});
