@@ -14,7 +14,8 @@
  * running rather than wait on a store that is not there.
  */
 import { Redis } from 'ioredis';
-import { Semaphore } from 'redis-semaphore';
+import type { Semaphore } from 'redis-semaphore';
+import { RefreshSafeSemaphore } from './refresh-safe-locks.js';
 import type { Logger } from '../log.js';
 
 /** `connecting` until Redis first answers; `degraded` while it does not (local cap only). */
@@ -53,27 +54,6 @@ export interface SharedSlotsOptions {
 }
 
 const LOCAL: SharedPermit = { kind: 'local' };
-
-/**
- * redis-semaphore 5.8 refreshes from a timer and does not catch a Redis error there: the rejection
- * would be unhandled and end the process. A refresh that could not reach Redis keeps the lock as
- * far as this replica knows (it lapses in Redis after lockTimeout; the next refresh that answers
- * then reports it lost) and tells the caller.
- */
-class RefreshSafeSemaphore extends Semaphore {
-  constructor(client: Redis, key: string, limit: number, options: ConstructorParameters<typeof Semaphore>[3], private readonly onRefreshError: (err: unknown) => void) {
-    super(client, key, limit, options);
-  }
-
-  protected override async _refresh(): Promise<boolean> {
-    try {
-      return await super._refresh();
-    } catch (err) {
-      this.onRefreshError(err);
-      return true;
-    }
-  }
-}
 
 export function createSharedSlots(opts: SharedSlotsOptions): SharedSlots {
   const key = `${opts.prefix ?? 'tb'}:shared-slots`;

@@ -10,7 +10,7 @@
  * only what the taker left for it (the agent processes on its host, which only it may end).
  */
 import { Redis } from 'ioredis';
-import { Mutex } from 'redis-semaphore';
+import { RefreshSafeMutex } from './refresh-safe-locks.js';
 import type { Logger } from '../log.js';
 import type { ReplicaBus } from './replica-bus.js';
 
@@ -49,10 +49,11 @@ export function createTakeover(opts: TakeoverOptions): Takeover {
   const redis = new Redis(opts.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 3_000 });
   redis.on('error', (err: Error) => logger.debug({ err: err.message }, 'takeover: redis error'));
   /** `once`: one attempt (a sweep: someone else has it); else wait up to twice the lock timeout. */
-  const mutex = (holder: string, once: boolean) => new Mutex(redis, `${prefix}:takeover:${holder}`, {
+  // Refresh-safe: Redis going away mid-takeover must not end this replica (see refresh-safe-locks.ts).
+  const mutex = (holder: string, once: boolean) => new RefreshSafeMutex(redis, `${prefix}:takeover:${holder}`, {
     lockTimeout, acquireTimeout: lockTimeout * 2, ...(once ? { acquireAttemptsLimit: 1 } : {}), retryInterval: 100, refreshInterval: Math.floor(lockTimeout / 3),
     onLockLost: (err) => logger.warn({ holder, err: err.message }, 'takeover claim lost while recovering (Redis away?); each recovery step is safe to repeat'),
-  });
+  }, (err) => logger.warn({ holder, err: (err as Error).message }, 'takeover claim could not be refreshed (Redis away?); it lapses by its timeout'));
   let timer: NodeJS.Timeout | undefined;
   let sweeping: Promise<string[]> | undefined;
   let closed = false;
