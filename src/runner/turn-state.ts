@@ -83,11 +83,12 @@ export class TurnState {
 
   private forward(text: string, role: string | undefined): void {
     if (this.truncated) return;
-    if (this.keptBytes + Buffer.byteLength(text) > this.opts.maxReplyBytes) {
+    const bytes = Buffer.byteLength(text);
+    if (this.keptBytes + bytes > this.opts.maxReplyBytes) {
       this.markTruncated();
       return;
     }
-    this.keptBytes += Buffer.byteLength(text);
+    this.keptBytes += bytes;
     const chunk: PartialChunk = role === undefined ? { text } : { text, role };
     this.partials.push(chunk);
     if (role !== 'thinking') this.outputForwarded = true;
