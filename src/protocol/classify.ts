@@ -1,5 +1,5 @@
 import type { AgentEvent, Classified, PermissionRequest, Usage } from './types.js';
-import { ControlScan, fastPartialText, fastPartialTextIn } from './fast-partial.js';
+import { fastPartialText } from './fast-partial.js';
 import { sessionIdProblem } from './session-id.js';
 
 const REQUEST_ID_FORBIDDEN = /[\s\u0000-\u001f\u007f-\u009f]/;
@@ -28,18 +28,15 @@ export function classifyLine(line: string): Classified {
 /**
  * classifyLine for a hot loop: the same answers, but a fast-path answer is one reused object,
  * valid until the next call (the runner reads it at once and keeps only the text), so a
- * dominant partial line costs no allocation beyond its text. The line is text[start, end)
- * (default: all of text), read where it sits in the chunk it came in (fastest when the lines
- * of one chunk come in order, as the line splitter hands them over).
+ * dominant partial line costs no allocation beyond its text.
  */
-export function createLineClassifier(): (text: string, start?: number, end?: number) => Classified {
+export function createLineClassifier(): (line: string) => Classified {
   const event: { type: 'partial'; text: string } = { type: 'partial', text: '' };
   const reused: Classified = { event, warnings: NO_WARNINGS };
-  const controls = new ControlScan();
-  return (text, start = 0, end = text.length) => {
-    const partial = fastPartialTextIn(text, start, end, controls);
-    if (partial === undefined) return classifyWithJsonParse(start === 0 && end === text.length ? text : text.slice(start, end));
-    event.text = partial;
+  return (line) => {
+    const text = fastPartialText(line);
+    if (text === undefined) return classifyWithJsonParse(line);
+    event.text = text;
     return reused;
   };
 }

@@ -5,11 +5,7 @@
  * a last line without a newline is delivered by end(). Linear in the input, whatever its shape.
  */
 export interface LineSink {
-  /**
-   * One line: text[start, end), without its terminator, handed over where it sits in the
-   * decoded chunk (lines of one chunk in order, joined by \n), so nothing is copied for it.
-   */
-  onLine(text: string, start: number, end: number): void;
+  onLine(line: string): void;
   /** A line longer than the limit was counted and discarded. */
   onOversized(bytes: number): void;
 }
@@ -65,7 +61,7 @@ export class LineSplitter {
       if (checkSizes && bytes > this.maxLineBytes) this.sink.onOversized(bytes);
       else {
         const end = stop > at && text.charCodeAt(stop - 1) === CR ? stop - 1 : stop;
-        this.sink.onLine(text, at, end);
+        this.sink.onLine(at === 0 && end === text.length ? text : text.slice(at, end));
       }
       if (nl === -1) return;
       at = nl + 1;
@@ -104,7 +100,6 @@ export class LineSplitter {
     this.pendingBytes = 0;
     if (buf.length > 0 && buf[buf.length - 1] === CR) buf = buf.subarray(0, buf.length - 1);
     // Pending slices reference the chunk; copying is avoided because the line is decoded right away.
-    const line = buf.toString('utf8');
-    this.sink.onLine(line, 0, line.length);
+    this.sink.onLine(buf.toString('utf8'));
   }
 }

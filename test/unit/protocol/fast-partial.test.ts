@@ -7,7 +7,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { classifyLine, classifyWithJsonParse, createLineClassifier, fastPartialText, type Classified } from '../../../src/protocol/index.js';
-import { ControlScan, fastPartialTextIn } from '../../../src/protocol/fast-partial.js';
 
 const PREFIX = '{"type":"partial","text":"';
 
@@ -143,28 +142,6 @@ test('fast path: texts with few and with many escapes (decoded here, or by JSON.
     agrees(line);
   }
   fc.assert(fc.property(fc.array(fc.constantFrom('\n', '\\', '\"', '\u00e9', '\/', 'ab', 'x'), { minLength: 10, maxLength: 60 }), (parts) => agrees(`${PREFIX}${parts.join('')}"}`)), { numRuns: 3000 });
-});
-
-test('lines read in place, as the splitter hands them over (a chunk of lines joined by \\n, in order), agree with each line alone', () => {
-  const line = fc.oneof(
-    { weight: 3, arbitrary: anyText.map((t) => JSON.stringify({ type: 'partial', text: t })) },
-    { weight: 2, arbitrary: rawText.map((c) => `${PREFIX}${c}"}`.replaceAll('\n', '')) },
-    { weight: 1, arbitrary: fc.string({ unit: 'binary' }).map((t) => t.replaceAll('\n', '')) },
-    { weight: 1, arbitrary: fc.constantFrom('', '\r', '{"type":"partial","text":"a"}\r', '{"type":"partial","text":"\t"}') },
-  );
-  fc.assert(fc.property(fc.array(line, { minLength: 1, maxLength: 12 }), fc.array(fc.nat(), { maxLength: 4 }), (lines, revisits) => {
-    const text = lines.join('\n');
-    const classify = createLineClassifier();
-    const scan = new ControlScan();
-    const bounds: Array<[number, number]> = [];
-    for (let at = 0, i = 0; i < lines.length; at += lines[i]!.length + 1, i++) bounds.push([at, at + lines[i]!.length]);
-    // In order, then a few lines again out of order (a fresh scan from there on).
-    for (const i of [...bounds.keys(), ...revisits.map((r) => r % lines.length)]) {
-      const [start, end] = bounds[i]!;
-      assert.equal(fastPartialTextIn(text, start, end, scan), fastPartialText(lines[i]!), JSON.stringify(lines[i]));
-      assert.deepEqual(plain(classify(text, start, end)), plain(classifyWithJsonParse(lines[i]!)));
-    }
-  }), { numRuns: 5000 });
 });
 
 test('the reused classifier hands back one object for fast lines and fresh ones otherwise', () => {
