@@ -25,6 +25,8 @@ export interface ErrorDetails {
   expected?: string;
   hint?: string;
   cause?: unknown;
+  /** A platform call that can never succeed as made (no such channel, no permission): not retried. */
+  permanent?: boolean;
 }
 
 export class TurnbridgeError extends Error {
@@ -34,6 +36,7 @@ export class TurnbridgeError extends Error {
   readonly found?: unknown;
   readonly expected?: string;
   readonly hint?: string;
+  readonly permanent?: boolean;
 
   constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -44,6 +47,7 @@ export class TurnbridgeError extends Error {
     this.found = details.found;
     this.expected = details.expected;
     this.hint = details.hint;
+    if (details.permanent) this.permanent = true;
   }
 }
 

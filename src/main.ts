@@ -12,7 +12,7 @@ import { isTurnbridgeError, TurnbridgeError } from './errors.js';
 import { createHttpServer, type HttpServer } from './http/index.js';
 import { createDelivery, type SharedLimiters } from './delivery/index.js';
 import { createLogger, type Logger } from './log.js';
-import type { ReplicaBus } from './replicas/index.js';
+import type { ReplicaBus, Takeover } from './replicas/index.js';
 import { createLocalPlatform, parseLocalConfig } from './platforms/local/index.js';
 import { dotEnvVars } from './config/bridge-env.js';
 import { withSecretFiles } from './config/secret-files.js';
@@ -102,7 +102,7 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
     ? (await import('./delivery/shared-limiter.js')).createSharedLimiters({ redisUrl: config.redisUrl, logger })
     : undefined;
   const bus: ReplicaBus | undefined = config.redisUrl
-    ? (await import('./replicas/index.js')).createReplicaBus({ redisUrl: config.redisUrl, logger })
+    ? (await import('./replicas/index.js')).createReplicaBus({ redisUrl: config.redisUrl, logger, ...(config.replicaHeartbeatMs ? { heartbeatTtlMs: config.replicaHeartbeatMs } : {}) })
     : undefined;
   const gate = config.redisUrl && bus
     ? (await import('./replicas/index.js')).createConversationGate({ redisUrl: config.redisUrl, logger, alive: (id) => bus.alive(id) })
@@ -145,8 +145,24 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
     await http.close(0);
     throw err;
   }
+  // A replica that is gone (heartbeat expired, or drained) is taken over by one survivor; this
+  // replica's own recovery runs under the same claim, so a taker still at it finishes first.
+  let takeover: Takeover | undefined;
+  if (bus && config.redisUrl) {
+    takeover = (await import('./replicas/index.js')).createTakeover({
+      bus, redisUrl: config.redisUrl, logger, recover: (holder) => bridge.takeOver(holder),
+      everyMs: Math.max(100, Math.floor((config.replicaHeartbeatMs ?? 15_000) / 3)),
+    });
+  }
   // The platforms are connected (clicks and edits can land): finish what a crashed run left.
-  const recovered = bridge.recover();
+  const recovered = takeover ? takeover.own(() => bridge.recover()) : bridge.recover();
+  if (takeover) {
+    const t = takeover;
+    void recovered.then(() => {
+      t.start();
+      return t.sweep();
+    });
+  }
   const checks = startStartupChecks(config, env, logger);
   http.addReadyDetail('checks', () => checks.current());
   if (bus) await showReplica(http, metrics, bridge, bus, shared, env);
@@ -174,8 +190,12 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
     const graceMs = config.shutdownGraceSecs * 1000;
     const steps = async () => {
       http.setDraining();
+      // No more takeovers: what this replica would take over waits for another.
+      await takeover?.close();
       // The bridge first, while the platforms are still connected: it stops taking turns and
-      // finalizes running replies ("interrupted: the bridge restarted") through them. Then the
+      // finalizes running replies ("interrupted: the bridge restarted") through them, and leaves
+      // the turns that did not start queued in the ledger (another replica, or the next start,
+      // runs them: the bus's goodbye below lets the others take over at their next look). Then the
       // platforms disconnect, in reverse order of start, and the HTTP server closes.
       await bridge.shutdown(graceMs).catch((err: unknown) => logger.warn({ err }, 'bridge shutdown failed'));
       for (const p of [...started].reverse()) {

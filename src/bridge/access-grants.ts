@@ -1,18 +1,17 @@
 /**
  * Access grants made with `turnbridge allow slack:U0123` (or an admin's `allow` command in chat):
- * identities added to the configured access list, kept in the bridge's store so they survive a
- * restart and take effect without one. Another process (the CLI) writes them, so the embedded
- * store keeps one file per grant and reads it on each check; with REDIS_URL they live in Redis
- * beside the sessions (namespace turnbridge:access).
+ * identities added to the configured access list, kept in the bridge state (SQLite in WAL mode
+ * under the data dir, or Redis with REDIS_URL) beside rules and notices. A grant is committed
+ * before `add` resolves, so what `turnbridge allow` reports saved survives a kill -9, and the
+ * running bridge reads it on the person's next message (the CLI opens the same database).
+ * Grants kept by older versions (`<data dir>/access`, Redis `turnbridge:access`) move in once, at start-up.
  */
 import { randomInt } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import Keyv from 'keyv';
-import { KeyvFile } from 'keyv-file';
-import KeyvRedis from '@keyv/redis';
 import type { Logger } from '../log.js';
+import { createState, type BridgeState } from '../state/index.js';
+import { migrateOldGrants } from './access-grants-migration.js';
 import type { BridgeConfig } from './api.js';
+import { createStateKv, type KvStore } from './kv.js';
 
 export interface AccessGrant {
   /** Who granted it (`cli`, or the admin's `platform:id`). */
@@ -25,7 +24,7 @@ export interface AccessGrant {
 export interface AccessGrants {
   /** Whether any of these identities was granted. */
   hasAny(identities: readonly string[]): Promise<boolean>;
-  /** Resolves true when the store accepted the grant. */
+  /** Resolves true when the store holds the grant (committed, or acknowledged by Redis). */
   add(identity: string, by: string): Promise<boolean>;
   /** Resolves true when a grant was there and is gone. */
   remove(identity: string): Promise<boolean>;
@@ -43,58 +42,88 @@ export interface AccessGrants {
 const CODE_CHARS = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
 export const PAIRING_CODE = /^[A-HJKMNP-Z2-9]{6}$/;
 const PAIRING_TTL_MS = 60 * 60_000;
+const NOT_GRANTED = 'treating the person as not granted';
 
-function buildKeyv(config: Pick<BridgeConfig, 'redisUrl' | 'dataDir'>): Keyv {
-  if (config.redisUrl) {
-    const store = new KeyvRedis(config.redisUrl, { throwOnConnectError: false, connectionTimeout: 3000 });
-    return new Keyv({ store, namespace: 'turnbridge:access', useKeyPrefix: false });
-  }
-  const dir = join(config.dataDir, 'access');
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  return new Keyv({ store: new KeyvFile({ filename: dir, separatedFile: true, writeDelay: 0 }), namespace: 'access' });
-}
+export const grantKey = (identity: string): string => `access:${identity}`;
+const pairKey = (code: string): string => `access-pair:${code.toUpperCase()}`;
 
-export function createAccessGrants(config: Pick<BridgeConfig, 'redisUrl' | 'dataDir'>, logger: Logger, opts: { keyv?: Keyv; now?: () => number } = {}): AccessGrants {
-  const log = logger.child({ component: 'access-grants' });
+/** Grants on a KvStore (the bridge state's, or an in-memory one in tests). `ready` is awaited first (the migration). */
+export function grantsOnKv(kv: KvStore, opts: { now?: () => number; ready?: Promise<unknown>; close?: () => Promise<void> } = {}): AccessGrants {
   const now = opts.now ?? Date.now;
-  // Opened on first use: a bridge whose data dir cannot be made still starts (and logs why grants fail).
-  let opened: Keyv | undefined = opts.keyv;
-  const store = (): Keyv => {
-    if (!opened) {
-      opened = buildKeyv(config);
-      opened.on('error', (err: unknown) => log.error({ err }, 'access grant store error'));
-    }
-    return opened;
-  };
-  const guarded = async <T>(op: string, fn: () => Promise<T>, fallback: T): Promise<T> => {
-    try {
-      return await fn();
-    } catch (err) {
-      log.error({ err, op }, 'access grant store failed; treating the person as not granted');
-      return fallback;
-    }
-  };
+  const ready = opts.ready ?? Promise.resolve();
   return {
-    hasAny: (ids) => guarded('get', async () => {
+    async hasAny(ids) {
+      await ready;
       for (const id of ids) {
-        const g = await store().get<AccessGrant>(id);
+        const g = await kv.get<AccessGrant>(grantKey(id));
         if (g && typeof g === 'object') return true;
       }
       return false;
-    }, false),
-    add: (id, by) => guarded('set', () => store().set(id, { by, at: now() } satisfies AccessGrant), false),
-    remove: (id) => guarded('delete', () => store().delete(id), false),
-    pairingCode: (id) => guarded('pair', async () => {
+    },
+    async add(id, by) {
+      await ready;
+      return kv.set(grantKey(id), { by, at: now() } satisfies AccessGrant);
+    },
+    async remove(id) {
+      await ready;
+      return kv.delete(grantKey(id));
+    },
+    async pairingCode(id) {
       const code = Array.from({ length: 6 }, () => CODE_CHARS[randomInt(CODE_CHARS.length)]).join('');
-      return (await store().set(`pair:${code}`, { identity: id }, PAIRING_TTL_MS)) ? code : undefined;
-    }, undefined),
-    redeem: (code) => guarded('redeem', async () => {
-      const key = `pair:${code.toUpperCase()}`;
-      const entry = await store().get<{ identity?: string }>(key);
+      return (await kv.set(pairKey(code), { identity: id }, PAIRING_TTL_MS)) ? code : undefined;
+    },
+    async redeem(code) {
+      const entry = await kv.get<{ identity?: string }>(pairKey(code));
       if (!entry || typeof entry.identity !== 'string') return undefined;
-      await store().delete(key);
-      return entry.identity;
-    }, undefined),
-    close: () => guarded('close', async () => { if (opened) await opened.disconnect(); }, undefined),
+      // Whoever removes it redeems it: two `turnbridge allow CODE` at once grant once.
+      return (await kv.delete(pairKey(code))) ? entry.identity : undefined;
+    },
+    close: async () => {
+      await ready.catch(() => undefined);
+      await opts.close?.();
+    },
+  };
+}
+
+/** The bridge's grants, on its state (closed by its owner, not here); migrates the old grants file first. */
+export function accessGrantsOn(state: BridgeState, config: Pick<BridgeConfig, 'dataDir' | 'redisUrl'>, logger: Logger, opts: { now?: () => number } = {}): AccessGrants {
+  const log = logger.child({ component: 'access-grants' });
+  const kv = createStateKv(state.store, log, { what: NOT_GRANTED });
+  const ready = migrateOldGrants(config, kv, log);
+  return grantsOnKv(kv, { ...opts, ready });
+}
+
+/**
+ * Grants for a process that has no bridge state of its own (`turnbridge allow`, tests): opens the
+ * state on first use (a data dir that cannot be made reads as "not saved", with the reason logged)
+ * and closes it on close().
+ */
+export function createAccessGrants(config: Pick<BridgeConfig, 'redisUrl' | 'dataDir'>, logger: Logger, opts: { now?: () => number } = {}): AccessGrants {
+  let opened: { state: BridgeState; grants: AccessGrants } | undefined;
+  let failed = false;
+  const log = logger.child({ component: 'access-grants' });
+  const open = (): AccessGrants | undefined => {
+    if (!opened && !failed) {
+      try {
+        const state = createState(config, logger);
+        opened = { state, grants: accessGrantsOn(state, config, logger, opts) };
+      } catch (err) {
+        failed = true;
+        log.error({ err }, `the bridge state could not be opened; ${NOT_GRANTED}`);
+      }
+    }
+    return opened?.grants;
+  };
+  return {
+    hasAny: async (ids) => (await open()?.hasAny(ids)) ?? false,
+    add: async (id, by) => (await open()?.add(id, by)) ?? false,
+    remove: async (id) => (await open()?.remove(id)) ?? false,
+    pairingCode: async (id) => open()?.pairingCode(id),
+    redeem: async (code) => open()?.redeem(code),
+    async close() {
+      if (!opened) return;
+      await opened.grants.close();
+      await opened.state.close().catch(() => undefined);
+    },
   };
 }

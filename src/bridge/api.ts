@@ -85,6 +85,11 @@ export interface BridgeConfig {
   /** Embedded session store directory (default ./data). */
   dataDir: string;
   redisUrl?: string;
+  /**
+   * Several replicas: how long a replica's heartbeat lives without renewal (default 15 s). A
+   * replica gone this long is taken over by another (TURNBRIDGE_REPLICA_HEARTBEAT_MS).
+   */
+  replicaHeartbeatMs?: number;
   /** The one HTTP server: health, metrics, local page, Slack HTTP receiver. */
   host: string;
   port: number;

@@ -12,7 +12,7 @@ import { acceptMessage } from './accept-message.js';
 import { createConversationAuthors } from './conversation-author.js';
 import { checkAccess } from './access.js';
 import { routeMessage } from './routing.js';
-import { createAccessGrants, type AccessGrants } from './access-grants.js';
+import { accessGrantsOn, grantsOnKv, type AccessGrants } from './access-grants.js';
 import type { Bridge, BridgeConfig, BridgeStats } from './api.js';
 import { createActionForwarding, type LocalHandlers } from './action-forwarding.js';
 import type { BridgeContext, RunTurn } from './context.js';
@@ -42,7 +42,7 @@ export interface CreateBridgeOptions {
   store?: SessionStore;
   /** This replica's id, recorded with what it holds (default 'main'). */
   replicaId?: string;
-  /** Default: createAccessGrants(config, logger) (same backend as the sessions). */
+  /** Default: on `state` (an injected session store: beside the rules, on `kv`). */
   grants?: AccessGrants;
   /**
    * Rules, notices, authors and the audit trail. Default: the bridge state (SQLite or Redis);
@@ -84,6 +84,12 @@ export interface CoreBridge extends Bridge {
    * once the surfaces are attached and their platforms started.
    */
   recover(): Promise<RecoveryReport>;
+  /**
+   * Several replicas: run the crash recovery for a departed replica's ledger here (its replies
+   * and prompts finalized, its queued turns run by this one). Waits for this replica's own
+   * recovery first; the caller holds the takeover claim (replicas/takeover.ts).
+   */
+  takeOver(holder: string): Promise<RecoveryReport>;
   /** For /readyz: 'starting' until recovery is done (with recoverAtStart). */
   readiness(): PlatformStatus;
   readonly grants: AccessGrants;
@@ -124,7 +130,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
   const kv = opts.kv ?? (opts.store ? createKv(new Keyv(), logger) : createStateKv(state.store, logger));
   const rules = createRuleStore(kv);
   const audit = createAuditTrail({ kv, logger, metrics });
-  const grants = opts.grants ?? createAccessGrants(config, logger);
+  const grants = opts.grants ?? (opts.store ? grantsOnKv(kv) : accessGrantsOn(state, config, logger));
   prepareWorkspace(config, logger);
   const profileLoader: ProfileLoader = opts.loadProfile ?? ((path) => defaultLoadProfile(path, { logger }));
 
@@ -199,7 +205,9 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     const turns = [...ctx.turns.values()];
     logger.info({ running: ctx.queue.running, queued: ctx.queue.waiting }, 'bridge shutting down');
     for (const t of turns) t.interrupted = true;
-    for (const t of ctx.queue.drain()) t.cancelWaiting();
+    // Turns that have not started are handed over, not failed: they stay queued in the ledger for
+    // another replica (takeover) or this one's next start (recovery) to run.
+    for (const t of ctx.queue.drain()) t.handOver();
     ctx.broker.expireAll();
     for (const t of turns) if (t.state === 'running') t.abort.abort(new Error('the bridge is shutting down'));
     ctx.updateGauges();
@@ -296,6 +304,11 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
           openGate?.();
         });
       return recovery.promise;
+    },
+    async takeOver(departed) {
+      await gate;
+      if (ctx.closing) return { agentsEnded: 0, prompts: 0, replies: 0, queued: 0, left: 1, durationMs: 0 };
+      return recover(ctx, { holder: departed });
     },
     readiness(): PlatformStatus {
       return recovery.state === 'done' ? { state: 'ready' } : { state: 'starting' };

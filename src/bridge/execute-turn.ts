@@ -58,9 +58,17 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
     if (msg.source) void turn.delivery.react(msg.source, state);
   };
   react('working');
+  let handedOver = false;
   try {
     const got = await turn.slot;
-    if (!got) {
+    if (got === 'handed-over') {
+      // The bridge drains: the turn stays queued in the ledger, its "queued" message and 👀 as
+      // they are, for the replica that runs it (recovery.ts) to reuse.
+      handedOver = true;
+      log.info('turn left queued for another replica (or the next start)');
+      return;
+    }
+    if (got === 'cancelled') {
       const outcome = cancelledOutcome(turn);
       const stats = await turn.finishReply(outcome);
       if (stats) ctx.metrics.deliveryStats(msg.platform, stats);
@@ -110,11 +118,6 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
             if (!turn.surface.capabilities.buttons) {
               return Promise.resolve({ behavior: 'deny', message: 'This chat cannot show permission buttons.' });
             }
-            // While a person decides, the turn's slot goes to someone else (bounded by limits.promptWaits).
-            if (ctx.queue.park(turn)) {
-              ctx.queue.pump();
-              ctx.updateGauges();
-            }
             return ctx.broker.request({
               turnId: turn.id,
               surface: turn.surface,
@@ -130,10 +133,19 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
               },
               log,
               onAutoAllowed: (line) => turn.reply?.addNotice(`_${line}_`),
-              beforePost: async () => turn.reply?.posted(),
-              onPosted: () => turn.reply?.continueBelow(),
-            }).finally(() => {
-              ctx.queue.unpark(turn);
+              // Through delivery: below the reply, paced and retried like any message.
+              post: (render) => (turn.reply ? turn.reply.postPrompt(render) : turn.delivery.prompt(msg.conversation, render)),
+              onNotShown: (line) => turn.reply?.addNotice(line),
+              // While a person decides, the turn's slot goes to someone else (bounded by
+              // limits.promptWaits). Only a real prompt parks: a rule answers without waiting.
+              onWaiting: () => {
+                if (!ctx.queue.park(turn)) return;
+                ctx.queue.pump();
+                ctx.updateGauges();
+              },
+            }).finally(async () => {
+              // the answer goes back once the turn holds a slot again (maxConcurrent holds)
+              await ctx.queue.unpark(turn);
               ctx.updateGauges();
             });
           },
@@ -192,7 +204,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
     ctx.updateGauges();
     await releaseTicket(ctx, turn);
     await turn.files; // a download still running (turn stopped while waiting) lands before cleanup
-    await turn.recorder.finished();
+    if (!handedOver) await turn.recorder.finished();
     if (msg.cleanup) await msg.cleanup().catch((err: unknown) => log.warn({ err }, 'attachment cleanup failed'));
   }
 }

@@ -23,16 +23,28 @@ export interface GuardedOps {
   drain(): Promise<void>;
 }
 
-export function createGuardedOps(log: Logger, timeoutMs: number, what: string): GuardedOps {
+/**
+ * The one guard every store wrapper uses (sessions, grants, rules, the state): `what` says in the
+ * log what the caller does instead; each call gives its own fallback. `timeoutMs` undefined = no
+ * time bound (a store the caller injected, which may be slow on purpose).
+ */
+export function createGuardedOps(log: Logger, timeoutMs: number | undefined, what: string): GuardedOps {
   const pending = new Set<Promise<unknown>>();
   return {
-    async run(op, key, fn, fallback) {
+    async run<T>(op: string, key: string, fn: () => Promise<T>, fallback: T): Promise<T> {
       let timer: NodeJS.Timeout | undefined;
-      const work = fn();
+      let work: Promise<T>;
+      try {
+        work = fn();
+      } catch (err) {
+        log.error({ err, op, key }, `store failed; ${what}`);
+        return fallback;
+      }
       pending.add(work);
       const done = () => pending.delete(work);
       work.then(done, done);
       try {
+        if (timeoutMs === undefined) return await work;
         return await Promise.race([
           work,
           new Promise<never>((_, reject) => {
@@ -70,8 +82,8 @@ export function createKv(keyv: Keyv, logger: Logger, opts: { opTimeoutMs?: numbe
  * disk (or acknowledged by Redis) before the call resolves, so a kill -9 keeps rules, notices
  * and the audit trail, and every replica on one Redis sees the same ones.
  */
-export function createStateKv(store: StateStore, logger: Logger, opts: { opTimeoutMs?: number } = {}): KvStore & { drain(): Promise<void> } {
-  const ops = createGuardedOps(logger.child({ component: 'kv' }), opts.opTimeoutMs ?? 3000, 'going on without it');
+export function createStateKv(store: StateStore, logger: Logger, opts: { opTimeoutMs?: number; what?: string } = {}): KvStore & { drain(): Promise<void> } {
+  const ops = createGuardedOps(logger.child({ component: 'kv' }), opts.opTimeoutMs ?? 3000, opts.what ?? 'going on without it');
   return {
     get: <T>(key: string) => ops.run('get', key, () => store.get<T>('kv', key), undefined),
     set: (key, value, ttlMs) => ops.run('set', key, async () => {

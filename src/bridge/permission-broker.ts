@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Conversation, MessageRef, PermissionPromptView, PromptHow, PromptState, Surface, UserRef } from '../delivery/surface.js';
+import type { PromptPost, PromptShown } from '../delivery/types.js';
 import type { Logger } from '../log.js';
 import type { PermissionDecision, PermissionRequest } from '../protocol/types.js';
 import { mayDecide as mayDecideFor, mention, refusalText, type ApproverPolicy, type DecisionAction } from './approvers.js';
@@ -27,10 +28,15 @@ export interface PromptRequest {
   log: Logger;
   /** Who may decide besides the author (default: the broker's approvers). */
   approvers?: ApproverPolicy;
-  /** Wait for this before posting the prompt (the turn's live reply lands first). */
-  beforePost?: () => Promise<unknown>;
-  /** The prompt was posted (the turn's live reply then continues below it). */
-  onPosted?: () => void;
+  /**
+   * Post the prompt through delivery (LiveReply.postPrompt: below the turn's reply, paced and
+   * retried like every message; the reply continues below it). The broker only decides.
+   */
+  post(render: () => PermissionPromptView): PromptPost;
+  /** A person must decide (no rule answered): the turn may give its slot away meanwhile. */
+  onWaiting?: () => void;
+  /** The prompt could not be shown (the platform refused it for good): the line the reply shows. */
+  onNotShown?: (line: string) => void;
   /** A thread rule answered the request without a prompt: the line the reply shows. */
   onAutoAllowed?: (line: string) => void;
 }
@@ -83,12 +89,12 @@ interface OpenPrompt {
   rule: PermissionRule;
   createdAt: number;
   view: PermissionPromptView;
+  /** Delivery's handle on the posted prompt (set right after the prompt is opened). */
+  post?: PromptPost;
   ref?: Promise<MessageRef | undefined>;
   timer?: NodeJS.Timeout;
   resolve(d: PermissionDecision): void;
   log: Logger;
-  /** Serialises updates of this prompt after its post. */
-  chain: Promise<void>;
 }
 
 interface Settlement {
@@ -147,19 +153,20 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
       promptId: p.id,
       turnId: p.turnId,
     });
-    p.resolve(decision);
+    // The agent hears the decision once the prompt's post was taken in (the reply continued below
+    // it), so its next output lands below the prompt; a post not made yet is dropped at once.
+    void (p.ref ?? Promise.resolve()).then(() => p.resolve(decision));
     const view = p.view;
-    const update = p.chain.then(async () => {
+    // Through delivery: waits for the post (or cancels one that has not gone out yet), then edits.
+    const post = p.post;
+    if (!post) return;
+    const update = (async () => {
+      const landed = await post.update(view);
       const ref = await p.ref;
       if (!ref) return;
-      try {
-        await p.surface.updatePrompt(ref, view);
-      } catch (err) {
-        p.log.warn({ err, promptId: p.id }, 'could not update the permission prompt');
-      }
+      if (!landed) p.log.warn({ promptId: p.id }, 'could not update the permission prompt');
       opts.record?.settled(p.id);
-    });
-    p.chain = update;
+    })();
     track(update);
   }
 
@@ -209,6 +216,7 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
     const rule = ruleFor(req.request.toolName, req.request.input);
     const preview = formatInputPreview(req.request.input);
     const createdAt = now();
+    const timeoutMs = Math.max(0, req.timeoutMs);
     const view: PermissionPromptView = {
       promptId: id,
       toolName: req.request.toolName,
@@ -219,38 +227,49 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
       ...(inputAsText(req.request.input).length > PREVIEW_MAX_CHARS ? { truncated: true } : {}),
       editable: editable(req.request),
       deciders: { author: req.author, users: [...policy.users], groups: [...policy.groups] },
-      expiresAt: createdAt + Math.max(0, req.timeoutMs),
+      expiresAt: createdAt + timeoutMs,
     };
     return new Promise<PermissionDecision>((resolve) => {
       const p: OpenPrompt = {
         id, turnId: req.turnId, surface: req.surface, author: req.author, request: req.request, conversationKey: key, policy, rule,
-        createdAt, view, resolve, log, chain: Promise.resolve(),
+        createdAt, view, resolve, log,
       };
       open.set(id, p);
-      log.info({ tool: view.toolName, timeoutMs: Math.round(req.timeoutMs) }, 'permission requested');
+      req.onWaiting?.();
+      log.info({ tool: view.toolName, timeoutMs: Math.round(timeoutMs) }, 'permission requested');
       log.debug({ input: req.request.input }, 'permission input');
-      const ready = req.beforePost ? req.beforePost().catch(() => undefined) : Promise.resolve();
-      p.ref = ready.then(() => req.surface.postPrompt(req.conversation, view)).then(
-        (ref) => {
-          opts.record?.shown({ id, turnId: req.turnId, platform: req.surface.platform, ref, view });
-          req.onPosted?.();
-          return ref;
-        },
-        (err: unknown) => {
-          log.error({ err }, 'could not show the permission prompt; answering deny');
-          settle(p, { behavior: 'deny', message: 'The bridge could not show the permission prompt to the user.' }, { state: 'expired', source: 'unavailable' });
-          return undefined;
-        },
-      );
-      track(p.ref.then(() => undefined));
-      p.timer = setTimeout(() => {
-        const mins = req.timeoutMs >= 60_000 ? `${Math.round(req.timeoutMs / 60_000)} min` : `${Math.round(req.timeoutMs / 1000)} s`;
-        settle(p, { behavior: 'deny', message: `No one answered the permission request within ${mins}; denied.` }, {
-          state: 'timeout', source: 'timeout', note: `timed out after ${mins}: denied`,
-        });
-      }, Math.max(0, req.timeoutMs));
       req.signal.addEventListener('abort', () => settle(p, { behavior: 'deny', message: 'The turn ended.' }, { state: 'expired', source: 'expired', note: EXPIRED_NOTE }), { once: true });
+      // Rendered when delivery lets the post go: the expiry counts from when the prompt shows.
+      p.post = req.post(() => {
+        if (p.view.state === 'pending') p.view = { ...p.view, expiresAt: now() + timeoutMs };
+        return p.view;
+      });
+      p.ref = p.post.shown.then((shown) => onShown(p, req, shown, timeoutMs));
+      track(p.ref.then(() => undefined));
     });
+  }
+
+  /** The prompt is visible: record it and start its timeout. Or it never will be: deny, and say so. */
+  function onShown(p: OpenPrompt, req: PromptRequest, shown: PromptShown, timeoutMs: number): MessageRef | undefined {
+    if (!shown.ok) {
+      if (shown.why === 'cancelled' || !open.has(p.id)) return undefined;
+      p.log.error({ why: shown.why, err: shown.detail }, 'could not show the permission prompt; answering deny');
+      req.onNotShown?.(`⚠️ A permission request for ${p.request.toolName} could not be shown here (${shown.detail}), so it was denied.`);
+      settle(p, { behavior: 'deny', message: 'The bridge could not show the permission prompt to the user, so no one could decide; denied.' }, {
+        state: 'expired', source: 'unavailable', note: 'the prompt could not be shown',
+      });
+      return undefined;
+    }
+    opts.record?.shown({ id: p.id, turnId: p.turnId, platform: p.surface.platform, ref: shown.ref, view: p.view });
+    if (!open.has(p.id)) return shown.ref;
+    const left = Math.max(0, (p.view.expiresAt ?? now() + timeoutMs) - now());
+    p.timer = setTimeout(() => {
+      const mins = timeoutMs >= 60_000 ? `${Math.round(timeoutMs / 60_000)} min` : `${Math.round(timeoutMs / 1000)} s`;
+      settle(p, { behavior: 'deny', message: `No one answered the permission request within ${mins}; denied.` }, {
+        state: 'timeout', source: 'timeout', note: `timed out after ${mins}: denied`,
+      });
+    }, left);
+    return shown.ref;
   }
 
   /**

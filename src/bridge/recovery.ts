@@ -1,7 +1,10 @@
 /**
  * Crash recovery, at start-up before new events are served: everything the ledger says a
  * previous run of this replica showed and did not finish is finished now, through the same
- * delivery limiters as every reply.
+ * delivery limiters as every reply. The same runs for another replica's ledger when that replica
+ * is gone (replicas/takeover.ts, `holder` = its id): then its agent processes are left alone
+ * (they run on its host; it ends them when it starts again), and its queued turns are re-homed
+ * here.
  *
  * - agent process groups still running are ended (only when pid AND start time match);
  * - open permission prompts show "expired" without buttons;
@@ -35,15 +38,33 @@ type ReplyRecord = Extract<LedgerRecord, { kind: 'reply' }>;
 
 const isLive = (p: JournalPart): boolean => p.kind === 'part' && !!p.content && (!!p.content.status || !!p.content.stopActionId || !!p.content.thinking);
 
-export async function recover(ctx: BridgeContext): Promise<RecoveryReport> {
+/** What the replies of a replica that went away say (its own restart says INTERRUPTED_MESSAGE). */
+export const TAKEN_OVER_MESSAGE = 'interrupted: the bridge replica running it stopped';
+
+/**
+ * Whose ledger to recover: this replica's own (default, at start-up), or a departed replica's
+ * (`holder` = its id), taken over by this one.
+ */
+export interface RecoverFor {
+  holder: string;
+}
+
+export async function recover(ctx: BridgeContext, whose?: RecoverFor): Promise<RecoveryReport> {
   const started = ctx.now();
-  const log = ctx.logger.child({ component: 'recovery' });
+  const holder = whose?.holder ?? ctx.holder;
+  const takeover = holder !== ctx.holder;
+  const note = takeover
+    ? { reply: TAKEN_OVER_MESSAGE, prompt: 'the bridge replica that asked stopped before anyone decided' }
+    : { reply: INTERRUPTED_MESSAGE, prompt: 'the bridge restarted before anyone decided' };
+  const log = ctx.logger.child({ component: 'recovery', ...(takeover ? { departed: holder } : {}) });
   const g = <T>(op: string, key: string, fn: () => Promise<T>, fallback: T) => ctx.guarded(op, key, fn, fallback);
-  const records = (await g('ledger', 'all', () => ctx.state.ledger.all(), [] as LedgerRecord[])).filter((r) => r.holder === ctx.holder);
+  const all = (await g('ledger', 'all', () => ctx.state.ledger.all(), [] as LedgerRecord[])).filter((r) => r.holder === holder);
+  // Another host's agent processes are not ours to end: their records wait for their replica.
+  const records = takeover ? all.filter((r) => r.kind !== 'agent') : all;
   const convs = await g('queue', 'all', () => ctx.state.queue.conversations(), [] as string[]);
   const queues: Array<{ key: string; items: QueuedTurnRecord[] }> = [];
   for (const key of convs) {
-    const items = (await g('queue', key, () => ctx.state.queue.list(key), [] as QueuedTurnRecord[])).filter((i) => i.holder === ctx.holder);
+    const items = (await g('queue', key, () => ctx.state.queue.list(key), [] as QueuedTurnRecord[])).filter((i) => i.holder === holder);
     if (items.length) queues.push({ key, items });
   }
   const replies = new Map(records.filter((r): r is ReplyRecord => r.kind === 'reply').map((r) => [r.id, r]));
@@ -56,7 +77,7 @@ export async function recover(ctx: BridgeContext): Promise<RecoveryReport> {
   const queuedIds = new Set(queues.flatMap((q) => q.items.map((i) => i.turnId)));
   const report: RecoveryReport = { agentsEnded: 0, prompts: 0, replies: 0, queued: 0, left: 0, durationMs: 0 };
   if (records.length === 0 && queues.length === 0) return report;
-  log.info({ records: records.length, queuedTurns: queuedIds.size }, 'recovering what the previous run left');
+  log.info({ records: records.length, queuedTurns: queuedIds.size }, takeover ? 'recovering what a departed replica left' : 'recovering what the previous run left');
 
   const forget = (id: string) => g('ledger', id, () => ctx.state.ledger.remove(id), false);
 
@@ -73,31 +94,33 @@ export async function recover(ctx: BridgeContext): Promise<RecoveryReport> {
     ...records.filter((r) => r.kind === 'prompt').map(async (r) => {
       const delivery = ctx.surfaces.get(r.platform)?.delivery;
       if (!delivery) return void report.left++;
-      const ok = await delivery.rewritePrompt(r.ref, { ...r.view, state: 'expired', note: 'the bridge restarted before anyone decided' });
+      const ok = await delivery.rewritePrompt(r.ref, { ...r.view, state: 'expired', note: note.prompt });
       if (ok) {
         report.prompts++;
         await forget(r.id);
       } else report.left++;
     }),
     ...[...replies.values()].filter((r) => !queuedIds.has(r.id)).map(async (r) => {
-      if (await finalizeReply(ctx, r)) {
+      if (await finalizeReply(ctx, r, note.reply)) {
         report.replies++;
         await forget(r.id);
       } else report.left++;
     }),
   ]);
 
-  // 3. Queued turns never ran: run them now, in order, each conversation's queue as it was.
+  // 3. Queued turns never ran: run them now, in order, each conversation's queue as it was
+  // (accepted again here, they are recorded under this replica). Not while this one drains: they
+  // stay where they are for the next taker.
   for (const q of queues) {
     for (const item of q.items) {
       const attached = ctx.surfaces.get(item.message.platform);
-      if (!attached) {
+      if (!attached || ctx.closing) {
         report.left++;
         continue;
       }
       const reuse = replies.get(item.turnId)?.journal.parts.find((p) => p.kind === 'part')?.ref;
       const msg = await rebuildMessage(ctx, item.message);
-      log.info({ turnId: item.turnId, conversation: q.key }, 'running a turn that was queued before the restart');
+      log.info({ turnId: item.turnId, conversation: q.key }, takeover ? 'running a turn queued on the departed replica' : 'running a turn that was queued before the restart');
       await acceptMessage(ctx, msg, { turnId: item.turnId, ...(reuse ? { reuse } : {}) });
       report.queued++;
     }
@@ -108,7 +131,7 @@ export async function recover(ctx: BridgeContext): Promise<RecoveryReport> {
 }
 
 /** The final edits of one orphaned reply; true once all of them landed. */
-async function finalizeReply(ctx: BridgeContext, r: ReplyRecord): Promise<boolean> {
+async function finalizeReply(ctx: BridgeContext, r: ReplyRecord, status: string): Promise<boolean> {
   const attached = ctx.surfaces.get(r.message.platform);
   if (!attached) return false;
   const { surface, delivery } = attached;
@@ -119,16 +142,16 @@ async function finalizeReply(ctx: BridgeContext, r: ReplyRecord): Promise<boolea
   for (const p of r.journal.parts) {
     if (p.kind === 'stream') {
       // A streamed answer keeps what it shows; the control message above it carries the status.
-      results.push(await delivery.stopStream(p.ref, last ? { text: '' } : { text: '', status: INTERRUPTED_MESSAGE, tone: 'warning' }));
+      results.push(await delivery.stopStream(p.ref, last ? { text: '' } : { text: '', status, tone: 'warning' }));
       continue;
     }
     if (!isLive(p)) continue;
     const text = p.content?.text ?? '';
     let content: MessageContent = { text };
     if (p === last) {
-      content = { text, status: INTERRUPTED_MESSAGE, tone: 'warning', ...(rerunId ? { rerunActionId: rerunId } : {}) };
+      content = { text, status, tone: 'warning', ...(rerunId ? { rerunActionId: rerunId } : {}) };
       if (rerunId) {
-        await ctx.guarded('rerun', rerunId, () => ctx.state.reruns.put(rerunId, { message: r.message, author: r.author, ref: p.ref, content: { text, status: INTERRUPTED_MESSAGE, tone: 'warning' } }, RERUN_TTL_MS), undefined);
+        await ctx.guarded('rerun', rerunId, () => ctx.state.reruns.put(rerunId, { message: r.message, author: r.author, ref: p.ref, content: { text, status, tone: 'warning' } }, RERUN_TTL_MS), undefined);
       }
     }
     results.push(await delivery.rewrite(p.ref, content));

@@ -67,18 +67,11 @@ export function createSessionStore(state: BridgeState, logger: Logger, opts: Ses
 
 /** Wrap any SessionStore so that a rejecting operation is logged and reads as "no session" (injected stores). */
 export function guardSessionStore(store: SessionStore, logger: Logger): SessionStore {
-  const safe = async <T>(op: string, fn: () => Promise<T>, fallback: T): Promise<T> => {
-    try {
-      return await fn();
-    } catch (err) {
-      logger.error({ err, op }, 'session store failed; the turn goes on without a stored session');
-      return fallback;
-    }
-  };
+  const ops = createGuardedOps(logger, undefined, 'the turn goes on without a stored session');
   return {
-    get: (c, p) => safe('get', () => store.get(c, p), undefined),
-    set: (c, p, v) => safe('set', () => store.set(c, p, v), false),
-    delete: (c, p) => safe('delete', () => store.delete(c, p), false),
-    close: () => safe('close', () => store.close(), undefined),
+    get: (c, p) => ops.run('get', conversationKey(p, c), () => store.get(c, p), undefined),
+    set: (c, p, v) => ops.run('set', conversationKey(p, c), () => store.set(c, p, v), false),
+    delete: (c, p) => ops.run('delete', conversationKey(p, c), () => store.delete(c, p), false),
+    close: () => ops.run('close', '', () => store.close(), undefined),
   };
 }

@@ -3,8 +3,10 @@
  * time in arrival order; across conversations at most `maxConcurrent` run at once, and waiting
  * turns start in arrival order as slots free up. Per person (`owner`), at most `runningPerUser`
  * run and `waitingPerUser` wait; at most `maxWaiting` wait in all. A turn blocked on a
- * permission prompt may `park`: it gives its slot back (up to `maxParked` at once) so one
- * unanswered prompt does not hold a slot for everyone else until it times out.
+ * permission prompt may `park`: it gives its slot and its owner's share back (up to `maxParked`
+ * at once) so one unanswered prompt does not hold a slot for everyone else until it times out.
+ * Once decided it `unpark`s: it takes a slot again as soon as one is free, before any waiting
+ * turn, so `maxConcurrent` and `runningPerUser` hold at every moment.
  */
 export interface QueueEntry {
   /** Conversation key. */
@@ -43,10 +45,14 @@ export interface TurnQueue<E extends QueueEntry> {
   done(entry: E): void;
   /** Take a waiting entry out (stopped before it started). False when it is not waiting. */
   remove(entry: E): boolean;
-  /** A running entry waits on a person (a prompt): free its slot if parking room is left. True when parked. */
+  /** A running entry waits on a person (a prompt): free its slot and owner share if parking room is left. True when parked. */
   park(entry: E): boolean;
-  /** A parked entry goes on: it takes its slot back at once (the bound may be passed briefly). */
-  unpark(entry: E): void;
+  /**
+   * A parked entry goes on: resolves once it holds a slot again (at once when one is free, else
+   * first in line, before waiting entries; within the owner's share too). Resolves at once for
+   * an entry that is not parked, and when the entry is done() meanwhile.
+   */
+  unpark(entry: E): Promise<void>;
   /** Take every waiting entry out (shutdown). */
   drain(): E[];
   positionOf(entry: E): number | undefined;
@@ -59,6 +65,8 @@ export function createTurnQueue<E extends QueueEntry>(opts: QueueLimits): TurnQu
   const runningKeys = new Map<string, number>();
   const runningOwners = new Map<string, number>();
   const parked = new Set<E>();
+  /** Parked entries whose person decided, waiting for a slot (in order), with their waiter. */
+  const resuming = new Map<E, () => void>();
   const lastPosition = new Map<E, number>();
   let running = 0;
   const perUser = opts.runningPerUser ?? Infinity;
@@ -95,7 +103,7 @@ export function createTurnQueue<E extends QueueEntry>(opts: QueueLimits): TurnQu
     return out;
   }
 
-  return {
+  const queue: TurnQueue<E> = {
     offer(entry) {
       const inConv = (runningKeys.get(entry.key) ?? 0) + waiting.filter((e) => e.key === entry.key).length;
       if (inConv >= 1 + opts.queueDepth) return 'busy';
@@ -107,6 +115,16 @@ export function createTurnQueue<E extends QueueEntry>(opts: QueueLimits): TurnQu
       return 'accepted';
     },
     pump() {
+      // decided prompts first: their agents already run and wait only for the slot
+      for (const [e, resume] of resuming) {
+        if (running >= opts.maxConcurrent) break;
+        if ((runningOwners.get(e.owner) ?? 0) >= perUser) continue;
+        resuming.delete(e);
+        parked.delete(e);
+        running++;
+        bump(runningOwners, e.owner, 1);
+        resume();
+      }
       while (running < opts.maxConcurrent) {
         const i = waiting.findIndex(canStart);
         if (i < 0) break;
@@ -126,17 +144,29 @@ export function createTurnQueue<E extends QueueEntry>(opts: QueueLimits): TurnQu
     done(entry) {
       if ((runningKeys.get(entry.key) ?? 0) <= 0) return;
       bump(runningKeys, entry.key, -1);
+      const resume = resuming.get(entry);
+      resuming.delete(entry);
+      resume?.();
+      // a parked entry holds neither a slot nor its owner's share
+      if (parked.delete(entry)) return;
       bump(runningOwners, entry.owner, -1);
-      if (!parked.delete(entry)) running--;
+      running--;
     },
     park(entry) {
       if (parked.has(entry) || parked.size >= maxParked || (runningKeys.get(entry.key) ?? 0) <= 0) return false;
       parked.add(entry);
       running--;
+      bump(runningOwners, entry.owner, -1);
       return true;
     },
     unpark(entry) {
-      if (parked.delete(entry)) running++;
+      if (!parked.has(entry)) return Promise.resolve();
+      const waiting = resuming.get(entry);
+      if (waiting) return new Promise((resolve) => resuming.set(entry, () => { waiting(); resolve(); }));
+      return new Promise<void>((resolve) => {
+        resuming.set(entry, resolve);
+        queue.pump();
+      });
     },
     remove(entry) {
       const i = waiting.indexOf(entry);
@@ -160,4 +190,5 @@ export function createTurnQueue<E extends QueueEntry>(opts: QueueLimits): TurnQu
       return waiting.length;
     },
   };
+  return queue;
 }

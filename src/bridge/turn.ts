@@ -10,6 +10,8 @@ import type { InboundMessage } from './types.js';
 
 export type TurnState = 'queued' | 'running' | 'finishing' | 'done';
 
+export type SlotOutcome = 'granted' | 'cancelled' | 'handed-over';
+
 /** One accepted message on its way through the queue, the runner and the live reply. */
 export interface Turn extends QueueEntry {
   readonly id: string;
@@ -44,10 +46,16 @@ export interface Turn extends QueueEntry {
   interrupted: boolean;
   /** The reply showed a "queued" status (so "working…" must replace it at start). */
   showedQueued: boolean;
-  /** Resolves true when the turn got a slot, false when it was cancelled while waiting. */
-  readonly slot: Promise<boolean>;
-  /** Cancel while waiting (resolves `slot` false). */
+  /**
+   * How the wait for a slot ended: it got one; it was cancelled (Stop, `stop`); or the bridge is
+   * draining and leaves it, still queued in the shared ledger, for another replica (or its own
+   * next start) to run.
+   */
+  readonly slot: Promise<SlotOutcome>;
+  /** Cancel while waiting (resolves `slot` 'cancelled'). */
   cancelWaiting(): void;
+  /** Draining: leave the waiting turn in the ledger for whoever runs it next (resolves `slot` 'handed-over'). */
+  handOver(): void;
   /** Finish the live reply once; later calls get the first call's result. */
   finishReply(outcome: ReplyOutcome): Promise<DeliveryStats | undefined>;
   /** Resolves when everything about the turn is over (reply finished, cleanup done). */
@@ -71,8 +79,8 @@ export interface NewTurn {
 }
 
 export function createTurn(init: NewTurn): Turn {
-  let grant!: (ok: boolean) => void;
-  const slot = new Promise<boolean>((r) => (grant = r));
+  let grant!: (outcome: SlotOutcome) => void;
+  const slot = new Promise<SlotOutcome>((r) => (grant = r));
   let finishing: Promise<DeliveryStats | undefined> | undefined;
   const turn: Turn = {
     id: init.id,
@@ -96,13 +104,16 @@ export function createTurn(init: NewTurn): Turn {
     done: Promise.resolve(),
     start() {
       turn.state = 'running';
-      grant(true);
+      grant('granted');
     },
     onPosition(position) {
       init.onPosition(turn, position);
     },
     cancelWaiting() {
-      grant(false);
+      grant('cancelled');
+    },
+    handOver() {
+      grant('handed-over');
     },
     finishReply(outcome) {
       if (!finishing) {

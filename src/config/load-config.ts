@@ -152,6 +152,8 @@ function fromEnv(env: NodeJS.ProcessEnv, cwd: string): Values {
   if (port) out.port = checkInt(src, 'PORT', port, 0, 65_535);
   const redis = val('REDIS_URL');
   if (redis) out.redisUrl = checkRedisUrl(src, 'REDIS_URL', redis);
+  const heartbeat = val('TURNBRIDGE_REPLICA_HEARTBEAT_MS');
+  if (heartbeat) out.replicaHeartbeatMs = checkInt(src, 'TURNBRIDGE_REPLICA_HEARTBEAT_MS', heartbeat, 300, 600_000);
   const level = val('LOG_LEVEL');
   if (level) out.logLevel = checkLogLevel(src, 'LOG_LEVEL', level);
   const max = val('TURNBRIDGE_MAX_CONCURRENT');

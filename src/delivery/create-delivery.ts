@@ -8,6 +8,7 @@ import { createLimiterPool, type LimiterPool } from './limiter-pool.js';
 import { createLiveReply } from './live-reply.js';
 import { createRecoveryOps } from './recovery-ops.js';
 import { MessageSlot } from './message-slot.js';
+import { postPrompt } from './prompt-post.js';
 import { splitMessage } from './split-message.js';
 import type { Conversation, MessageRef, ReactionState, SourceMessageRef, Surface } from './surface.js';
 import type { Delivery, DeliveryStats } from './types.js';
@@ -56,6 +57,13 @@ export function createDelivery(surface: Surface, opts: CreateDeliveryOptions = {
 
     open(conversation, options) {
       return createLiveReply({ surface, pool, conversation, options, now, logger, maxAttempts: opts.maxAttempts, onFinished: track });
+    },
+
+    prompt(conversation, render) {
+      const stats: DeliveryStats = { posts: 0, edits: 0, rateLimitWaits: 0, parts: 0 };
+      const post = postPrompt({ surface, pool, conversation, now, logger, stats, maxAttempts: opts.maxAttempts }, render);
+      void post.shown.then(() => track({ ...stats }));
+      return post;
     },
 
     async say(conversation: Conversation, text: string, tone?: 'info' | 'warning' | 'error' | 'success'): Promise<MessageRef | undefined> {

@@ -17,6 +17,7 @@ import type { Logger } from '../log.js';
 import type { PartialChunk } from '../protocol/types.js';
 import type { LimiterPool } from './limiter-pool.js';
 import { MessageSlot } from './message-slot.js';
+import { postPrompt } from './prompt-post.js';
 import { StreamLane } from './stream-lane.js';
 import { DEFAULT_STATUS, finalTail, renderFrozen, renderLive, toneOf, trimThinking } from './render.js';
 import { openFenceAt, splitMessage } from './split-message.js';
@@ -344,6 +345,14 @@ export function createLiveReply(deps: LiveReplyDeps): LiveReply {
 
     async posted() {
       await Promise.all([...[control, ...slots].map((s) => s?.posted), lane?.startSettled(), parked?.startSettled()]);
+    },
+
+    postPrompt(render) {
+      return postPrompt({
+        surface, pool: deps.pool, conversation, now, logger, stats, maxAttempts: deps.maxAttempts,
+        after: () => this.posted(),
+        onShown: () => this.continueBelow(),
+      }, render);
     },
 
     addNotice(text) {

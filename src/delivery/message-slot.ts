@@ -1,11 +1,12 @@
 /**
  * One chat message of a reply: posted once, then edited toward the latest desired content
- * through the shared limiters, following the coalescing policy. 429s are honoured (the pool
- * blocks and slows the bucket); other failures back off and give up after `maxAttempts`
- * consecutive failures (a later `settle()` gives it a fresh set of attempts).
+ * through the shared limiters, following the coalescing policy. Failures follow the attempt
+ * policy (attempt.ts): 429s are honoured (the pool blocks and slows the bucket), other failures
+ * back off and give up after `maxAttempts` consecutive failures, permanent ones at once (a later
+ * `settle()` gives it a fresh set of attempts).
  */
-import { isTurnbridgeError, RateLimitedError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { Attempts, describeFailure, type NextAttempt } from './attempt.js';
 import { nextStep, type CoalesceState } from './coalesce.js';
 import type { LimiterPool, RunPriority } from './limiter-pool.js';
 import { sleep } from './limiter-pool.js';
@@ -35,15 +36,14 @@ interface EditTicket {
   superseded: boolean;
 }
 
-const backoffMs = (failures: number): number => Math.min(10_000, 250 * 2 ** (failures - 1));
-
 export class MessageSlot {
   ref?: MessageRef;
   /** Settles when the post landed (true) or was given up (false). */
   posted: Promise<boolean>;
   private readonly state: CoalesceState;
-  private failures = 0;
-  private limited = 0;
+  private readonly attempts: Attempts;
+  /** Why the slot last gave up (undefined while it has not). */
+  failure?: { why: 'permanent' | 'failures' | 'rate-limits'; error: unknown };
   private gaveUp = false;
   /** Being deleted: no more edits. */
   private retired = false;
@@ -66,6 +66,7 @@ export class MessageSlot {
     /** A message posted earlier (before a restart): edited toward `initial`, never posted again. */
     existing?: MessageRef,
   ) {
+    this.attempts = new Attempts({ maxFailures: deps.maxAttempts, max429: deps.max429 });
     if (existing) {
       this.ref = existing;
       this.state = { desired: initial, inFlight: false, notBefore: 0 };
@@ -109,8 +110,7 @@ export class MessageSlot {
     if (this.removed) return Promise.resolve(true);
     if (this.gaveUp) {
       this.gaveUp = false;
-      this.failures = 0;
-      this.limited = 0;
+      this.attempts.succeeded();
       if (!this.ref) {
         this.state.inFlight = true;
         this.posted = this.post();
@@ -138,46 +138,47 @@ export class MessageSlot {
         this.deps.stats.posts++;
         this.state.shown = content;
         this.sending = undefined;
-        this.failures = 0;
-        this.limited = 0;
+        this.attempts.succeeded();
+        this.failure = undefined;
         this.state.inFlight = false;
         this.deps.onShown?.(content);
         this.kick();
         return true;
       } catch (err) {
         this.sending = undefined;
-        if (!this.onFailure(err, budgets, 'post')) {
+        const next = this.onFailure(err, budgets, 'post');
+        if (next.kind === 'give-up') {
           this.state.inFlight = false;
           this.giveUp();
           return false;
         }
-        if (!isTurnbridgeError(err, 'TB_RATE_LIMITED')) await sleep(backoffMs(this.failures));
+        if (next.kind === 'back-off') await sleep(next.ms);
       }
     }
   }
 
-  /** Account for a failure; false when the slot should give up. */
-  private onFailure(err: unknown, budgets: ReturnType<Surface['budgets']>, op: string): boolean {
+  /** Account for a failure (attempt policy): what to do next. A 429 penalizes the buckets it came from. */
+  private onFailure(err: unknown, budgets: ReturnType<Surface['budgets']>, op: string): NextAttempt {
     const { logger, stats, pool } = this.deps;
-    if (isTurnbridgeError(err, 'TB_RATE_LIMITED')) {
-      const retryAfterMs = (err as RateLimitedError).retryAfterMs;
+    const next = this.attempts.next(err);
+    if (next.kind === 'after-rate-limit') {
       stats.rateLimitWaits++;
-      this.limited++;
-      pool.penalize(budgets, retryAfterMs);
-      if (this.limited >= (this.deps.max429 ?? 50)) {
-        logger.error({ op, attempts: this.limited }, 'giving up on a message after repeated rate limits');
-        return false;
+      pool.penalize(budgets, next.retryAfterMs);
+    } else if (next.kind === 'back-off') {
+      logger.warn({ op, attempt: next.failures, max: this.attempts.policy.maxFailures, err: describeFailure(err) }, 'message operation failed');
+    } else {
+      this.failure = { why: next.why, error: err };
+      if (next.why === 'rate-limits') {
+        stats.rateLimitWaits++;
+        pool.penalize(budgets, (err as { retryAfterMs?: number }).retryAfterMs ?? 0);
+        logger.error({ op, attempts: next.limited }, 'giving up on a message after repeated rate limits');
+      } else if (next.why === 'permanent') {
+        logger.error({ op, err: describeFailure(err) }, 'giving up on a message: the platform refused it for good');
+      } else {
+        logger.error({ op, attempts: next.failures, err: describeFailure(err) }, 'giving up on a message after repeated failures');
       }
-      return true;
     }
-    this.failures++;
-    const max = this.deps.maxAttempts ?? 5;
-    logger.warn({ op, attempt: this.failures, max, err: describe(err) }, 'message operation failed');
-    if (this.failures >= max) {
-      logger.error({ op, attempts: this.failures, err: describe(err) }, 'giving up on a message after repeated failures');
-      return false;
-    }
-    return true;
+    return next;
   }
 
   private kick(): void {
@@ -224,14 +225,15 @@ export class MessageSlot {
       if (ticket.superseded) return;
       this.deps.stats.edits++;
       this.state.shown = content;
-      this.failures = 0;
-      this.limited = 0;
+      this.attempts.succeeded();
+      this.failure = undefined;
       this.state.notBefore = 0;
       this.deps.onShown?.(content);
     } catch (err) {
       if (ticket.superseded) return;
-      if (!this.onFailure(err, budgets, 'edit')) this.giveUp();
-      else if (!isTurnbridgeError(err, 'TB_RATE_LIMITED')) this.state.notBefore = this.deps.now() + backoffMs(this.failures);
+      const next = this.onFailure(err, budgets, 'edit');
+      if (next.kind === 'give-up') this.giveUp();
+      else if (next.kind === 'back-off') this.state.notBefore = this.deps.now() + next.ms;
     } finally {
       if (ticket.started) this.sending = undefined;
       if (this.ticket === ticket) {
@@ -270,8 +272,7 @@ export class MessageSlot {
       this.timer = undefined;
       await this.current;
       const budgets = surface.removeBudgets?.(conversation) ?? [];
-      this.failures = 0;
-      this.limited = 0;
+      this.attempts.succeeded();
       for (;;) {
         try {
           await pool.run(budgets, () => surface.remove!(ref), { priority: 'final' });
@@ -279,14 +280,15 @@ export class MessageSlot {
           this.resolveWaiters(true);
           return true;
         } catch (err) {
-          if (!this.onFailure(err, budgets, 'remove')) break;
-          if (!isTurnbridgeError(err, 'TB_RATE_LIMITED')) await sleep(backoffMs(this.failures));
+          const next = this.onFailure(err, budgets, 'remove');
+          if (next.kind === 'give-up') break;
+          if (next.kind === 'back-off') await sleep(next.ms);
         }
       }
       this.retired = false;
       this.gaveUp = false;
-      this.failures = 0;
-      this.limited = 0;
+      this.failure = undefined;
+      this.attempts.succeeded();
     }
     this.set(fallback, true);
     return this.settle();
@@ -304,9 +306,4 @@ export class MessageSlot {
     this.waiters = [];
     for (const w of waiters) w(ok);
   }
-}
-
-function describe(err: unknown): string {
-  if (err instanceof Error) return isTurnbridgeError(err) ? `${err.code}: ${err.message}` : err.message;
-  return String(err);
 }

@@ -1,10 +1,10 @@
 /**
  * One-off operations on messages posted before a restart (crash recovery): paced by the same
- * limiters as every reply, at final priority, honouring 429s like MessageSlot does.
+ * limiters as every reply, at final priority, through the same attempt policy (attempt.ts).
  */
-import { isTurnbridgeError, RateLimitedError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { sleep, type LimiterPool } from './limiter-pool.js';
+import { attempt, describeFailure } from './attempt.js';
+import type { LimiterPool } from './limiter-pool.js';
 import { MessageSlot } from './message-slot.js';
 import type { MessageContent, MessageRef, PermissionPromptView, RateBudget, Surface } from './surface.js';
 import type { DeliveryStats } from './types.js';
@@ -22,27 +22,16 @@ export function createRecoveryOps(deps: RecoveryOpsDeps) {
   const { surface, pool, logger } = deps;
   const max = deps.maxAttempts ?? 5;
 
-  async function attempt(op: string, budgets: RateBudget[], fn: () => Promise<void>): Promise<boolean> {
-    let failures = 0;
-    let limited = 0;
-    for (;;) {
-      try {
-        await pool.run(budgets, fn, { priority: 'final' });
-        return true;
-      } catch (err) {
-        if (isTurnbridgeError(err, 'TB_RATE_LIMITED')) {
-          pool.penalize(budgets, (err as RateLimitedError).retryAfterMs);
-          if (++limited >= 50) break;
-          continue;
-        }
-        failures++;
-        logger.warn({ op, attempt: failures, max, err: (err as Error)?.message }, 'recovery operation failed');
-        if (failures >= max) break;
-        await sleep(Math.min(5000, 250 * 2 ** (failures - 1)));
-      }
-    }
-    logger.error({ op }, 'giving up on a recovery operation');
-    return false;
+  async function once(op: string, budgets: RateBudget[], fn: () => Promise<void>): Promise<boolean> {
+    const r = await attempt(() => pool.run(budgets, fn, { priority: 'final' }), {
+      policy: { maxFailures: max },
+      onRateLimited: (retryAfterMs) => pool.penalize(budgets, retryAfterMs),
+      onFailure: (err, next) => {
+        if (next.kind !== 'after-rate-limit') logger.warn({ op, attempt: next.failures, max, err: describeFailure(err) }, 'recovery operation failed');
+      },
+    });
+    if (!r.ok) logger.error({ op, why: r.why }, 'giving up on a recovery operation');
+    return r.ok;
   }
 
   return {
@@ -55,12 +44,12 @@ export function createRecoveryOps(deps: RecoveryOpsDeps) {
       return ok;
     },
     rewritePrompt(ref: MessageRef, view: PermissionPromptView): Promise<boolean> {
-      return attempt('prompt', surface.budgets('edit', ref.conversation), () => surface.updatePrompt(ref, view));
+      return once('prompt', surface.budgets('edit', ref.conversation), () => surface.updatePrompt(ref, view));
     },
     stopStream(ref: MessageRef, final: MessageContent): Promise<boolean> {
       const streaming = surface.streaming;
       if (!streaming?.stopOrphan) return Promise.resolve(true);
-      return attempt('stream stop', streaming.budgets('stop', ref.conversation), () => streaming.stopOrphan!(ref, final));
+      return once('stream stop', streaming.budgets('stop', ref.conversation), () => streaming.stopOrphan!(ref, final));
     },
   };
 }

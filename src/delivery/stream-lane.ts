@@ -11,10 +11,9 @@
  * `handOver`, parks: the reply shows the answer through edits meanwhile, and when the start's turn
  * comes `handOver()` says what the reply has not shown yet, which the stream carries from there.
  */
-import { isTurnbridgeError, RateLimitedError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { attempt, describeFailure } from './attempt.js';
 import type { LimiterPool, RunPriority } from './limiter-pool.js';
-import { sleep } from './limiter-pool.js';
 import { openFenceAt, splitMessageParts } from './split-message.js';
 import type { Conversation, MessageContent, MessageRef, NativeStream, NativeStreaming, RateBudget, UserRef } from './surface.js';
 import type { DeliveryStats } from './types.js';
@@ -65,8 +64,6 @@ export interface LaneEnd {
   leftover: string;
   streamed: boolean;
 }
-
-const backoffMs = (failures: number): number => Math.min(10_000, 250 * 2 ** (failures - 1));
 
 export class StreamLane {
   /** The streamed messages, in order. */
@@ -333,48 +330,36 @@ export class StreamLane {
     if (!this.finishing) this.deps.onFallback?.(this.leftover, this.refs.length > 0);
   }
 
-  /** One stream call with 429s honoured and failures retried; `ended` streams are not retried. */
+  /** One stream call through the attempt policy (attempt.ts): 429s honoured, failures retried; `ended` streams are not retried. */
   private async call<T>(
     op: string, budgets: RateBudget[], fn: () => Promise<T>, priority: RunPriority, stream?: NativeStream, signal?: AbortSignal,
   ): Promise<{ ok: true; value: T | undefined } | { ok: false }> {
     const { pool, logger, stats } = this.deps;
-    let failures = 0;
-    let limited = 0;
-    for (;;) {
+    let ran = false;
+    const r = await attempt(() => {
       this.lastSentAt = this.deps.now();
-      try {
-        let ran = false;
-        const value = await pool.run(budgets, () => {
-          ran = true;
-          return fn();
-        }, { priority: this.finishing ? 'final' : priority, signal });
-        if (!ran) return { ok: true, value: undefined };
-        stats.streamCalls = (stats.streamCalls ?? 0) + 1;
-        return { ok: true, value };
-      } catch (err) {
-        if (isTurnbridgeError(err, 'TB_RATE_LIMITED')) {
-          stats.rateLimitWaits++;
-          pool.penalize(budgets, (err as RateLimitedError).retryAfterMs);
-          if (++limited >= (this.deps.max429 ?? 50)) {
-            logger.error({ op, attempts: limited }, 'giving up on a stream call after repeated rate limits');
-            return { ok: false };
-          }
-          continue;
-        }
-        failures++;
-        const max = this.deps.maxAttempts ?? 5;
-        const detail = err instanceof Error ? err.message : String(err);
-        if (stream?.ended) {
-          logger.info({ op, err: detail }, 'the streamed message ended; continuing with post + edit');
-          return { ok: false };
-        }
-        logger.warn({ op, attempt: failures, max, err: detail }, 'stream call failed');
-        if (failures >= max) {
-          logger.error({ op, attempts: failures, err: detail }, 'giving up on native streaming for this reply; continuing with post + edit');
-          return { ok: false };
-        }
-        await sleep(backoffMs(failures));
-      }
+      ran = false;
+      return pool.run(budgets, () => {
+        ran = true;
+        return fn();
+      }, { priority: this.finishing ? 'final' : priority, signal });
+    }, {
+      policy: { maxFailures: this.deps.maxAttempts, max429: this.deps.max429 },
+      onRateLimited: (retryAfterMs) => pool.penalize(budgets, retryAfterMs),
+      stop: () => stream?.ended === true,
+      onFailure: (err, next) => {
+        if (next.kind === 'after-rate-limit' || (next.kind === 'give-up' && next.why === 'rate-limits')) stats.rateLimitWaits++;
+        if (next.kind === 'back-off') logger.warn({ op, attempt: next.failures, max: this.deps.maxAttempts ?? 5, err: describeFailure(err) }, 'stream call failed');
+        else if (next.kind === 'give-up' && next.why === 'rate-limits') logger.error({ op, attempts: next.limited }, 'giving up on a stream call after repeated rate limits');
+        else if (next.kind === 'give-up') logger.error({ op, attempts: next.failures, err: describeFailure(err) }, 'giving up on native streaming for this reply; continuing with post + edit');
+      },
+    });
+    if (!r.ok) {
+      if (r.why === 'stopped') logger.info({ op, err: describeFailure(r.error) }, 'the streamed message ended; continuing with post + edit');
+      return { ok: false };
     }
+    if (!ran) return { ok: true, value: undefined };
+    stats.streamCalls = (stats.streamCalls ?? 0) + 1;
+    return { ok: true, value: r.value };
   }
 }

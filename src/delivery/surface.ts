@@ -194,6 +194,8 @@ export interface NativeStream {
 
 /** A file of a user's message as the platform offered it: enough to download it again (no token). */
 export interface RemoteAttachment {
+  /** The platform's id of the file (Slack F…, Discord attachment snowflake), for logs and lookups. */
+  id?: string;
   url: string;
   filename: string;
   mimeType?: string;

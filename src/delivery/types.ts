@@ -81,15 +81,40 @@ export interface LiveReply {
    * below them. A stream start still waiting for its budget is not waited for.
    */
   posted(): Promise<void>;
+  /**
+   * Post a permission prompt below this reply: after the reply's messages landed (posted()),
+   * through the same limiters and attempt policy as every message; once it is visible the reply
+   * continues below it (continueBelow()). `render` is called when the post goes out.
+   */
+  postPrompt(render: () => PermissionPromptView): PromptPost;
   /** Add a notice shown at the end. */
   addNotice(text: string): void;
   /** Write the final state. Always lands the final text (retries through 429s); resolves with stats. */
   finish(outcome: ReplyOutcome): Promise<DeliveryStats>;
 }
 
+/** Whether a prompt became visible: its ref and when, or why not (it never will). */
+export type PromptShown =
+  | { ok: true; ref: MessageRef; at: number }
+  | { ok: false; why: 'permanent' | 'failures' | 'rate-limits' | 'cancelled'; detail: string };
+
+/** A permission prompt posted through delivery. */
+export interface PromptPost {
+  /** Settles once the prompt is visible, or gave up ('cancelled': settled before it was posted). */
+  readonly shown: Promise<PromptShown>;
+  /**
+   * Show another state (decided, timed out, expired) through the same limiters, latest wins. A
+   * non-pending state before the post went out cancels the post. Resolves true once it shows
+   * (or nothing was posted), false when the update gave up.
+   */
+  update(view: PermissionPromptView): Promise<boolean>;
+}
+
 export interface Delivery {
   /** Start a reply in a conversation: posts a progress message at once. */
   open(conversation: Conversation, opts?: LiveReplyOptions): LiveReply;
+  /** Post a permission prompt that belongs to no live reply (same limiters and policy as LiveReply.postPrompt). */
+  prompt(conversation: Conversation, render: () => PermissionPromptView): PromptPost;
   /** Post a one-off message (busy notices, command acknowledgements), through the same limiters. */
   say(conversation: Conversation, text: string, tone?: 'info' | 'warning' | 'error' | 'success'): Promise<MessageRef | undefined>;
   /**

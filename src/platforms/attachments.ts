@@ -13,14 +13,11 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { silentLogger, type Logger } from '../log.js';
+import type { RemoteAttachment } from '../delivery/surface.js';
 import type { Attachment } from '../protocol/types.js';
 
-export interface RemoteFile {
-  url: string;
-  filename: string;
-  mimeType?: string;
-  /** Size the platform announced, when it did (checked before downloading). */
-  size?: number;
+/** A file to download: what the platform offered (`size` is checked before downloading), plus auth. */
+export interface RemoteFile extends RemoteAttachment {
   /** Sent with the download only (e.g. Authorization: Bearer xoxb-...), to hosts `allowHost` accepts. */
   auth?: { headers: Record<string, string>; allowHost(url: URL): boolean };
 }
@@ -46,6 +43,27 @@ export interface DownloadedAttachments {
   notices: string[];
   /** Remove the per-turn directory (idempotent). */
   cleanup(): Promise<void>;
+}
+
+/** What a queued turn keeps of a file: enough to fetch it again, never the credentials. */
+export function attachmentRef(file: RemoteFile): RemoteAttachment {
+  return {
+    ...(file.id ? { id: file.id } : {}),
+    url: file.url, filename: file.filename,
+    ...(file.mimeType ? { mimeType: file.mimeType } : {}),
+    ...(file.size !== undefined ? { size: file.size } : {}),
+  };
+}
+
+/**
+ * A platform's downloader: its directory and limits, and (keep) per-turn directories left in
+ * place. The same one serves a fresh message and a queued turn fetched again after a restart.
+ */
+export function attachmentFetcher(opts: DownloadOptions & { keep?: boolean }): (files: RemoteFile[]) => Promise<DownloadedAttachments> {
+  return async (files) => {
+    const r = await downloadAttachments(files, opts);
+    return opts.keep ? { ...r, cleanup: async () => {} } : r;
+  };
 }
 
 export const DEFAULT_MAX_ATTACHMENT_BYTES = 20 * 1024 * 1024;

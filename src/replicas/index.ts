@@ -5,3 +5,4 @@
  */
 export { createReplicaBus, defaultReplicaId, type Forwarded, type ReplicaBus, type ReplicaInfo } from './replica-bus.js';
 export { createConversationGate, type ConversationGate, type ConversationGateOptions, type Ticket } from './conversation-gate.js';
+export { createTakeover, type Takeover, type TakeoverOptions } from './takeover.js';

@@ -47,6 +47,13 @@ export interface ReplicaBus {
   replicas(): Promise<ReplicaInfo[]>;
   /** Whether a replica's heartbeat is live. */
   alive(id: string): Promise<boolean>;
+  /**
+   * Replicas that announced themselves once and whose heartbeat is gone now (killed, or stopped):
+   * what they held waits for a taker (takeover.ts). This replica is never among them.
+   */
+  departed(): Promise<string[]>;
+  /** A departed replica's ledger was taken over: it is no longer listed as departed. */
+  forget(id: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -88,6 +95,8 @@ export function createReplicaBus(opts: ReplicaBusOptions): ReplicaBus {
   const requests = `${prefix}:replicas:requests`;
   const answers = `${prefix}:replicas:answers:${id}`;
   const beatKey = (rid: string) => `${prefix}:replica:${rid}`;
+  /** Every replica that ever beat and was not taken over yet (a set: departed = known minus live). */
+  const knownKey = `${prefix}:replicas:known`;
   const waiting = new Map<string, (a: unknown) => void>();
   let handler: ((req: Forwarded<unknown>) => Promise<unknown>) | undefined;
 
@@ -116,7 +125,7 @@ export function createReplicaBus(opts: ReplicaBusOptions): ReplicaBus {
 
   async function beat(): Promise<void> {
     try {
-      await pub.set(beatKey(id), JSON.stringify(info), 'PX', ttl);
+      await pub.multi().set(beatKey(id), JSON.stringify(info), 'PX', ttl).sadd(knownKey, id).exec();
     } catch (err) {
       logger.warn({ err: (err as Error).message }, 'replica heartbeat not written (Redis unreachable)');
     }
@@ -166,6 +175,15 @@ export function createReplicaBus(opts: ReplicaBusOptions): ReplicaBus {
     },
     async alive(rid) {
       return (await pub.exists(beatKey(rid))) === 1;
+    },
+    async departed() {
+      const known = (await pub.smembers(knownKey)).filter((r) => r !== id);
+      if (known.length === 0) return [];
+      const live = await pub.mget(...known.map(beatKey));
+      return known.filter((_, i) => live[i] === null);
+    },
+    async forget(rid) {
+      await pub.srem(knownKey, rid);
     },
     async close() {
       clearInterval(timer);

@@ -1,10 +1,14 @@
 /**
- * The bridge as its own process, for the kill -9 tests: `npm start` (src/main.ts) spawned in its
- * own process group, on a data directory that outlives it.
+ * The bridge as its own process, for the kill -9 tests (Slack and Discord): `npm start`
+ * (src/main.ts) spawned in its own process group, on a data directory that outlives it, and what
+ * both platforms' crash tests read around it (the bridge's own database, agent pids, polling).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createBridgeState, createSqliteStore, type BridgeState, type LedgerRecord } from '../../src/state/index.js';
 
 export interface BridgeChild {
   readonly pid: number;
@@ -78,4 +82,56 @@ export async function untilReady(child: BridgeChild, timeoutMs = 30_000): Promis
     if (Date.now() > deadline) throw new Error(`bridge not ready after ${timeoutMs} ms: ${res ? await res.text() : 'no answer'}\n${child.output()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** Alive and not a zombie. */
+export function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+export type ReplyRecord = Extract<LedgerRecord, { kind: 'reply' }>;
+export type AgentRecord = Extract<LedgerRecord, { kind: 'agent' }>;
+
+/**
+ * One crash test's world: a data dir that outlives the bridges started on it, the bridge's own
+ * database opened beside them (WAL: readers never block the writer), and a poller whose timeout
+ * message carries the newest bridge's output. `cleanup()` kills what is left and removes the dirs.
+ */
+export async function crashWorld(env: NodeJS.ProcessEnv, config: string) {
+  const dataDir = await mkdtemp(join(tmpdir(), 'tb-crash-'));
+  const children: BridgeChild[] = [];
+  const state: BridgeState = createBridgeState(createSqliteStore({ file: join(dataDir, 'turnbridge.sqlite') }));
+  const start = (): BridgeChild => {
+    const child = startBridgeChild({ dataDir, env, config });
+    children.push(child);
+    return child;
+  };
+  const until = async <T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string): Promise<T> => {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const v = await check();
+      if (v) return v;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${children.at(-1)?.output() ?? ''}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  };
+  /** The reply record of the user's message with this source id. */
+  const replyOf = (records: LedgerRecord[], sourceId: string): ReplyRecord | undefined =>
+    records.find((r): r is ReplyRecord => r.kind === 'reply' && r.message.source?.id === sourceId);
+  const agents = (records: LedgerRecord[]): AgentRecord[] => records.filter((r): r is AgentRecord => r.kind === 'agent');
+  return {
+    dataDir, state, start, until, replyOf, agents,
+    ledger: () => state.ledger.all(),
+    async cleanup() {
+      for (const c of children) await c.kill9();
+      await state.close().catch(() => undefined);
+      await rm(dataDir, { recursive: true, force: true });
+      await rm(`${dataDir}-workspace`, { recursive: true, force: true });
+    },
+  };
 }

@@ -7,7 +7,7 @@ import { MessageType, type Client, type Message } from 'discord.js';
 import type { Logger } from '../../log.js';
 import type { BridgeInbound, InboundMessage } from '../../bridge/types.js';
 import type { Conversation, UserRef } from '../../delivery/surface.js';
-import { downloadAttachments, type RemoteFile } from '../attachments.js';
+import { attachmentRef, type DownloadedAttachments, type RemoteFile } from '../attachments.js';
 import { replyModeFor, type DiscordConfig } from './config.js';
 import { INLINE_THREAD_PREFIX, encodeMessageRef } from './ids.js';
 import { readableText, threadName } from './mentions.js';
@@ -18,9 +18,8 @@ export interface InboundOptions {
   client: Client;
   cfg: DiscordConfig;
   logger: Logger;
-  /** Parent directory for per-turn attachment directories (default os tmpdir). */
-  attachmentDir?: string;
-  fetch?: typeof fetch;
+  /** The platform's downloader (directory, limits; no token: CDN URLs are signed). */
+  download(files: RemoteFile[]): Promise<DownloadedAttachments>;
   /** Whether the gateway connection carries the Message Content intent (decided at start). */
   messageContent(): boolean;
 }
@@ -109,7 +108,7 @@ export function createMessageHandler(opts: InboundOptions, bridge: BridgeInbound
     const { conversation } = decision;
     // CDN URLs are signed: no token goes with them. Fetched by the bridge after its access and queue checks.
     const files: RemoteFile[] = [...msg.attachments.values()].map((a) => ({
-      url: a.url, filename: a.name, mimeType: a.contentType ?? undefined, size: a.size,
+      id: a.id, url: a.url, filename: a.name, mimeType: a.contentType ?? undefined, size: a.size,
     }));
     const inbound: InboundMessage = {
       platform: 'discord',
@@ -123,15 +122,9 @@ export function createMessageHandler(opts: InboundOptions, bridge: BridgeInbound
       direct: !msg.inGuild(),
       notices: decision.notices,
       ...(files.length ? {
-        download: {
-          count: files.length,
-          fetch: async () => {
-            const r = await downloadAttachments(files, {
-              dir: opts.attachmentDir ?? cfg.attachmentsDir, maxBytes: cfg.maxAttachmentBytes, maxCount: cfg.maxAttachments, logger, fetch: opts.fetch,
-            });
-            return cfg.keepAttachments ? { ...r, cleanup: async () => {} } : r;
-          },
-        },
+        download: { count: files.length, fetch: () => opts.download(files) },
+        // Kept with a queued turn: fetched again by Surface.fetchAttachments after a restart.
+        attachmentRefs: files.map(attachmentRef),
       } : {}),
     };
     logger.debug({ messageId: msg.id, conversation, text: inbound.text }, 'discord: message for the bot');

@@ -10,6 +10,7 @@ import { createMessageHandler } from './inbound.js';
 import { createLiveLimitFilter } from './rate-limit-filter.js';
 import { createInteractionHandler } from './interactions.js';
 import { createDiscordSurface } from './surface.js';
+import { attachmentFetcher } from '../attachments.js';
 import { ENABLE_MESSAGE_CONTENT, decideMessageContent, logMessageContentMode, type MessageContentMode } from './message-content.js';
 
 /** Test and embedding seams; main.ts passes none of these. */
@@ -47,6 +48,11 @@ export function createDiscordPlatform(opts: DiscordPlatformOptions): Platform {
   });
   const ids = new CustomIds();
   const surface = createDiscordSurface({ rest: client.rest, logger, ids, reactions: cfg.reactions, typingIntervalMs: cfg.typingIntervalMs });
+  // CDN URLs are signed: no token goes with them, for new messages and for turns queued before a restart.
+  const download = attachmentFetcher({
+    dir: opts.attachmentDir ?? cfg.attachmentsDir, maxBytes: cfg.maxAttachmentBytes, maxCount: cfg.maxAttachments, keep: cfg.keepAttachments, logger, fetch: opts.fetch,
+  });
+  surface.fetchAttachments = download;
   let status: PlatformStatus = { state: 'stopped' };
   let fatal = false;
   let content: MessageContentMode = { kind: 'off', why: 'unknown' };
@@ -99,7 +105,7 @@ export function createDiscordPlatform(opts: DiscordPlatformOptions): Platform {
       // discord.js reads options.intents when the gateway connects (login), not at construction.
       client.options.intents = new IntentsBitField(content.kind === 'on' ? [...baseIntents, GatewayIntentBits.MessageContent] : baseIntents);
       const onMessage = createMessageHandler({
-        client, cfg, logger, attachmentDir: opts.attachmentDir, fetch: opts.fetch, messageContent: () => content.kind === 'on',
+        client, cfg, logger, download, messageContent: () => content.kind === 'on',
       }, bridge);
       const onInteraction = createInteractionHandler(ids, logger, bridge);
       client.on(Events.MessageCreate, (msg) => {

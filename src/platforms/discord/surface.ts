@@ -38,7 +38,9 @@ export function toSurfaceError(e: unknown, what: string): Error {
   if (e instanceof DiscordAPIError) {
     if (e.status === 429) return new RateLimitedError(`Discord answered 429 to ${what}`, 1000, e);
     const hint = typeof e.code === 'number' ? HINTS[e.code] : undefined;
-    return new TurnbridgeError('TB_PLATFORM_ERROR', `Discord ${what} failed: ${e.message}${hint ? ` (${hint})` : ''}`, { cause: e, hint });
+    // 4xx (bad body, no permission, unknown channel or message): no retry can fix it
+    const permanent = e.status >= 400 && e.status < 500 && e.status !== 408;
+    return new TurnbridgeError('TB_PLATFORM_ERROR', `Discord ${what} failed: ${e.message}${hint ? ` (${hint})` : ''}`, { cause: e, hint, ...(permanent ? { permanent } : {}) });
   }
   return new TurnbridgeError('TB_PLATFORM_ERROR', `Discord ${what} failed: ${(e as Error)?.message ?? String(e)}`, { cause: e });
 }
@@ -61,19 +63,6 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordSurfac
       return (await fn()) as T;
     } catch (e) {
       throw toSurfaceError(e, what);
-    }
-  }
-
-  /** Prompts are rare and must land: wait out a rate limit here instead of surfacing it. */
-  async function withRetry<T>(what: string, fn: () => Promise<T>, attempts = 5): Promise<T> {
-    for (let i = 1; ; i++) {
-      try {
-        return await fn();
-      } catch (e) {
-        if (!(e instanceof RateLimitedError) || i >= attempts) throw e;
-        logger.debug({ what, retryAfterMs: e.retryAfterMs }, 'discord: waiting out a rate limit');
-        await new Promise((r) => setTimeout(r, e.retryAfterMs));
-      }
     }
   }
 
@@ -117,12 +106,14 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordSurfac
       await editBody(ref, renderMessage(content, ids), 'editing a message');
     },
 
+    // Prompts go through delivery like every message: its limiters pace them and its attempt
+    // policy (src/delivery/attempt.ts) retries a 429 or a transient failure.
     postPrompt(conversation, view: PermissionPromptView) {
-      return withRetry('prompt', () => postBody(conversation, renderPrompt(view, ids), 'posting a permission prompt'));
+      return postBody(conversation, renderPrompt(view, ids), 'posting a permission prompt');
     },
 
     updatePrompt(ref, view) {
-      return withRetry('prompt update', () => editBody(ref, renderPrompt(view, ids), 'updating a permission prompt'));
+      return editBody(ref, renderPrompt(view, ids), 'updating a permission prompt');
     },
 
     async showTyping(conversation) {

@@ -14,12 +14,12 @@
 import type { App, webApi } from '@slack/bolt';
 import type { ActionEvent, BridgeInbound, InboundMessage } from '../../bridge/types.js';
 import type { Logger } from '../../log.js';
-import { downloadAttachments } from '../attachments.js';
+import { attachmentRef } from '../attachments.js';
 import { ACTION_RERUN, ACTION_STOP } from './blocks.js';
 import { createGroupsOf, slackClickEvent } from './clicker.js';
 import { registerPromptListeners } from './prompt-actions.js';
 import type { SlackConfig } from './config.js';
-import { slackRemoteFiles, type SlackFile } from './files.js';
+import { slackDownloads, slackRemoteFiles, type SlackFile } from './files.js';
 import { encodeMessageId } from './ids.js';
 import { mentionsUser, normalizeInboundText } from './inbound-text.js';
 import { BoundedMap } from '../../bounded-map.js';
@@ -65,6 +65,7 @@ export function createListenerState(): SlackListenerState {
 
 export function registerSlackListeners(app: App, deps: SlackListenerDeps, state: SlackListenerState): void {
   const { config, logger, client } = deps;
+  const downloads = slackDownloads(config, logger);
   const now = deps.now ?? Date.now;
   const { userNames } = state;
 
@@ -138,13 +139,9 @@ export function registerSlackListeners(app: App, deps: SlackListenerDeps, state:
       direct: isDm,
       ...(notices.length ? { notices } : {}),
       ...(remote.length ? {
-        download: {
-          count: remote.length,
-          fetch: async () => {
-            const r = await downloadAttachments(remote, { dir: config.attachmentsDir, maxBytes: config.maxAttachmentBytes, maxCount: config.maxAttachments, logger });
-            return config.keepAttachments ? { ...r, cleanup: async () => {} } : r;
-          },
-        },
+        download: { count: remote.length, fetch: () => downloads.download(remote) },
+        // Kept with a queued turn (no token): fetched again by Surface.fetchAttachments after a restart.
+        attachmentRefs: remote.map(attachmentRef),
       } : {}),
     };
     logger.debug({ channel: event.channel, thread, user: event.user, text: clean }, 'slack message in');

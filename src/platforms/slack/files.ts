@@ -5,7 +5,10 @@
  * External and remote files (`is_external`, mode `external`) can live on any host: skipped with
  * a reason, never fetched with the token.
  */
-import type { RemoteFile } from '../attachments.js';
+import type { RemoteAttachment } from '../../delivery/surface.js';
+import type { Logger } from '../../log.js';
+import { attachmentFetcher, type DownloadedAttachments, type RemoteFile } from '../attachments.js';
+import type { SlackConfig } from './config.js';
 
 export interface SlackFile {
   id?: string;
@@ -54,7 +57,30 @@ export function slackRemoteFiles(files: readonly SlackFile[], botToken: string, 
       notices.push(`Skipped ${filename}: its address is not on a Slack file host, so the bridge did not fetch it.`);
       continue;
     }
-    remote.push({ url, filename, mimeType: f.mimetype, size: f.size, auth });
+    remote.push({ ...(f.id ? { id: f.id } : {}), url, filename, mimeType: f.mimetype, size: f.size, auth });
   }
   return { remote, notices };
+}
+
+/**
+ * The files of a message kept in the state (a queued turn after a restart) as RemoteFiles again:
+ * through the same checks, so the token still goes only to Slack's file hosts.
+ */
+export function slackRefsToRemote(refs: readonly RemoteAttachment[], botToken: string, apiUrl: string): { remote: RemoteFile[]; notices: string[] } {
+  return slackRemoteFiles(refs.map((r) => ({ id: r.id, name: r.filename, mimetype: r.mimeType, size: r.size, url_private: r.url })), botToken, apiUrl);
+}
+
+type FileConfig = Pick<SlackConfig, 'botToken' | 'apiUrl' | 'attachmentsDir' | 'maxAttachmentBytes' | 'maxAttachments' | 'keepAttachments'>;
+
+/** Slack's downloader: its directory and limits, for new messages and (refs) for queued turns after a restart. */
+export function slackDownloads(config: FileConfig, logger: Logger) {
+  const download = attachmentFetcher({ dir: config.attachmentsDir, maxBytes: config.maxAttachmentBytes, maxCount: config.maxAttachments, keep: config.keepAttachments, logger });
+  return {
+    download,
+    async refetch(refs: RemoteAttachment[]): Promise<DownloadedAttachments> {
+      const { remote, notices } = slackRefsToRemote(refs, config.botToken, config.apiUrl);
+      const got = await download(remote);
+      return { ...got, notices: [...notices, ...got.notices] };
+    },
+  };
 }

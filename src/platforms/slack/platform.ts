@@ -13,6 +13,7 @@ import { boltLoggerFrom } from './bolt-logger.js';
 import { namedUserGroups } from './clicker.js';
 import { parseSlackConfig, type SlackConfig } from './config.js';
 import { createListenerState, registerSlackListeners } from './events.js';
+import { slackDownloads } from './files.js';
 import { createSlackSurface, type SlackSurface } from './surface.js';
 import { slackErrorCode } from './web-errors.js';
 
@@ -82,6 +83,8 @@ export function createSlackPlatform(opts: SlackPlatformOptions): SlackPlatform {
   });
   const client = new webApi.WebClient(cfg.botToken, clientOptions());
   const surface = createSlackSurface({ client, config: cfg, logger });
+  // A turn queued before a restart gets its files again: same host checks, token and limits.
+  surface.fetchAttachments = slackDownloads(cfg, logger).refetch;
   const listenerState = createListenerState();
 
   let status: PlatformStatus = { state: 'starting' };

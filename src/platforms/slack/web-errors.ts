@@ -13,6 +13,18 @@ interface SlackishError {
   message?: string;
 }
 
+/**
+ * Slack errors that no retry can fix (the call is wrong for this channel, message or app), so
+ * delivery gives up at once and says so instead of backing off for seconds.
+ */
+const PERMANENT = new Set([
+  'channel_not_found', 'not_in_channel', 'is_archived', 'msg_too_long', 'invalid_blocks', 'invalid_blocks_format',
+  'no_text', 'too_many_attachments', 'restricted_action', 'restricted_action_read_only_channel',
+  'restricted_action_thread_only_channel', 'restricted_action_non_threadable_channel', 'cant_update_message',
+  'edit_window_closed', 'message_not_found', 'thread_not_found', 'missing_scope', 'not_authed', 'invalid_auth',
+  'account_inactive', 'token_revoked', 'token_expired', 'no_permission', 'ekm_access_denied', 'team_access_not_granted',
+]);
+
 /** Slack's `error` string for a platform error ("channel_not_found"), else undefined. */
 export function slackErrorCode(e: unknown): string | undefined {
   const err = e as SlackishError | undefined;
@@ -32,7 +44,7 @@ export function toSurfaceError(e: unknown, method: string): Error {
   const platform = slackErrorCode(e);
   if (platform === 'ratelimited') return new RateLimitedError(`Slack rate-limited ${method}`, 1000, e);
   const detail = platform ?? (err.statusCode ? `HTTP ${err.statusCode}` : err.message ?? String(e));
-  return new TurnbridgeError('TB_PLATFORM_ERROR', `Slack ${method} failed: ${detail}`, { cause: e, found: platform });
+  return new TurnbridgeError('TB_PLATFORM_ERROR', `Slack ${method} failed: ${detail}`, { cause: e, found: platform, ...(platform && PERMANENT.has(platform) ? { permanent: true } : {}) });
 }
 
 /** Run one Web API call, translating its failure. */

@@ -59,7 +59,7 @@ describe('slack approvals (real Bolt + bridge + agent)', () => {
     await fake.waitFor(() => fake.ephemerals.length > eph, 'the refusal');
     await click('U0OPS', 'ops', 'tb_allow', prompt);
     await rig.finalReply('C0OPS', ts, ts);
-    const decided = fake.message('C0OPS', prompt.ts)!;
+    const decided = await rig.decidedPrompt('C0OPS', prompt.ts);
     assert.deepEqual(buttons(decided), []);
     assert.match(contextLines(decided).join(' '), /Allowed once by <@U0OPS> at <!date\^\d+\^\{time\}\|/);
   });
@@ -74,7 +74,7 @@ describe('slack approvals (real Bolt + bridge + agent)', () => {
     const text = parts.map(visibleText).join('\n');
     assert.match(text, /allowed: npm test\n+allowed: npm test --coverage/);
     assert.match(text, /_auto-allowed Bash: npm test, rule set by @ana_/);
-    assert.match(contextLines(fake.message('C0GEN', prompt.ts)).join(' '), /Allowed for this thread by <@U0ANA> at .* rule `Bash\(npm test:\*\)`/);
+    assert.match(contextLines(await rig.decidedPrompt('C0GEN', prompt.ts)).join(' '), /Allowed for this thread by <@U0ANA> at .* rule `Bash\(npm test:\*\)`/);
     // `rules` lists it
     const list = await fake.userMessage({ channel: 'C0GEN', user: 'U0BEN', text: 'rules', threadTs: ts });
     const listed = await fake.waitFor(() => rig.replies('C0GEN', ts).find((m) => Number(m.ts) > Number(list.ts)), 'the rules list');
@@ -95,7 +95,7 @@ describe('slack approvals (real Bolt + bridge + agent)', () => {
     assert.equal(await fake.submitView({ user: 'U0ANA', userName: 'ana', value: 'this touches prod; use staging' }), undefined);
     const parts = await rig.finalReply('C0GEN', ts, ts);
     assert.match(parts.map(visibleText).join(''), /denied: this touches prod; use staging$/m);
-    assert.match(contextLines(fake.message('C0GEN', prompt.ts)).join(' '), /Denied by <@U0ANA> at .*: “this touches prod; use staging”/);
+    assert.match(contextLines(await rig.decidedPrompt('C0GEN', prompt.ts)).join(' '), /Denied by <@U0ANA> at .*: “this touches prod; use staging”/);
   });
 
   it('edit and allow: the modal is pre-filled with the command; a non-approver is refused; the agent gets updated_input', async () => {
@@ -114,7 +114,7 @@ describe('slack approvals (real Bolt + bridge + agent)', () => {
     assert.equal(await fake.submitView({ user: 'U0ANA', userName: 'ana', value: 'npm run e2e -- --headless', view: modal.view }), undefined);
     const parts = await rig.finalReply('C0GEN', ts, ts);
     assert.match(parts.map(visibleText).join(''), /allowed: npm run e2e updated_input=\{"command":"npm run e2e -- --headless"\}/);
-    const decided = fake.message('C0GEN', prompt.ts)!;
+    const decided = await rig.decidedPrompt('C0GEN', prompt.ts);
     assert.match(JSON.stringify(decided.blocks), /npm run e2e -- --headless/, 'the prompt shows what ran');
     assert.match(contextLines(decided).join(' '), /Allowed with edited input by <@U0ANA>/);
   });

@@ -6,70 +6,34 @@
  * with native Slack streaming, and with a second kill during recovery.
  */
 import { strict as assert } from 'node:assert';
-import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
 import { after, describe, it } from 'node:test';
-import { createBridgeState, createSqliteStore, type BridgeState, type LedgerRecord } from '../../../src/state/index.js';
+import type { LedgerRecord } from '../../../src/state/index.js';
 import { BOT_USER, buttons, contextLines, FakeSlack, visibleText, type FakeMessage } from '../../fakes/slack/index.js';
-import { startBridgeChild, untilReady, type BridgeChild } from '../crash-child.js';
+import { alive, crashWorld, untilReady } from '../crash-child.js';
 import { AGENT_PROFILE } from './turn-rig.js';
 
 const C = 'C0GEN';
 const INTERRUPTED = 'interrupted: the bridge restarted';
-const children: BridgeChild[] = [];
-const dirs: string[] = [];
-/** Closed here too, so that a failed test does not keep the run open. */
-const opened: Array<{ close(): Promise<void> }> = [];
+/** Run here too, so that a failed test does not keep the run open. */
+const cleanups: Array<() => Promise<void>> = [];
 after(async () => {
-  for (const c of children) await c.kill9();
-  for (const o of opened) await o.close().catch(() => undefined);
-  for (const d of dirs) {
-    await rm(d, { recursive: true, force: true });
-    await rm(`${d}-workspace`, { recursive: true, force: true });
-  }
+  for (const c of cleanups) await c().catch(() => undefined);
 });
-
-/** Alive and not a zombie. */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 async function setup(streaming: 'edit' | 'native') {
   const fake = await FakeSlack.start({ timeScale: 20, users: { U0ANA: 'ana', U0BEN: 'ben' } });
-  const dataDir = await mkdtemp(join(tmpdir(), 'tb-crash-'));
-  dirs.push(dataDir);
   // One person starts every turn here: the per-person limits (docs/security.md) must let 4 run at once.
   const config = `limits:\n  running_per_user: 10\n  waiting_per_user: 10\nslack:\n  streaming: ${streaming}\n  rate_scale: 20\n  api_retries: 0\n  reconnect_base_ms: 50\n  reconnect_max_ms: 200\n`;
   const env = { SLACK_BOT_TOKEN: fake.botToken, SLACK_APP_TOKEN: fake.appToken, SLACK_API_URL: fake.apiUrl, TURNBRIDGE_PROFILE: AGENT_PROFILE };
-  const start = async (): Promise<BridgeChild> => {
-    const child = startBridgeChild({ dataDir, env, config });
-    children.push(child);
-    return child;
-  };
-  // The test reads the bridge's own database (WAL: readers never block the writer).
-  const state: BridgeState = createBridgeState(createSqliteStore({ file: join(dataDir, 'turnbridge.sqlite') }));
-  opened.push(state, fake);
-  const ledger = async () => state.ledger.all();
-  const replyOf = (records: LedgerRecord[], ts: string) => records.find((r): r is Extract<LedgerRecord, { kind: 'reply' }> => r.kind === 'reply' && r.message.source?.id === `${C}:${ts}`);
-  const until = async <T>(check: () => Promise<T | undefined | false>, what: string): Promise<T> => {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const v = await check();
-      if (v) return v;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${children.at(-1)?.output() ?? ''}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  };
-  const mention = (text: string, threadTs?: string) => fake.userMessage({ channel: C, user: 'U0ANA', text: `<@${BOT_USER}> ${text}`, ...(threadTs ? { threadTs } : {}) });
+  const world = await crashWorld(env, config);
+  cleanups.push(world.cleanup, () => fake.close());
+  const start = async () => world.start();
+  const replyOf = (records: LedgerRecord[], ts: string) => world.replyOf(records, `${C}:${ts}`);
+  const mention = (text: string, threadTs?: string, files?: Parameters<FakeSlack['userMessage']>[0]['files']) =>
+    fake.userMessage({ channel: C, user: 'U0ANA', text: `<@${BOT_USER}> ${text}`, ...(threadTs ? { threadTs } : {}), ...(files ? { files } : {}) });
   const thread = (ts: string): FakeMessage[] => fake.botMessages(C, ts);
-  return { fake, dataDir, start, state, ledger, replyOf, until, mention, thread };
+  return { ...world, fake, start, replyOf, mention, thread };
 }
 
 type Rig = Awaited<ReturnType<typeof setup>>;
@@ -113,7 +77,7 @@ async function crashScene(rig: Rig, streaming: 'edit' | 'native') {
     return shown && prompt && agents && queued && queuedShown && session && settled;
   }, 'the ledger to hold the stream, the prompt, 4 agents, 2 queued turns and the session');
   const recs = await ledger();
-  const pids = recs.filter((r): r is Extract<LedgerRecord, { kind: 'agent' }> => r.kind === 'agent').map((r) => r.pid);
+  const pids = rig.agents(recs).map((r) => r.pid);
   const queuedMsgs = [c1, c2].map((m) => replyOf(recs, m.ts)!.journal.parts[0]!.ref.id.split(':')[1]!);
   const session = (await rig.state.sessions.get(`slack:T0FAKE:${C}:${encodeURIComponent(d.ts)}`))!.session_id;
   return { a, b, c, c1, c2, d, pids, queuedMsgs, session };
@@ -202,8 +166,6 @@ for (const streaming of ['edit', 'native'] as const) {
       // TB_CRASH_LOG=info shows the bridge's own log, with "recovery done" and its figures.
       if (process.env.TB_CRASH_LOG) console.log(second.output());
       for (const m of rig.fake.botMessages(C)) assert.equal(isLiveMsg(m), false, `after SIGTERM no live message: ${visibleText(m)}`);
-      await rig.state.close();
-      await rig.fake.close();
     });
   });
 }
@@ -224,7 +186,41 @@ describe('kill -9 during recovery', () => {
     await untilReady(third);
     await assertConverged(rig, scene, 'edit');
     await third.stop();
-    await rig.state.close();
-    await rig.fake.close();
+  });
+});
+
+describe('kill -9 with a queued file (Slack)', () => {
+  it('the queued turn gets its file after the restart, fetched again with the bot token', async () => {
+    const rig = await setup('edit');
+    const { fake, until, ledger, replyOf, mention } = rig;
+    const first = await rig.start();
+    await untilReady(first);
+    const c = await mention('hang 2');
+    await until(async () => replyOf(await ledger(), c.ts)?.turn === 'running', "C's turn running");
+    const bytes = Buffer.from('the queued file survives\n');
+    const file = fake.addFile('survivor.txt', 'text/plain', bytes);
+    const q = await mention('read this', c.ts, [file]);
+    const key = `slack:T0FAKE:${C}:${encodeURIComponent(c.ts)}`;
+    const queued = await until(async () => {
+      const items = await rig.state.queue.list(key);
+      return replyOf(await ledger(), q.ts)?.journal.parts.some((p) => p.content?.status?.startsWith('queued')) && items[0];
+    }, 'the queued turn with its file');
+    // What the state keeps: the file's Slack address and id, never the token or a local path.
+    assert.deepEqual(queued.message.attachments, [{ id: file.id, url: file.url_private_download, filename: 'survivor.txt', mimeType: 'text/plain', size: bytes.length }]);
+    assert.equal(JSON.stringify(queued).includes(fake.botToken), false, 'no token in the state');
+    const queuedMsg = replyOf(await ledger(), q.ts)!.journal.parts[0]!.ref.id.split(':')[1]!;
+    const downloads = () => fake.calls.filter((x) => x.method === 'GET file' && String(x.params.path).includes(file.id));
+    await first.kill9();
+    const before = downloads().length;
+
+    const second = await rig.start();
+    await untilReady(second);
+    const sha = createHash('sha256').update(bytes).digest('hex');
+    await fake.waitFor(() => visibleText(fake.message(C, queuedMsg)!) === `file survivor.txt text/plain ${bytes.length} ${sha}`, 'the agent read the file', 30_000);
+    await fake.waitFor(() => fake.message(C, q.ts)!.reactions.has('white_check_mark'), 'the success reaction', 10_000);
+    const again = downloads().slice(before);
+    assert.equal(again.length, 1, 'fetched once more after the restart');
+    assert.equal(again[0]!.auth, 'bot', 'with the bot token (the host is Slack\'s)');
+    await second.stop();
   });
 });

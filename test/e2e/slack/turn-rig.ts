@@ -42,6 +42,11 @@ export interface TurnRig {
    * buttons and no progress line.
    */
   finalReply(channel: string, thread: string, source: string, opts?: { timeoutMs?: number }): Promise<FakeMessage[]>;
+  /**
+   * Waits until the prompt at `ts` shows its decision (no buttons): the update goes through
+   * delivery's limiters, so it may land a moment after the reply's final part.
+   */
+  decidedPrompt(channel: string, ts: string): Promise<FakeMessage>;
   close(): Promise<void>;
 }
 
@@ -78,6 +83,12 @@ export async function makeTurnRig(opts: TurnRigOptions = {}): Promise<TurnRig> {
         if (!last || !isFinal(last)) return undefined;
         return parts;
       }, `the final reply to ${channel}/${source}`, o.timeoutMs ?? 30_000);
+    },
+    decidedPrompt(channel, ts) {
+      return fake.waitFor(() => {
+        const m = fake.message(channel, ts);
+        return m && buttons(m).length === 0 ? m : undefined;
+      }, `the decided prompt ${channel}/${ts}`);
     },
     async close() {
       await bridge.shutdown(1000).catch(() => {});

@@ -106,7 +106,7 @@ describe('slack turns (real Bolt + bridge + agents)', () => {
     await rig.finalReply('C0GEN', ts, ts);
     assert.deepEqual(chronology(ts, prompt.ts), ['Let me run a command.', '[prompt]', 'allowed: echo ok > f.txt'],
       'the answer before the prompt, the prompt, the answer after it');
-    const decided = fake.message('C0GEN', prompt.ts)!;
+    const decided = await rig.decidedPrompt('C0GEN', prompt.ts);
     assert.deepEqual(buttons(decided), []);
     assert.match(contextLines(decided).join(' '), /Allowed once by <@U0ANA>/);
     // a click on the same prompt after the turn ended only tells the clicker

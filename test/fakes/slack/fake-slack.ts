@@ -9,7 +9,8 @@ import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { RateLimiter, SLACK_BUDGETS, type MethodBudget } from './rate-limits.js';
-import { SocketModeHub } from './socket-mode.js';
+import { signSlackRequest } from './signing.js';
+import { SocketModeHub, type Envelope } from './socket-mode.js';
 import { handleMethod, type ApiAnswer, type Ephemeral, type FakeMessage, type WebApiState } from './web-api.js';
 
 export interface FakeSlackOptions {
@@ -125,6 +126,36 @@ export class FakeSlack extends EventEmitter {
   get botToken(): string { return this.state.botToken; }
   get appToken(): string { return this.state.appToken; }
   get socket(): SocketModeHub { return this.hub; }
+
+  /**
+   * HTTP mode: set to the app's Request URL and signing secret, and events and interactive
+   * payloads are POSTed there, signed, as Slack does (JSON for events, `payload=` form for
+   * interactivity); the response body is the ack payload. Unset: Socket Mode.
+   */
+  http: { url: string; secret: string } | undefined;
+
+  private async deliver(envelope: Omit<Envelope, 'envelope_id'>): Promise<unknown> {
+    if (!this.http) return this.hub.send(envelope);
+    const json = JSON.stringify(envelope.payload);
+    const events = envelope.type === 'events_api';
+    const body = events ? json : `payload=${encodeURIComponent(json)}`;
+    const retry = Number(envelope.retry_attempt ?? 0);
+    const res = await fetch(this.http.url, {
+      method: 'POST', body,
+      headers: {
+        'content-type': events ? 'application/json' : 'application/x-www-form-urlencoded',
+        ...signSlackRequest(this.http.secret, body),
+        ...(retry ? { 'x-slack-retry-num': String(retry), 'x-slack-retry-reason': 'http_timeout' } : {}),
+      },
+    });
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`fake slack: the Request URL answered ${res.status}: ${text.slice(0, 200)}`);
+    try {
+      return text ? JSON.parse(text) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
 
   nextTs(): string {
     this.tsCounter++;
@@ -244,7 +275,7 @@ export class FakeSlack extends EventEmitter {
   /** Deliver an Events API envelope; resolves when the client acked it. */
   async sendEvent(event: Record<string, unknown>, opts: { eventId?: string; retryAttempt?: number } = {}): Promise<string> {
     const eventId = opts.eventId ?? `Ev${String(++this.eventCounter).padStart(8, '0')}`;
-    await this.hub.send({
+    await this.deliver({
       type: 'events_api',
       accepts_response_payload: false,
       retry_attempt: opts.retryAttempt ?? 0,
@@ -291,7 +322,7 @@ export class FakeSlack extends EventEmitter {
   /** A button click (block_actions), as Socket Mode delivers it. Resolves when acked. */
   async click(c: { user: string; userName?: string; actionId: string; value: string; channel: string; messageTs: string }): Promise<void> {
     const msg = this.state.messages.get(`${c.channel}:${c.messageTs}`);
-    await this.hub.send({
+    await this.deliver({
       type: 'interactive',
       accepts_response_payload: true,
       payload: {
@@ -324,7 +355,7 @@ export class FakeSlack extends EventEmitter {
     if (!view) throw new Error('fake slack: no modal was opened');
     const input = (view.blocks as Array<Record<string, any>>).find((b) => b.type === 'input');
     const values = input ? { [input.block_id]: { [input.element.action_id]: { type: 'plain_text_input', value: s.value } } } : {};
-    const ack = await this.hub.send({
+    const ack = await this.deliver({
       type: 'interactive',
       accepts_response_payload: true,
       payload: {

@@ -38,6 +38,12 @@ export class SocketModeHub {
   /** Which open connection gets the next envelope: the newest (default) or each in turn. */
   spread: 'latest' | 'round-robin' = 'latest';
   private turn = 0;
+  /**
+   * Tests that need one replica to hold given turns: envelopes go to this connection (its number,
+   * see deliveredTo) while it is open, whatever `spread` says. Slack gives no such promise; the
+   * app must not rely on where an event lands, and the tests then check it does not.
+   */
+  pin: number | undefined;
   /** Connection number (in order of opening, from 1) that each envelope was sent to. */
   readonly deliveredTo = new Map<string, number>();
   private readonly numbers = new WeakMap<WebSocket, number>();
@@ -103,6 +109,8 @@ export class SocketModeHub {
 
   private async socket(timeoutMs: number): Promise<WebSocket> {
     const open = [...this.sockets].filter((s) => s.readyState === s.OPEN);
+    const pinned = this.pin === undefined ? undefined : open.find((s) => this.numbers.get(s) === this.pin);
+    if (pinned) return pinned;
     if (open.length) return this.spread === 'latest' ? open[open.length - 1]! : open[this.turn++ % open.length]!;
     await new Promise<void>((resolve, reject) => {
       const t = setTimeout(() => reject(new Error('fake slack: no Socket Mode connection to deliver to')), timeoutMs);

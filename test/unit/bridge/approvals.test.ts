@@ -3,6 +3,7 @@ import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import Keyv from 'keyv';
 import { createBridge, createPermissionBroker } from '../../../src/bridge/index.js';
+import { createDelivery } from '../../../src/delivery/index.js';
 import { BANNER_NO_PERMISSION } from '../../../src/bridge/accept-message.js';
 import { createAuditTrail } from '../../../src/bridge/audit.js';
 import { createKv } from '../../../src/bridge/kv.js';
@@ -109,9 +110,11 @@ function rig(opts: { groupMembers?: Record<string, string[]> } = {}) {
     Object.assign(surface, { groupMembers: async (g: string) => groups[g] ?? [] });
   }
   const broker = createPermissionBroker({ approvers: [], logger: silentLogger, idFactory: () => `p${++n}`, rules, audit, now: () => clock });
+  const delivery = createDelivery(surface);
   const lines: string[] = [];
   const ask = (request: PermissionRequest, over: { groups?: string[]; thread?: string } = {}) => broker.request({
-    turnId: 't1', surface, conversation: conv('C1', over.thread ?? 'th1'), author: ANA, request, signal: new AbortController().signal,
+    turnId: 't1', surface, post: (render) => delivery.prompt(conv('C1', over.thread ?? 'th1'), render),
+    conversation: conv('C1', over.thread ?? 'th1'), author: ANA, request, signal: new AbortController().signal,
     timeoutMs: 60_000, log: silentLogger, approvers: { users: [], groups: over.groups ?? [] }, onAutoAllowed: (l) => lines.push(l),
   });
   const act = (action: ActionEvent['action'], id: string, user = ANA) => {

@@ -1,6 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { describe, it, mock } from 'node:test';
 import { createPermissionBroker } from '../../../src/bridge/index.js';
+import { createDelivery } from '../../../src/delivery/index.js';
+import { TurnbridgeError } from '../../../src/errors.js';
 import type { PermissionRequest } from '../../../src/protocol/types.js';
 import { silentLogger } from '../../../src/log.js';
 import { createRecordingSurface } from '../../fakes/recording-surface.js';
@@ -11,11 +13,13 @@ const REQ: PermissionRequest = { requestId: 'r1', toolName: 'Bash', description:
 function setup(approvers: string[] = ['U_BOSS']) {
   let n = 0;
   const surface = createRecordingSurface();
+  const delivery = createDelivery(surface);
   const broker = createPermissionBroker({ approvers, logger: silentLogger, idFactory: () => `p${++n}`, now: () => 1_000 });
   const ask = (opts: { timeoutMs?: number; signal?: AbortSignal; request?: PermissionRequest; turnId?: string } = {}) =>
     broker.request({
       turnId: opts.turnId ?? 't1',
       surface,
+      post: (render) => delivery.prompt(conv(), render),
       conversation: conv(),
       author: ANA,
       request: opts.request ?? REQ,
@@ -26,7 +30,7 @@ function setup(approvers: string[] = ['U_BOSS']) {
   const prompt = () => surface.prompts()[0]!;
   const posted = () => waitFor(() => surface.prompts().length > 0, 'prompt posted');
   const updated = (state: string) => waitFor(() => surface.prompts()[0]?.view.state === state, `prompt ${state}`);
-  return { surface, broker, ask, prompt, posted, updated };
+  return { surface, delivery, broker, ask, prompt, posted, updated };
 }
 
 describe('permission broker', () => {
@@ -48,26 +52,20 @@ describe('permission broker', () => {
     assert.equal(broker.open, 0);
   });
 
-  it('waits for beforePost (the live reply lands first), then posts and calls onPosted (the reply continues below)', async () => {
-    const { surface, broker } = setup();
-    const events: string[] = [];
-    let release!: () => void;
-    const replyLanded = new Promise<void>((resolve) => (release = resolve));
+  it('posts through the live reply: after its message landed, and the reply continues below the prompt', async () => {
+    const { surface, delivery, broker } = setup();
+    const reply = delivery.open(conv());
+    reply.append({ text: 'Let me write the file.' });
     const decision = broker.request({
       turnId: 't1', surface, conversation: conv(), author: ANA, request: REQ, signal: new AbortController().signal, timeoutMs: 60_000, log: silentLogger,
-      beforePost: async () => {
-        events.push('beforePost');
-        await replyLanded;
-      },
-      onPosted: () => events.push(`onPosted after ${surface.prompts().length} prompt(s)`),
+      post: (render) => reply.postPrompt(render),
     });
-    await new Promise((resolve) => setImmediate(resolve));
-    assert.equal(surface.prompts().length, 0, 'not posted while the reply has not landed');
-    release();
-    await waitFor(() => events.length === 2, 'onPosted');
-    assert.deepEqual(events, ['beforePost', 'onPosted after 1 prompt(s)']);
+    const posts = () => surface.calls.filter((c) => c.ok && (c.op === 'post' || c.op === 'postPrompt')).map((c) => c.op);
+    await waitFor(() => posts().length === 3, 'the prompt and the part below it');
+    assert.deepEqual(posts(), ['post', 'postPrompt', 'post'], 'reply message, the prompt, then the reply continues below');
     await broker.handleAction(click('allow', 'p1', ANA));
     assert.deepEqual(await decision, { behavior: 'allow' });
+    await reply.finish({ kind: 'success', reply: 'done' });
   });
 
   it('an approver denies; the agent gets a reason', async () => {
@@ -172,10 +170,24 @@ describe('permission broker', () => {
     ac.abort();
     assert.equal((await ask({ signal: ac.signal })).behavior, 'deny');
     assert.equal(surface.prompts().length, 0);
-    surface.failNext('postPrompt', 1, { message: 'channel_not_found' });
+    surface.failNext('postPrompt', 1, { error: new TurnbridgeError('TB_PLATFORM_ERROR', 'Slack chat.postMessage failed: channel_not_found', { permanent: true }) });
     const d = await ask();
     assert.equal(d.behavior, 'deny');
-    assert.match(d.message!, /could not show/);
+    assert.match(d.message!, /could not show the permission prompt/);
+    assert.equal(surface.callsOf('postPrompt').length, 1, 'a permanent refusal is not retried');
+  });
+
+  it('a 429 or a transient failure on the prompt is retried, not denied; the timeout counts from when it shows', async () => {
+    const { broker, ask, surface, prompt } = setup();
+    surface.failNext('postPrompt', 1, { retryAfterMs: 5 }).failNext('postPrompt', 1, { message: 'HTTP 503' });
+    let settled = false;
+    const decision = ask({ timeoutMs: 60_000 }).then((d) => ((settled = true), d));
+    await waitFor(() => surface.prompts().length === 1, 'the prompt, after a 429 and a 503');
+    assert.equal(surface.callsOf('postPrompt').length, 3);
+    assert.equal(settled, false, 'not denied');
+    assert.equal(prompt().view.expiresAt, 61_000);
+    await broker.handleAction(click('allow', 'p1', ANA));
+    assert.deepEqual(await decision, { behavior: 'allow' });
   });
 
   it('long inputs are truncated for display only, and non-command inputs are pretty JSON', async () => {

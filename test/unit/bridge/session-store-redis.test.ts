@@ -3,6 +3,8 @@
  * (Debian's redis-server; .ci/run installs it when missing).
  */
 import { strict as assert } from 'node:assert';
+import KeyvRedis from '@keyv/redis';
+import Keyv from 'keyv';
 import { after, before, describe, it } from 'node:test';
 import { createSessionStore } from '../../../src/bridge/index.js';
 import { createState } from '../../../src/state/index.js';
@@ -35,6 +37,29 @@ describe('access grants on Redis', () => {
     assert.equal(await replica.hasAny(['slack:U0NEW']), false);
     await cli.close();
     await replica.close();
+  });
+
+  it('grants an older version kept in the keyv namespace turnbridge:access move into the state once', async () => {
+    // A database of its own: the test above already ran a (empty) migration on database 0.
+    const db = `${url}/3`;
+    const old = new Keyv({ store: new KeyvRedis(db), namespace: 'turnbridge:access', useKeyPrefix: false });
+    await old.set('slack:U0OLDREDIS', { by: 'cli', at: 5 });
+    await old.set('pair:ABCDEF', { identity: 'slack:U0P' }, 3_600_000);
+    await old.disconnect();
+    const config = makeConfig({ redisUrl: db });
+    const grants = createAccessGrants(config, silentLogger);
+    assert.equal(await grants.hasAny(['slack:U0OLDREDIS']), true);
+    assert.equal(await grants.redeem('ABCDEF'), undefined, 'pairing codes are not carried over');
+    await grants.close();
+    const state = createState(config, silentLogger);
+    assert.deepEqual(await state.store.get('kv', 'access:slack:U0OLDREDIS'), { by: 'cli', at: 5 });
+    assert.equal((await state.store.get<{ grants: number }>('kv', 'access-migrated:keyv-redis'))?.grants, 1, 'done once: marked');
+    // Taken back after the move: a second start does not bring it back from the old namespace.
+    await state.store.delete('kv', 'access:slack:U0OLDREDIS');
+    const again = createAccessGrants(config, silentLogger);
+    assert.equal(await again.hasAny(['slack:U0OLDREDIS']), false);
+    await again.close();
+    await state.close();
   });
 });
 

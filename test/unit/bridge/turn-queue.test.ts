@@ -54,7 +54,7 @@ describe('turn queue: per-person and bridge-wide bounds, prompt parking', () => 
     assert.equal(q.waiting, 3);
   });
 
-  it('a turn waiting on a prompt parks: its slot goes to the next turn, up to maxParked; unpark takes it back', () => {
+  it('a turn waiting on a prompt parks: its slot goes to the next turn, up to maxParked; unpark takes the next free slot', async () => {
     const log: string[] = [];
     const q = createTurnQueue<E>({ maxConcurrent: 1, queueDepth: 5, maxParked: 1 });
     const [a, b, c] = ['a', 'b', 'c'].map((n) => entry(n, n, log)) as [E, E, E];
@@ -65,17 +65,89 @@ describe('turn queue: per-person and bridge-wide bounds, prompt parking', () => 
     q.pump();
     assert.deepEqual(log, ['a', 'b'], 'b runs while a waits for a person');
     assert.equal(q.park(b), false, 'parking room is bounded (processes stay <= maxConcurrent + maxParked)');
-    q.unpark(a);
-    q.pump();
-    assert.deepEqual(log, ['a', 'b'], 'a took its slot back: c waits');
-    q.done(a);
+    let resumed = false;
+    const back = q.unpark(a).then(() => (resumed = true));
+    await Promise.resolve();
+    assert.equal(resumed, false, 'no slot is free: a waits for one');
+    assert.equal(q.running, 1, 'maxConcurrent holds');
     q.done(b);
+    q.pump();
+    await back;
+    assert.equal(q.running, 1);
+    assert.deepEqual(log, ['a', 'b'], 'a took the freed slot before c, which waited');
+    q.done(a);
     q.pump();
     assert.deepEqual(log, ['a', 'b', 'c']);
     assert.equal(q.running, 1);
     q.park(c);
     q.done(c);
     assert.equal(q.running, 0, 'a parked turn that ends frees nothing twice');
+  });
+
+  it('unpark never passes maxConcurrent, however many decisions come at once', async () => {
+    const log: string[] = [];
+    const q = createTurnQueue<E>({ maxConcurrent: 2, queueDepth: 5, maxParked: 2 });
+    const all = ['a', 'b', 'c', 'd'].map((n) => entry(n, n, log));
+    for (const e of all) q.offer(e);
+    q.pump();
+    assert.equal(q.park(all[0]!), true);
+    assert.equal(q.park(all[1]!), true);
+    q.pump();
+    assert.deepEqual(log, ['a', 'b', 'c', 'd']);
+    const resumed: string[] = [];
+    const backs = [all[0]!, all[1]!].map((e) => q.unpark(e).then(() => resumed.push(e.name)));
+    await Promise.resolve();
+    assert.equal(q.running, 2, 'both decided, no slot free: still 2 running');
+    assert.deepEqual(resumed, []);
+    q.done(all[2]!);
+    q.pump();
+    await backs[0];
+    assert.deepEqual(resumed, ['a']);
+    assert.equal(q.running, 2);
+    q.done(all[3]!);
+    q.pump();
+    await backs[1];
+    assert.deepEqual(resumed, ['a', 'b']);
+    assert.equal(q.running, 2);
+  });
+
+  it('a parked turn frees its owner\'s share; taking it back waits for the share too', async () => {
+    const log: string[] = [];
+    const q = createTurnQueue<E>({ maxConcurrent: 10, queueDepth: 5, runningPerUser: 1, maxParked: 5 });
+    const ana1 = entry('ana1', 'A', log, 'ana');
+    const ana2 = entry('ana2', 'B', log, 'ana');
+    q.offer(ana1);
+    q.offer(ana2);
+    q.pump();
+    assert.deepEqual(log, ['ana1']);
+    assert.equal(q.park(ana1), true);
+    q.pump();
+    assert.deepEqual(log, ['ana1', 'ana2'], 'ana\'s other turn runs while her first waits on a person');
+    let resumed = false;
+    const back = q.unpark(ana1).then(() => (resumed = true));
+    await Promise.resolve();
+    assert.equal(resumed, false, 'her share is taken by ana2');
+    q.done(ana2);
+    q.pump();
+    await back;
+    assert.equal(q.running, 1);
+  });
+
+  it('a turn that ends while waiting to take its slot back is let go, and holds nothing', async () => {
+    const log: string[] = [];
+    const q = createTurnQueue<E>({ maxConcurrent: 1, queueDepth: 5, maxParked: 1 });
+    const [a, b] = ['a', 'b'].map((n) => entry(n, n, log)) as [E, E];
+    q.offer(a);
+    q.offer(b);
+    q.pump();
+    q.park(a);
+    q.pump();
+    const back = q.unpark(a);
+    q.done(a);
+    await back;
+    assert.equal(q.running, 1, 'b alone holds a slot');
+    q.done(b);
+    assert.equal(q.running, 0);
   });
 });
 

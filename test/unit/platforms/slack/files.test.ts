@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { downloadAttachments } from '../../../../src/platforms/attachments.js';
-import { isSlackFileHost, slackRemoteFiles } from '../../../../src/platforms/slack/files.js';
+import { silentLogger } from '../../../../src/log.js';
+import { isSlackFileHost, slackDownloads, slackRemoteFiles } from '../../../../src/platforms/slack/files.js';
 
 const TOKEN = 'xoxb-secret-token';
 let slack: Server;
@@ -87,6 +88,26 @@ describe('Slack files: where the token goes', () => {
     assert.equal(got.attachments.length, 2, JSON.stringify(got.notices));
     assert.deepEqual(seenSlack, [`Bearer ${TOKEN}`, `Bearer ${TOKEN}`, `Bearer ${TOKEN}`]);
     assert.deepEqual(seenElsewhere, [undefined], 'the other host got the request, not the token');
+    await got.cleanup();
+  });
+
+  it('refs kept with a queued turn are fetched again through the same checks, under the limits', async () => {
+    seenSlack.length = 0;
+    seenElsewhere.length = 0;
+    const { refetch } = slackDownloads({ botToken: TOKEN, apiUrl: `${slackBase}/api/`, attachmentsDir: dir, maxAttachmentBytes: 5, maxAttachments: 10, keepAttachments: false }, silentLogger);
+    const got = await refetch([
+      { id: 'F1', url: `${slackBase}/files-pri/T-F1/a.txt`, filename: 'a.txt', mimeType: 'text/plain' },
+      { id: 'F9', url: `${otherBase}/planted.txt`, filename: 'planted.txt' },
+      { url: `${slackBase}/files-pri/T-F1/a.txt`, filename: 'big.txt', size: 6 },
+    ]);
+    // a.txt is 10 bytes: over the 5-byte limit while streaming; big.txt is refused on its announced size.
+    assert.deepEqual(got.attachments, []);
+    assert.equal(got.notices.length, 3, JSON.stringify(got.notices));
+    assert.match(got.notices.join('\n'), /planted\.txt: its address is not on a Slack file host/);
+    assert.match(got.notices.join('\n'), /a\.txt: larger than the 5 B limit/);
+    assert.match(got.notices.join('\n'), /big\.txt: 6 B is over the 5 B limit/);
+    assert.deepEqual(seenElsewhere, [], 'a ref off Slack is never fetched, let alone with the token');
+    assert.deepEqual(seenSlack, [`Bearer ${TOKEN}`]);
     await got.cleanup();
   });
 });

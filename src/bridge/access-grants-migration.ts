@@ -1,0 +1,86 @@
+/**
+ * Grants kept by older versions move into the bridge state once, at start-up:
+ * - embedded: `<data dir>/access` (keyv-file, one file per key); only when every write landed is
+ *   the directory renamed to `access.migrated` (kept, not deleted);
+ * - Redis: the keyv namespace `turnbridge:access`; a marker in the state says it was done (the
+ *   old keys are left as they are).
+ * A failed migration is logged and retried on the next start. Pairing codes (an hour long) are
+ * not carried over: the person's next message shows a fresh one.
+ */
+import { existsSync } from 'node:fs';
+import { rename } from 'node:fs/promises';
+import { join } from 'node:path';
+import KeyvRedis from '@keyv/redis';
+import Keyv from 'keyv';
+import { KeyvFile } from 'keyv-file';
+import type { Logger } from '../log.js';
+import type { KvStore } from './kv.js';
+
+export const OLD_GRANTS_DIR = 'access';
+
+/** True when `<dataDir>/access` holds grants not moved yet (doctor says so). */
+export function hasFileGrants(dataDir: string): boolean {
+  return existsSync(join(dataDir, OLD_GRANTS_DIR));
+}
+
+const REDIS_DONE = 'access-migrated:keyv-redis';
+
+/** Both kinds, each once; resolves with the number of grants moved. */
+export async function migrateOldGrants(config: { dataDir: string; redisUrl?: string }, kv: KvStore, log: Logger): Promise<number> {
+  const fromFiles = await migrateFileGrants(config.dataDir, kv, log);
+  return fromFiles + (config.redisUrl ? await migrateRedisGrants(config.redisUrl, kv, log) : 0);
+}
+
+/** Every grant of an old keyv store (pairing codes skipped), written to the state; throws if a write failed. */
+async function copyGrants(old: Keyv, kv: KvStore): Promise<number> {
+  const grants: Array<[string, { by?: unknown; at?: unknown }]> = [];
+  for await (const [key, value] of old.iterator!(undefined)) {
+    if (typeof key === 'string' && !key.startsWith('pair:') && value && typeof value === 'object') grants.push([key, value]);
+  }
+  for (const [identity, g] of grants) {
+    const grant = { by: typeof g.by === 'string' ? g.by : 'cli', at: typeof g.at === 'number' ? g.at : Date.now() };
+    if (!(await kv.set(`access:${identity}`, grant))) throw new Error(`could not write the grant of ${identity}`);
+  }
+  return grants.length;
+}
+
+async function migrateRedisGrants(url: string, kv: KvStore, log: Logger): Promise<number> {
+  if (await kv.get(REDIS_DONE)) return 0;
+  const old = new Keyv({ store: new KeyvRedis(url, { throwOnConnectError: true, connectionTimeout: 3000 }), namespace: 'turnbridge:access', useKeyPrefix: false });
+  old.on('error', () => undefined);
+  try {
+    const moved = await copyGrants(old, kv);
+    if (!(await kv.set(REDIS_DONE, { at: Date.now(), grants: moved }))) throw new Error('could not record that the grants were moved');
+    if (moved) log.info({ grants: moved }, `access grants moved from the Redis namespace turnbridge:access into the bridge state (${moved})`);
+    return moved;
+  } catch (err) {
+    log.error({ err }, 'access grants in the Redis namespace turnbridge:access could not be moved into the bridge state; tried again on the next start');
+    return 0;
+  } finally {
+    await old.disconnect().catch(() => undefined);
+  }
+}
+
+export async function migrateFileGrants(dataDir: string, kv: KvStore, log: Logger): Promise<number> {
+  const dir = join(dataDir, OLD_GRANTS_DIR);
+  if (!existsSync(dir)) return 0;
+  let moved = 0;
+  try {
+    const old = new Keyv({ store: new KeyvFile({ filename: dir, separatedFile: true, writeDelay: 0 }), namespace: 'access' });
+    moved = await copyGrants(old, kv);
+    await old.disconnect();
+    let target = `${dir}.migrated`;
+    if (existsSync(target)) target = `${dir}.migrated-${Date.now()}`;
+    try {
+      await rename(dir, target);
+    } catch (err) {
+      // Another process (the bridge, `turnbridge allow`) moved the same grants at the same time.
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return moved;
+      throw err;
+    }
+    log.info({ grants: moved, from: dir, keptAs: target }, `access grants moved from ${dir} into the bridge state (${moved}); the old directory is kept as ${target}`);
+  } catch (err) {
+    log.error({ err, dir, moved }, `access grants in ${dir} could not be moved into the bridge state; they are kept there and tried again on the next start`);
+  }
+  return moved;
+}

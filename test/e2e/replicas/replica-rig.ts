@@ -1,0 +1,85 @@
+/**
+ * What the multi-replica e2e tests share: replicas as separate processes (`npm start` each) on one
+ * real redis-server, a reader of the shared ledger (the bridge state in that Redis), and polling
+ * helpers that say what they waited for.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createBridgeState, createRedisStore, type BridgeState, type LedgerRecord } from '../../../src/state/index.js';
+import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
+import { startBridgeChild, type BridgeChild } from '../crash-child.js';
+
+export type ReplyRecord = Extract<LedgerRecord, { kind: 'reply' }>;
+
+export interface ReplicaSet {
+  redis: RedisServer;
+  /** The bridge state as the replicas see it (the test reads the ledger and the queues). */
+  state: BridgeState;
+  /** Running children by replica id (a restarted one replaces its entry). */
+  readonly children: Map<string, BridgeChild>;
+  /** Start (or start again) the replica with this id on its own data directory. */
+  start(id: string, env?: NodeJS.ProcessEnv): BridgeChild;
+  ledger(): Promise<LedgerRecord[]>;
+  /** The reply record of the user message `channel:ts` (undefined once its turn finished). */
+  replyOf(records: LedgerRecord[], source: string): ReplyRecord | undefined;
+  /** Every replica's output, last 20,000 characters (for failure messages; TB_CRASH_LOG=info for logs). */
+  output(): string;
+  until<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs?: number): Promise<T>;
+  close(): Promise<void>;
+}
+
+export async function startReplicaSet(opts: { env: NodeJS.ProcessEnv; config?: string }): Promise<ReplicaSet> {
+  const redis = await startRedisServer();
+  const state = createBridgeState(createRedisStore({ url: redis.url }));
+  const children = new Map<string, BridgeChild>();
+  const all: BridgeChild[] = [];
+  const dirs = new Map<string, string>();
+  const output = () => all.map((c) => c.output()).join('\n----\n').slice(-20_000);
+  const set: ReplicaSet = {
+    redis, state, children,
+    start(id, env = {}) {
+      const dir = dirs.get(id) ?? mkdtempSync(join(tmpdir(), `tb-${id}-`));
+      dirs.set(id, dir);
+      const child = startBridgeChild({ dataDir: dir, env: { ...opts.env, REDIS_URL: redis.url, TURNBRIDGE_REPLICA_ID: id, ...env }, config: opts.config ?? '' });
+      children.set(id, child);
+      all.push(child);
+      return child;
+    },
+    output,
+    ledger: () => state.ledger.all(),
+    replyOf: (records, source) => records.find((r): r is ReplyRecord => r.kind === 'reply' && r.message.source?.id === source),
+    async until(check, what, timeoutMs = 60_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const v = await check();
+        if (v) return v;
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${output()}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    },
+    async close() {
+      if (process.env.TB_CRASH_LOG) all.forEach((c, i) => writeFileSync(join(tmpdir(), `tb-replica-log-${i}.txt`), c.output()));
+      await Promise.all(all.map((c) => c.stop()));
+      await state.close().catch(() => undefined);
+      redis.stop();
+      for (const d of dirs.values()) {
+        rmSync(d, { recursive: true, force: true });
+        rmSync(`${d}-workspace`, { recursive: true, force: true });
+      }
+    },
+  };
+  return set;
+}
+
+/** Alive and not a zombie (one helper for every kill -9 test). */
+export { alive } from '../crash-child.js';
+
+/** Ends a leftover agent group (test clean-up only: the bridge ends its own). */
+export function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // gone
+  }
+}
