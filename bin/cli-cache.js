@@ -46,7 +46,9 @@ async function bundledFile(root) {
   const cacheRoot = join(root, 'node_modules', '.cache', 'turnbridge');
   const manifestFile = join(cacheRoot, 'cli-manifest.json');
   const current = readManifest(manifestFile);
-  if (current && upToDate(current) && existsSync(join(cacheRoot, current.dir, 'cli.cjs'))) return join(cacheRoot, current.dir, 'cli.cjs');
+  // A node_modules copied from another checkout brings that checkout's manifest: its inputs are
+  // that checkout's files, so it would run the other checkout's code. Only our own root counts.
+  if (current && current.root === root && upToDate(current) && existsSync(join(cacheRoot, current.dir, 'cli.cjs'))) return join(cacheRoot, current.dir, 'cli.cjs');
 
   mkdirSync(cacheRoot, { recursive: true });
   const dir = `cli-${Date.now().toString(36)}-${process.pid}`;
@@ -73,7 +75,7 @@ async function bundledFile(root) {
     return [p, st.size, st.mtimeMs];
   });
   const tmp = `${manifestFile}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify({ dir, inputs }));
+  writeFileSync(tmp, JSON.stringify({ root, dir, inputs }));
   renameSync(tmp, manifestFile);
   prune(cacheRoot, dir);
   return join(cacheRoot, dir, 'cli.cjs');

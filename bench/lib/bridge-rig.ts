@@ -72,7 +72,13 @@ export class BridgeRig {
       host: '127.0.0.1', port: 0, log_level: 'info', [this.driver.name]: this.driver.section,
     }));
     // A clean environment: the bridge reads its settings from the file and the fake's tokens.
-    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? this.dir, NODE_ENV: 'production', ...this.driver.env };
+    // Access open and no per-person limits: the fake's users are on no access list (the closed
+    // default would answer "you are not let in"), and one Slack user sends 10 (and 500) turns at
+    // once (the default 2 running + 5 waiting per person would answer the rest "Busy").
+    const env = {
+      PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? this.dir, NODE_ENV: 'production',
+      TURNBRIDGE_ACCESS: 'open', TURNBRIDGE_MAX_RUNNING_PER_USER: '1000', TURNBRIDGE_MAX_WAITING_PER_USER: '1000', TURNBRIDGE_MAX_WAITING: '100000', ...this.driver.env,
+    };
     this.host = fork(join(ROOT, 'bench/lib/bridge-host.ts'), [config], {
       execArgv: ['--import', TSX, ...(process.env.BENCH_HOST_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_HOST_PROF}`] : [])], env, stdio: ['ignore', 'ignore', 'inherit', 'ipc'], cwd: this.dir,
     });

@@ -1,4 +1,3 @@
-import { createInterface } from 'node:readline';
 import { isTurnbridgeError } from '../errors.js';
 import type { Profile } from '../profile/types.js';
 import type { PermissionDecision, PermissionRequest } from '../protocol/types.js';
@@ -119,7 +118,12 @@ function askOnTerminal(req: PermissionRequest, signal: AbortSignal, io: CliIo, s
     io.stderr.write('no terminal on stdin to ask: denied\n');
     return Promise.resolve({ behavior: 'deny', message: 'no terminal to ask for approval' });
   }
-  return new Promise((resolve) => {
+  // readline loads only when a prompt is shown: six internal modules every other turn skips.
+  return import('node:readline').then(({ createInterface }) => new Promise((resolve) => {
+    if (signal.aborted) {
+      resolve({ behavior: 'deny', message: 'the turn ended before a decision' });
+      return;
+    }
     const rl = createInterface({ input: io.stdin, output: io.stderr });
     const onAbort = () => {
       rl.close();
@@ -131,7 +135,7 @@ function askOnTerminal(req: PermissionRequest, signal: AbortSignal, io: CliIo, s
       rl.close();
       resolve(isYes(answer) ? { behavior: 'allow' } : { behavior: 'deny', message: 'denied on the terminal' });
     });
-  });
+  }));
 }
 
 /** All of stdin as UTF-8 (for `--message -`). */

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { TurnbridgeError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -10,7 +10,8 @@ export async function loadProfile(path: string, opts: { logger?: Logger } = {}):
   const file = resolve(path);
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    // Sync: a profile is a few hundred bytes, and fs/promises is a module `turnbridge run` need not load.
+    text = readFileSync(file, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory (point at the profile.yaml inside it)' : `cannot be read (${code ?? (e as Error).message})`;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ECHO, ROOT, parseJsonLine, runCli } from './cli-process.js';
@@ -44,6 +44,20 @@ test('the start-up bundle is rebuilt when a source changes, and keeps import.met
     assert.equal(await (await loadCompiledCli(app.root))!.main([]), 3);
   } finally {
     app.cleanup();
+  }
+});
+
+test('a cache copied with node_modules from another checkout is not used: the bundle is rebuilt from this checkout', async () => {
+  const main = fakeRoot(`export async function main(): Promise<number> { return 1; }\n`);
+  const copy = fakeRoot(`export async function main(): Promise<number> { return 2; }\n`);
+  try {
+    assert.equal(await (await loadCompiledCli(main.root))!.main([]), 1);
+    // As a worktree made by copying main's node_modules: main's manifest names main's files.
+    cpSync(join(main.root, 'node_modules'), join(copy.root, 'node_modules'), { recursive: true });
+    assert.equal(await (await loadCompiledCli(copy.root))!.main([]), 2, "this checkout's source, not the other's");
+  } finally {
+    main.cleanup();
+    copy.cleanup();
   }
 });
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ECHO, ROOT, runCli } from './cli-process.js';
 
-test('turnbridge run loads no logging library, worker threads or bridge modules at start-up, and its bundle holds none', async () => {
+test('turnbridge run loads no logging library, worker threads, readline or bridge modules at start-up, and its bundle holds none', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'tb-startup-'));
   try {
     const probe = join(dir, 'probe.cjs');
@@ -21,7 +21,8 @@ test('turnbridge run loads no logging library, worker threads or bridge modules 
       assert.equal(r.code, 0, r.stderr);
     }
     const loaded = readFileSync(out, 'utf8').split('\n');
-    for (const unwanted of ['NativeModule worker_threads', 'NativeModule assert', 'NativeModule http', 'NativeModule https']) {
+    // readline only for a permission prompt, fs/promises not at all: each is modules parsed per start.
+    for (const unwanted of ['NativeModule worker_threads', 'NativeModule assert', 'NativeModule http', 'NativeModule https', 'NativeModule readline', 'NativeModule fs/promises']) {
       assert.ok(!loaded.includes(unwanted), `${unwanted} loaded by turnbridge run`);
     }
     assert.ok(loaded.includes('NativeModule child_process'), 'the probe saw the run (it spawned the agent)');

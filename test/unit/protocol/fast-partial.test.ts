@@ -134,6 +134,16 @@ test('fast path: examples, taken or declined', () => {
   assert.deepEqual(classifyLine('{"type":"partial","text":"a","text":"b"}').event, { type: 'partial', text: 'b' });
 });
 
+test('fast path: texts with few and with many escapes (decoded here, or by JSON.parse past 16) agree', () => {
+  for (const n of [0, 1, 15, 16, 17, 100, 5000]) {
+    const text = 'line\n\t"é\u0001\ud83d'.repeat(n).slice(0, n * 3);
+    const line = JSON.stringify({ type: 'partial', text });
+    assert.equal(fastPartialText(line), text, `${n}`);
+    agrees(line);
+  }
+  fc.assert(fc.property(fc.array(fc.constantFrom('\n', '\\', '\"', '\u00e9', '\/', 'ab', 'x'), { minLength: 10, maxLength: 60 }), (parts) => agrees(`${PREFIX}${parts.join('')}"}`)), { numRuns: 3000 });
+});
+
 test('the reused classifier hands back one object for fast lines and fresh ones otherwise', () => {
   const classify = createLineClassifier();
   const a = classify('{"type":"partial","text":"a"}');
