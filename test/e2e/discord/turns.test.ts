@@ -90,6 +90,8 @@ describe('discord turns (real discord.js + bridge + agents)', () => {
     assert.match(order[0]!, /^Let me run a command\.\s*$/);
     assert.equal(order[1], '[prompt]');
     assert.match(order[2]!, /^allowed: echo ok > f\.txt/);
+    // the prompt's update is paced through the edit budget: it may land after the final reply
+    await fake.waitFor(() => prompt.components.length === 0 || undefined, 15_000, 'the decided prompt');
     assert.match(prompt.content, /Allowed once\*\* by @Alice/);
     assert.deepEqual(prompt.components, []);
   });
@@ -104,6 +106,8 @@ describe('discord turns (real discord.js + bridge + agents)', () => {
     assert.match(parts.at(-1)!.content, /denied/);
     const after = fake.botMessages(sent.channel_id).filter((m) => BigInt(m.id) > BigInt(sent.id));
     assert.deepEqual(after.map((m) => (m.id === prompt.id ? '[prompt]' : /denied/.test(m.content) ? 'after' : 'before')), ['before', '[prompt]', 'after']);
+    // the prompt's update is paced through the edit budget: it may land after the final reply
+    await fake.waitFor(() => prompt.components.length === 0 || undefined, 15_000, 'the decided prompt');
     assert.match(prompt.content, /Denied\*\* by @Alice/);
   });
 
@@ -117,6 +121,8 @@ describe('discord turns (real discord.js + bridge + agents)', () => {
       const it = fake.click(prompt.id, prompt.components[0]!.components[0]!.custom_id!, carol);
       await rig.finalReply(sent.id, sent, 15_000, (t) => t.includes('allowed:'));
       assert.equal(it.followUps.length, 0);
+      // the prompt's update is paced through the edit budget: it may land after the final reply
+      await fake.waitFor(() => prompt.components.length === 0 || undefined, 15_000, 'the decided prompt');
       assert.match(prompt.content, /Allowed once\*\* by @Carol/);
     } finally {
       rig.config.approvers.length = 0;
