@@ -55,6 +55,7 @@ describe('discord approvals (real discord.js + bridge + agent)', () => {
     assert.match(textOf(parts), /allowed: npm test\n+allowed: npm test --coverage/);
     assert.match(textOf(parts), /_auto-allowed Bash: npm test, rule set by @Alice_/);
     assert.equal(fake.botMessages(sent.id).filter((m) => m.content.startsWith('🔐') || m.content.startsWith('✅')).length, 1, 'one prompt');
+    await fake.waitFor(() => prompt.components.length === 0 || undefined, 15_000, 'the decided prompt'); // paced through the edit budget
     assert.match(prompt.content, /^✅ \*\*Allowed for this thread\*\* by @Alice <t:\d+:t> · rule `Bash\(npm test:\*\)`/);
   });
 
@@ -71,6 +72,7 @@ describe('discord approvals (real discord.js + bridge + agent)', () => {
     const parts = await rig.finalReply(sent.id, sent, 20_000, (t) => t.includes('denied'));
     assert.equal(submit.ack?.type, 6);
     assert.match(textOf(parts), /denied: this touches prod; use staging$/m);
+    await fake.waitFor(() => prompt.components.length === 0 || undefined, 15_000, 'the decided prompt'); // paced through the edit budget
     assert.match(prompt.content, /⛔ \*\*Denied\*\* by @Alice <t:\d+:t>: “this touches prod; use staging”/);
   });
 
@@ -90,6 +92,7 @@ describe('discord approvals (real discord.js + bridge + agent)', () => {
     fake.submitModal(click, alice, 'npm run e2e -- --headless');
     const parts = await rig.finalReply(sent.id, sent, 20_000, (t) => t.includes('allowed'));
     assert.match(textOf(parts), /allowed: npm run e2e updated_input=\{"command":"npm run e2e -- --headless"\}/);
+    await fake.waitFor(() => prompt.components.length === 0 || undefined, 15_000, 'the decided prompt'); // paced through the edit budget
     assert.match(prompt.content, /Allowed with edited input\*\* by @Alice[\s\S]*npm run e2e -- --headless/);
   });
 
