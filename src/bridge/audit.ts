@@ -36,6 +36,16 @@ export interface DecisionRecord {
   turnId: string;
 }
 
+/** A person as the trail keeps them: id, and the name when known. */
+export function auditPerson(u: { id: string; name?: string }): { id: string; name?: string } {
+  return { id: u.id, ...(u.name ? { name: u.name } : {}) };
+}
+
+/** What every record says of the request itself, wherever the decision came from. */
+export function requestFacts(r: { platform: string; conversation: string; tool: string; input: unknown; turnId: string }): Pick<DecisionRecord, 'platform' | 'conversation' | 'tool' | 'inputDigest' | 'turnId'> {
+  return { platform: r.platform, conversation: r.conversation, tool: r.tool, inputDigest: inputDigest(r.input), turnId: r.turnId };
+}
+
 export const AUDIT_KEY = 'audit:recent';
 /** Decisions kept in the store for `turnbridge audit`. */
 export const AUDIT_KEEP = 1000;

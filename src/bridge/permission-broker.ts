@@ -6,7 +6,7 @@ import type { PermissionDecision, PermissionRequest } from '../protocol/types.js
 import { mayDecide as mayDecideFor, mention, refusalText, type ApproverPolicy, type DecisionAction } from './approvers.js';
 import { samePerson } from './identity.js';
 import { BoundedMap } from '../bounded-map.js';
-import { inputDigest, type AuditTrail, type DecisionSource } from './audit.js';
+import { auditPerson, inputDigest, requestFacts, type AuditTrail, type DecisionSource } from './audit.js';
 import { conversationKey } from './conversation-key.js';
 import { PREVIEW_MAX_CHARS, formatInputPreview, inputAsText } from './input-preview.js';
 import { autoAllowLine, describeRule, ruleFor, type PermissionRule } from './permission-rules.js';
@@ -140,18 +140,14 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
     };
     opts.audit?.record({
       at: decidedAt,
-      platform: p.surface.platform,
-      conversation: p.conversationKey,
-      ...(s.decidedBy ? { user: { id: s.decidedBy.id, ...(s.decidedBy.name ? { name: s.decidedBy.name } : {}) } } : {}),
-      tool: p.request.toolName,
-      inputDigest: inputDigest(p.request.input),
+      ...requestFacts({ platform: p.surface.platform, conversation: p.conversationKey, tool: p.request.toolName, input: p.request.input, turnId: p.turnId }),
+      ...(s.decidedBy ? { user: auditPerson(s.decidedBy) } : {}),
       ...(s.editedInput ? { editedDigest: inputDigest(s.editedInput) } : {}),
       decision: decision.behavior,
       source: s.source,
       ...(s.rule ? { rule: s.rule } : {}),
       latencyMs: decidedAt - p.createdAt,
       promptId: p.id,
-      turnId: p.turnId,
     });
     // The agent hears the decision once the prompt's post was taken in (the reply continued below
     // it), so its next output lands below the prompt; a post not made yet is dropped at once.
@@ -194,16 +190,12 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
     const line = autoAllowLine(hit);
     opts.audit?.record({
       at: now(),
-      platform: req.surface.platform,
-      conversation: key,
-      tool: req.request.toolName,
-      inputDigest: inputDigest(req.request.input),
+      ...requestFacts({ platform: req.surface.platform, conversation: key, tool: req.request.toolName, input: req.request.input, turnId: req.turnId }),
       decision: 'allow',
       source: 'rule',
       rule: describeRule(hit.rule),
-      ruleSetBy: { id: hit.setBy.id, ...(hit.setBy.name ? { name: hit.setBy.name } : {}) },
+      ruleSetBy: auditPerson(hit.setBy),
       latencyMs: 0,
-      turnId: req.turnId,
     });
     req.onAutoAllowed?.(line);
     return { behavior: 'allow' };
