@@ -3,6 +3,7 @@ import type { RunResult } from '../runner/types.js';
 import type { BridgeContext } from './context.js';
 import { createMentionGuard } from './mention-guard.js';
 import { releaseTicket } from './conversation-order.js';
+import { createTurnReactions } from './turn-reactions.js';
 import { cancelledOutcome, outcomeOf } from './outcome.js';
 import type { Turn } from './turn.js';
 import { holdsSlot } from './turn-phase.js';
@@ -53,14 +54,14 @@ function sessionSaver(ctx: BridgeContext, turn: Turn, generation: number, author
 /** Wait for a slot, run the agent, show the result, save the session, tidy up. */
 export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void> {
   const { msg, log } = turn;
-  const react = (state: 'working' | 'success' | 'failure') => {
-    if (msg.source) void turn.delivery.react(msg.source, state);
-  };
-  react('working');
+  const reactions = createTurnReactions(turn.delivery, msg.source);
+  // 👀 at once for a turn that waits (a slot, its files, another replica); else once its agent is spawned.
+  if (turn.phase.kind !== 'running' || msg.download) reactions.working();
   let handedOver = false;
   try {
     const got = await turn.slot;
     if (got === 'handed-over') {
+      reactions.working();
       // The bridge drains: the turn stays queued in the ledger, its "queued" message and 👀 as
       // they are, for the replica that runs it (recovery.ts) to reuse.
       handedOver = true;
@@ -73,7 +74,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
       if (stats) ctx.metrics.deliveryStats(msg.platform, stats);
       ctx.metrics.turnFinished(outcome.kind);
       log.info({ outcome: outcome.kind }, 'turn cancelled before it started');
-      react('failure');
+      reactions.end('failure');
       return;
     }
     await turn.files;
@@ -112,6 +113,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
           onSpawn: (pid) => {
             log.debug({ pid }, 'agent spawned');
             turn.recorder.agent(pid);
+            reactions.working();
           },
           onPermissionRequest: (request, { signal }): Promise<PermissionDecision> => {
             if (!turn.surface.capabilities.buttons) {
@@ -172,7 +174,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
     const stats = await turn.finishReply(outcome);
     if (stats) ctx.metrics.deliveryStats(msg.platform, stats);
     ctx.metrics.turnFinished(outcome.kind, ctx.now() - turn.startedAt);
-    react(outcome.kind === 'success' ? 'success' : 'failure');
+    reactions.end(outcome.kind === 'success' ? 'success' : 'failure');
     log.info(
       {
         outcome: outcome.kind,
@@ -189,6 +191,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
     );
   } catch (err) {
     log.error({ err }, 'turn failed in the bridge');
+    reactions.working(); // as before: the turn was in hand, whatever failed after
     await turn.finishReply({ kind: 'error', message: 'The bridge failed while handling this turn.' });
   } finally {
     if (holdsSlot(turn.phase)) {

@@ -3,7 +3,7 @@
  * core (createBridge) + real agent processes (test/fixtures/discord-agents).
  */
 import { join } from 'node:path';
-import { createBridge, type CoreBridge } from '../../../src/bridge/index.js';
+import { createBridge, type CoreBridge, type CreateBridgeOptions } from '../../../src/bridge/index.js';
 import type { BridgeConfig } from '../../../src/bridge/api.js';
 import type { MessageRef, Surface } from '../../../src/delivery/surface.js';
 import type { FakeMessage } from '../../fakes/discord/index.js';
@@ -23,9 +23,9 @@ export interface TurnRig extends Rig {
 
 const isPrompt = (m: FakeMessage): boolean => /^(🔐|✅ \*\*Allowed|⛔ \*\*Denied|⌛ \*\*)/u.test(m.content);
 
-export async function makeTurnRig(opts: RigOptions & { config?: Partial<BridgeConfig> } = {}): Promise<TurnRig> {
+export async function makeTurnRig(opts: RigOptions & { config?: Partial<BridgeConfig>; runTurn?: CreateBridgeOptions['runTurn']; wrapSurface?: (s: Surface) => Surface } = {}): Promise<TurnRig> {
   const rig = await makeRig({ ...opts, config: { defaultProfile: AGENT_PROFILE, ...opts.config } });
-  const bridge = createBridge({ config: rig.config, logger: opts.logger ?? testLogger() });
+  const bridge = createBridge({ config: rig.config, logger: opts.logger ?? testLogger(), ...(opts.runTurn ? { runTurn: opts.runTurn } : {}) });
   const inFlight = new Map<string, number>();
   let maxInFlight = 0;
   const surface = rig.platform.surface;
@@ -44,7 +44,7 @@ export async function makeTurnRig(opts: RigOptions & { config?: Partial<BridgeCo
       }
     },
   };
-  bridge.attach(watched);
+  bridge.attach(opts.wrapSurface ? opts.wrapSurface(watched) : watched);
   await rig.platform.start(bridge);
   const replies = (channelId: string, after: FakeMessage): FakeMessage[] =>
     rig.fake.botMessages(channelId).filter((m) => BigInt(m.id) > BigInt(after.id) && !isPrompt(m));

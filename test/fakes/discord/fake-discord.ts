@@ -149,7 +149,7 @@ export class FakeDiscord extends EventEmitter {
     return ch;
   }
 
-  checkPermission(channelId: string, what: 'send' | 'thread'): void {
+  checkPermission(channelId: string, what: 'send' | 'thread' | 'react'): void {
     const ch = this.channel(channelId);
     const denied = this.denied.get(ch.id) ?? (ch.parent_id ? this.denied.get(ch.parent_id) : undefined);
     if (denied?.has(what)) throw new HttpError(403, 50013, 'Missing Permissions');

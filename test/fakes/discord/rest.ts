@@ -130,6 +130,8 @@ async function route_(fake: FakeDiscord, method: string, path: string, body: any
     return { status: 201, json: channelPayload(thread) };
   }
   if ((m = /^\/channels\/(\d+)\/messages\/(\d+)\/reactions\/([^/]+)\/@me$/.exec(path)) && (method === 'PUT' || method === 'DELETE')) {
+    // adding a reaction needs Add Reactions (removing the bot's own does not)
+    if (method === 'PUT') fake.checkPermission(m[1]!, 'react');
     fake.react(m[2]!, decodeURIComponent(m[3]!), method === 'PUT');
     return { status: 204 };
   }
