@@ -145,10 +145,10 @@ export async function run(profile: Profile, turn: TurnInput, handlers: RunHandle
 
     const classify = createLineClassifier();
     const splitter = new LineSplitter(options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES, {
-      onLine: (line) => {
+      onLine: (text, start, end) => {
         // Blank lines are no events; a line starting with "{" (nearly all of them) is not blank.
-        if (line.charCodeAt(0) !== 0x7b && line.trim() === '') return;
-        const e = state.apply(classify(line));
+        if (text.charCodeAt(start) !== 0x7b && text.slice(start, end).trim() === '') return;
+        const e = state.apply(classify(text, start, end));
         if (state.failed && pending.size > 0) denyAllPending('The turn failed.');
         if (e.type === 'permission_request' && !state.failed) onPermissionRequest(e.request);
         else if (e.type === 'bad_permission_request' && profile.permission) {

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { classifyLine, classifyWithJsonParse, createLineClassifier, fastPartialText, type Classified } from '../../../src/protocol/index.js';
+import { classifyLine, classifyWithJsonParse, createLineClassifier, fastPartialText, partialTextIn, type Classified } from '../../../src/protocol/index.js';
 
 const PREFIX = '{"type":"partial","text":"';
 
@@ -142,6 +142,28 @@ test('fast path: texts with few and with many escapes (decoded here, or by JSON.
     agrees(line);
   }
   fc.assert(fc.property(fc.array(fc.constantFrom('\n', '\\', '\"', '\u00e9', '\/', 'ab', 'x'), { minLength: 10, maxLength: 60 }), (parts) => agrees(`${PREFIX}${parts.join('')}"}`)), { numRuns: 3000 });
+});
+
+test('a line given as a range of a larger string: the same answer as the line cut out', () => {
+  // The runner hands over a range of a decoded chunk. Whatever sits around the range (another
+  // dominant line, a dangling escape, a closing "} that would let a match run past the end), the
+  // answer is the one for the line alone, and the reused classifier agrees with JSON.parse.
+  const around = fc.oneof(rawText, anyText.map((t) => JSON.stringify({ type: 'partial', text: t })), fc.constantFrom('', '\n', '"}', '\\"}', 'x"}\n{"type":"partial","text":"y"}'));
+  const line = fc.oneof(anyText.map((t) => JSON.stringify({ type: 'partial', text: t })), rawText.map((c) => `${PREFIX}${c}"}`), rawText);
+  fc.assert(fc.property(around, line, around, (before, l, after) => {
+    const text = `${before}${l}${after}`;
+    const start = before.length;
+    const end = start + l.length;
+    assert.equal(partialTextIn(text, start, end), fastPartialText(l), JSON.stringify([before, l, after]));
+    assert.deepEqual(plain(createLineClassifier()(text, start, end)), plain(classifyWithJsonParse(l)), JSON.stringify([before, l, after]));
+  }), { numRuns: 10000 });
+  // The closing quote is real (the backslash before it is escaped): taken, whatever follows.
+  const closed = `${PREFIX}a\\\\"}`;
+  assert.equal(partialTextIn(`${closed}\n"}`, 0, closed.length), 'a\\');
+  // The closing quote is escaped: the literal would run on past the range, so it is declined.
+  const open = `${PREFIX}a\\"}`;
+  assert.equal(fastPartialText(`${open}b"}`), 'a"}b');
+  assert.equal(partialTextIn(`${open}b"}`, 0, open.length), undefined, 'the literal runs past the range: declined');
 });
 
 test('the reused classifier hands back one object for fast lines and fresh ones otherwise', () => {
