@@ -1,5 +1,5 @@
 import type { AgentEvent, Classified, PermissionRequest, Usage } from './types.js';
-import { fastPartialText, partialTextIn } from './fast-partial.js';
+import { fastPartialText } from './fast-partial.js';
 import { sessionIdProblem } from './session-id.js';
 
 const REQUEST_ID_FORBIDDEN = /[\s\u0000-\u001f\u007f-\u009f]/;
@@ -23,23 +23,6 @@ export function classifyLine(line: string): Classified {
   const text = fastPartialText(line);
   if (text !== undefined) return { event: { type: 'partial', text }, warnings: NO_WARNINGS };
   return classifyWithJsonParse(line);
-}
-
-/**
- * classifyLine for a hot loop, given the line as text[start, end) (the runner passes a range of
- * a decoded chunk): the same answers, but a fast-path answer is one reused object, valid until
- * the next call (the runner reads it at once and keeps only the text), so a dominant partial
- * line costs no allocation beyond its text, and is never cut out of the chunk.
- */
-export function createLineClassifier(): (text: string, start?: number, end?: number) => Classified {
-  const event: { type: 'partial'; text: string } = { type: 'partial', text: '' };
-  const reused: Classified = { event, warnings: NO_WARNINGS };
-  return (text, start = 0, end = text.length) => {
-    const partial = partialTextIn(text, start, end);
-    if (partial === undefined) return classifyWithJsonParse(start === 0 && end === text.length ? text : text.slice(start, end));
-    event.text = partial;
-    return reused;
-  };
 }
 
 /** The reference classification: JSON.parse of the whole line, then the wire-0.4 rules. */
