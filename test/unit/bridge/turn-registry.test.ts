@@ -3,26 +3,15 @@
  * refused events (logged with the reason, nothing changed), and what the registry holds.
  */
 import { strict as assert } from 'node:assert';
-import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
-import pino from 'pino';
 import { nextPhase, type TurnEvent, type TurnPhase } from '../../../src/bridge/turn-phase.js';
 import { createTurnRegistry, type PhasedTurn } from '../../../src/bridge/turn-registry.js';
+import type { Logger } from '../../../src/log.js';
+import { logCapture } from '../../fakes/log-capture.js';
 
 const ana = { id: 'U1' };
 
-function logCapture(): { logger: pino.Logger; lines: Array<Record<string, unknown>> } {
-  const lines: Array<Record<string, unknown>> = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const l of chunk.toString().split('\n')) if (l) lines.push(JSON.parse(l) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { logger: pino({ level: 'debug' }, sink), lines };
-}
-
-function turn(key: string, id: string, logger: pino.Logger): PhasedTurn {
+function turn(key: string, id: string, logger: Logger): PhasedTurn {
   return { key, stopActionId: id, log: logger, phase: { kind: 'queued' } };
 }
 

@@ -5,8 +5,6 @@
  */
 import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { createLimiterPool } from '../../../src/delivery/limiter-pool.js';
 import { MessageSlot } from '../../../src/delivery/message-slot.js';
 import {
@@ -23,6 +21,7 @@ import type { DeliveryStats, MessageContent, MessageRef } from '../../../src/del
 import { TurnbridgeError } from '../../../src/errors.js';
 import { createRecordingSurface, type RecordingSurface, type RecordingSurfaceOptions } from '../../fakes/recording-surface.js';
 import { conv, flush, settleOnClock, useFakeClock } from './helpers.js';
+import { logCapture } from '../../fakes/log-capture.js';
 
 const ref: MessageRef = { id: 'm1', conversation: conv };
 const failure: SlotFailure = { why: 'permanent', error: new Error('no such channel') };
@@ -134,17 +133,6 @@ describe('message slot states (pure)', () => {
     assert.deepEqual(legal, ['queued->sending', 'queued->superseded']);
   });
 });
-
-function logCapture(): { logger: pino.Logger; lines: Array<Record<string, unknown>> } {
-  const lines: Array<Record<string, unknown>> = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const l of chunk.toString().split('\n')) if (l) lines.push(JSON.parse(l) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { logger: pino({ level: 'debug' }, sink), lines };
-}
 
 const permanent = (what: string) => new TurnbridgeError('TB_PLATFORM_ERROR', what, { permanent: true });
 
