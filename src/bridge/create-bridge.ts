@@ -191,7 +191,6 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     profile: createProfileCache(profileLoader, logger),
     surfaces,
     turns: createTurnRegistry<Turn>(),
-    generations: new Map(),
     rules,
     notices: createConversationNotices(kv),
     authors: createConversationAuthors(kv),
