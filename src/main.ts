@@ -87,7 +87,7 @@ export function checkSecurity(config: BridgeConfig, chat: boolean, logger: Logge
   }
   const metrics = metricsExposure(config);
   if (metrics.state === 'open') {
-    const text = `${metrics.text}. ${metrics.fix} (docs/security.md)`;
+    const text = `${metrics.text}. ${metrics.fix.charAt(0).toUpperCase()}${metrics.fix.slice(1)} (docs/security.md)`;
     logger.warn({ host: config.host, metricsToken: 'unset' }, text);
     lines.push(`turnbridge: warning: ${text}`);
   }
