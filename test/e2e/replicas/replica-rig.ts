@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBridgeState, createRedisStore, type BridgeState, type LedgerRecord } from '../../../src/state/index.js';
 import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
-import { startBridgeChild, type BridgeChild } from '../crash-child.js';
+import { startBridgeChild, untilReady, type BridgeChild } from '../crash-child.js';
 
 export type ReplyRecord = Extract<LedgerRecord, { kind: 'reply' }>;
 
@@ -20,6 +20,11 @@ export interface ReplicaSet {
   readonly children: Map<string, BridgeChild>;
   /** Start (or start again) the replica with this id on its own data directory. */
   start(id: string, env?: NodeJS.ProcessEnv): BridgeChild;
+  /**
+   * Start these replicas (each with the set's env, then `envOf(id, i)` over it) and wait until
+   * every one answers /readyz (crash recovery done, platforms connected).
+   */
+  startReady(ids: readonly string[], envOf?: (id: string, i: number) => NodeJS.ProcessEnv): Promise<BridgeChild[]>;
   ledger(): Promise<LedgerRecord[]>;
   /** The reply record of the user message `channel:ts` (undefined once its turn finished). */
   replyOf(records: LedgerRecord[], source: string): ReplyRecord | undefined;
@@ -45,6 +50,11 @@ export async function startReplicaSet(opts: { env: NodeJS.ProcessEnv; config?: s
       children.set(id, child);
       all.push(child);
       return child;
+    },
+    async startReady(ids, envOf) {
+      const started = ids.map((id, i) => set.start(id, envOf?.(id, i)));
+      for (const c of started) await untilReady(c, 60_000);
+      return started;
     },
     output,
     ledger: () => state.ledger.all(),

@@ -15,7 +15,6 @@ import { after, before, describe, it } from 'node:test';
 import { TAKEN_OVER_MESSAGE } from '../../../src/bridge/recovery.js';
 import type { LedgerRecord } from '../../../src/state/index.js';
 import { BOT_USER, FakeSlack, buttons, contextLines, visibleText, type FakeMessage } from '../../fakes/slack/index.js';
-import { untilReady } from '../crash-child.js';
 import { AGENT_PROFILE } from '../slack/turn-rig.js';
 import { alive, killGroup, startReplicaSet, type ReplicaSet } from './replica-rig.js';
 
@@ -46,8 +45,7 @@ describe('three replicas: one dies, one is drained; the others finish their turn
       },
       config: `limits:\n  running_per_user: 10\n  waiting_per_user: 20\nslack:\n  rate_scale: ${SCALE}\n  streaming: edit\n`,
     });
-    for (const id of ['r0', 'r1', 'r2']) set.start(id);
-    for (const c of set.children.values()) await untilReady(c, 60_000);
+    await set.startReady(['r0', 'r1', 'r2']);
     await fake.waitFor(() => fake.socket.connections === 3, 'three Socket Mode connections', 30_000);
   });
 
@@ -122,8 +120,7 @@ describe('three replicas: one dies, one is drained; the others finish their turn
     assert.deepEqual(left.map((x) => x.kind).sort(), ['agent', 'agent'], 'only the agent records are left for the victim');
 
     // The victim comes back with its id: it ends its agents and redoes nothing.
-    const back = set.start(victim);
-    await untilReady(back, 60_000);
+    await set.startReady([victim]);
     await set.until(() => agentPids.every((p) => !alive(p)), 'the restarted victim ends its own agents');
     assert.deepEqual((await set.ledger()).filter((x) => x.holder === victim), [], 'nothing left under the victim\'s id');
     await fake.waitFor(() => fake.socket.connections === 3, 'the victim reconnected', 30_000);
