@@ -8,9 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBridgeState, createRedisStore, type BridgeState, type LedgerRecord } from '../../../src/state/index.js';
 import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
-import { startBridgeChild, untilReady, type BridgeChild } from '../crash-child.js';
-
-export type ReplyRecord = Extract<LedgerRecord, { kind: 'reply' }>;
+import { pollUntil } from '../poll-until.js';
+import { replyOf, startBridgeChild, untilReady, type BridgeChild, type ReplyRecord } from '../crash-child.js';
 
 export interface ReplicaSet {
   redis: RedisServer;
@@ -58,16 +57,8 @@ export async function startReplicaSet(opts: { env: NodeJS.ProcessEnv; config?: s
     },
     output,
     ledger: () => state.ledger.all(),
-    replyOf: (records, source) => records.find((r): r is ReplyRecord => r.kind === 'reply' && r.message.source?.id === source),
-    async until(check, what, timeoutMs = 60_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const v = await check();
-        if (v) return v;
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${output()}`);
-        await new Promise((r) => setTimeout(r, 25));
-      }
-    },
+    replyOf,
+    until: (check, what, timeoutMs = 60_000) => pollUntil(check, what, timeoutMs, output),
     async close() {
       if (process.env.TB_CRASH_LOG) all.forEach((c, i) => writeFileSync(join(tmpdir(), `tb-replica-log-${i}.txt`), c.output()));
       await Promise.all(all.map((c) => c.stop()));
