@@ -7,8 +7,9 @@
 import { strict as assert } from 'node:assert';
 import { after, before, describe, it } from 'node:test';
 import { BOT_USER, FakeSlack, buttons, visibleText } from '../../fakes/slack/index.js';
-import { AGENT_PROFILE, isFinal, isPrompt } from '../slack/turn-rig.js';
-import { startReplicaSet, type ReplicaSet } from './replica-rig.js';
+import { isFinal, isPrompt } from '../slack/turn-rig.js';
+import type { ReplicaSet } from './replica-rig.js';
+import { startSlackSocketReplicas } from './slack-socket-replicas.js';
 
 const SCALE = 20;
 const mention = (text: string): string => `<@${BOT_USER}> ${text}`;
@@ -19,16 +20,10 @@ describe('three replicas on one Slack app and one Redis', () => {
 
   before(async () => {
     fake = await FakeSlack.start({ timeScale: SCALE, users: { U0ANA: 'ana', U0BEN: 'ben' } });
-    fake.socket.spread = 'round-robin';
-    set = await startReplicaSet({
-      env: {
-        SLACK_BOT_TOKEN: fake.botToken, SLACK_APP_TOKEN: fake.appToken, SLACK_API_URL: fake.apiUrl, TURNBRIDGE_PROFILE: AGENT_PROFILE,
-        TURNBRIDGE_MAX_CONCURRENT: '12', TURNBRIDGE_MAX_WAITING_PER_USER: '30',
-      },
+    set = await startSlackSocketReplicas(fake, ['replica-0', 'replica-1', 'replica-2'], {
+      env: { TURNBRIDGE_MAX_CONCURRENT: '12', TURNBRIDGE_MAX_WAITING_PER_USER: '30' },
       config: `slack:\n  rate_scale: ${SCALE}\n  streaming: edit\n`,
     });
-    await set.startReady(['replica-0', 'replica-1', 'replica-2']);
-    await fake.waitFor(() => fake.socket.connections === 3, 'three Socket Mode connections', 30_000);
   });
 
   after(async () => {

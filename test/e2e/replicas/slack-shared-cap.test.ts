@@ -10,36 +10,31 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { BridgeChild } from '../crash-child.js';
 import { BOT_USER, FakeSlack, visibleText } from '../../fakes/slack/index.js';
-import { AGENT_PROFILE, isFinal, isPrompt } from '../slack/turn-rig.js';
-import { startReplicaSet, type ReplicaSet } from './replica-rig.js';
+import { isFinal, isPrompt } from '../slack/turn-rig.js';
+import type { ReplicaSet } from './replica-rig.js';
+import { startSlackSocketReplicas } from './slack-socket-replicas.js';
 
 const SCALE = 20;
 
 describe('three replicas under one shared cap of 2 running turns', () => {
   let set: ReplicaSet;
   let fake: FakeSlack;
-  let replicas: BridgeChild[];
   let shared = '';
   let record: string;
 
   before(async () => {
     fake = await FakeSlack.start({ timeScale: SCALE, users: { U0ANA: 'ana' } });
-    fake.socket.spread = 'round-robin';
     // The agents of all three replicas append to one file outside every replica's data dir.
     shared = mkdtempSync(join(tmpdir(), 'tb-cap-'));
     record = join(shared, 'agents.log');
-    set = await startReplicaSet({
+    set = await startSlackSocketReplicas(fake, ['cap-0', 'cap-1', 'cap-2'], {
       env: {
-        SLACK_BOT_TOKEN: fake.botToken, SLACK_APP_TOKEN: fake.appToken, SLACK_API_URL: fake.apiUrl, TURNBRIDGE_PROFILE: AGENT_PROFILE,
         TURNBRIDGE_MAX_CONCURRENT: '3', TURNBRIDGE_MAX_WAITING_PER_USER: '30', TURNBRIDGE_MAX_RUNNING_PER_USER: '10',
         TURNBRIDGE_SHARED_MAX_CONCURRENT: '2',
       },
       config: `slack:\n  rate_scale: ${SCALE}\n  streaming: edit\n`,
     });
-    replicas = await set.startReady(['cap-0', 'cap-1', 'cap-2']);
-    await fake.waitFor(() => fake.socket.connections === 3, 'three Socket Mode connections', 30_000);
   });
 
   after(async () => {
@@ -70,7 +65,7 @@ describe('three replicas under one shared cap of 2 running turns', () => {
     // such a turn's reply showed "queued" first.
     const queued = roots.filter(({ ts }) => fake.botMessages('C0CAP', ts).some((m) => JSON.stringify([m.text, m.blocks, m.history]).includes('queued: position')));
     assert.ok(queued.length >= 1, 'turns waiting for a shared slot show queued');
-    for (const r of replicas) {
+    for (const r of set.children.values()) {
       const base = await r.url;
       const ready = (await (await fetch(`${base}readyz`)).json()) as { sharedSlots?: { limit: number; held: number; state: string } };
       assert.deepEqual(ready.sharedSlots, { limit: 2, held: 0, state: 'shared' });
