@@ -113,7 +113,10 @@ export interface BridgeConfig {
 }
 
 export interface BridgeStats {
+  /** Agent processes holding a slot. */
   activeAgents: number;
+  /** Agent processes paused on a prompt, holding no slot. */
+  parkedAgents: number;
   queued: number;
   turnsByOutcome: Record<string, number>;
 }
