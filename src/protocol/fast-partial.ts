@@ -16,7 +16,6 @@
  */
 
 const PREFIX_LENGTH = '{"type":"partial","text":"'.length;
-const MIN_LENGTH = PREFIX_LENGTH + 2;
 /**
  * The whole shape, matched sticky from the line's start (the caller checks it ends at the
  * line's end, which no newline can hide: a literal has no raw control character). The text is JSON's string literal: runs of characters other than a quote, a
@@ -44,17 +43,27 @@ export function fastPartialText(line: string): string | undefined {
 
 /** fastPartialText of the line text[start, end), without copying the line. */
 export function partialTextIn(text: string, start: number, end: number): string | undefined {
-  // A cheap look at the last two characters first: most other lines end otherwise.
-  if (end - start < MIN_LENGTH || text.charCodeAt(end - 1) !== 0x7d || text.charCodeAt(end - 2) !== 0x22) return undefined;
-  SHAPE.lastIndex = start;
-  let matches: boolean;
-  try {
-    matches = SHAPE.test(text) && SHAPE.lastIndex === end;
-  } catch {
-    return undefined; // the regex engine's backtrack stack, on a huge line of escapes: JSON.parse copes
-  }
-  return matches ? decodeLiteral(text, start + PREFIX_LENGTH, end - 2) : undefined;
+  return isPartialLine(text, start, end) ? decodeLiteral(text, start + PREFIX_LENGTH, end - 2) : undefined;
 }
+
+/**
+ * Whether the line text[start, end) is exactly the dominant partial shape, its text not decoded:
+ * for a caller that will drop the text anyway. When true, the text is empty exactly when the
+ * line is `{"type":"partial","text":""}` (every escape decodes to at least one character).
+ */
+export function isPartialLine(text: string, start: number, end: number): boolean {
+  // A cheap look at the last two characters first: most other lines end otherwise.
+  if (end - start < EMPTY_PARTIAL_LINE_LENGTH || text.charCodeAt(end - 1) !== 0x7d || text.charCodeAt(end - 2) !== 0x22) return false;
+  SHAPE.lastIndex = start;
+  try {
+    return SHAPE.test(text) && SHAPE.lastIndex === end;
+  } catch {
+    return false; // the regex engine's backtrack stack, on a huge line of escapes: JSON.parse copes
+  }
+}
+
+/** The length of `{"type":"partial","text":""}`: an isPartialLine of this length has an empty text. */
+export const EMPTY_PARTIAL_LINE_LENGTH = PREFIX_LENGTH + 2;
 
 /**
  * The characters line[start, end) of a string literal SHAPE has checked, escapes decoded.

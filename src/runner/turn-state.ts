@@ -1,5 +1,5 @@
 import { classifyWithJsonParse } from '../protocol/classify.js';
-import { partialTextIn } from '../protocol/fast-partial.js';
+import { EMPTY_PARTIAL_LINE_LENGTH, isPartialLine, partialTextIn } from '../protocol/fast-partial.js';
 import type { AgentEvent, Classified, PartialChunk, Usage } from '../protocol/types.js';
 import type { RunLogger } from './types.js';
 
@@ -43,11 +43,20 @@ export class TurnState {
    * cores, compiling it competes with the agent that is writing.
    */
   line(text: string, start: number, end: number): AgentEvent | undefined {
-    const partial = partialTextIn(text, start, end);
-    if (partial !== undefined) {
-      if (this.failed) this.opts.logger?.debug({ type: 'partial' }, 'event after error ignored');
-      else this.takePartial(partial, undefined);
-      return undefined;
+    if (this.failed || !this.opts.streaming || this.truncated) {
+      // Its text would be dropped (after an error, with streaming off, past the reply cap):
+      // the line is checked, not decoded, so an agent flooding output costs less from here on.
+      if (isPartialLine(text, start, end)) {
+        if (this.failed) this.opts.logger?.debug({ type: 'partial' }, 'event after error ignored');
+        else if (end - start === EMPTY_PARTIAL_LINE_LENGTH) this.opts.logger?.debug('empty partial dropped');
+        return undefined;
+      }
+    } else {
+      const partial = partialTextIn(text, start, end);
+      if (partial !== undefined) {
+        this.takePartial(partial, undefined);
+        return undefined;
+      }
     }
     const line = start === 0 && end === text.length ? text : text.slice(start, end);
     // Blank lines are no events; a line starting with "{" (nearly all of them) is not blank.

@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { classifyLine, classifyWithJsonParse, fastPartialText, partialTextIn, type Classified } from '../../../src/protocol/index.js';
+import { EMPTY_PARTIAL_LINE_LENGTH, isPartialLine } from '../../../src/protocol/fast-partial.js';
 
 const PREFIX = '{"type":"partial","text":"';
 
@@ -154,7 +155,11 @@ test('a line given as a range of a larger string: the same answer as the line cu
     const text = `${before}${l}${after}`;
     const start = before.length;
     const end = start + l.length;
-    assert.equal(partialTextIn(text, start, end), fastPartialText(l), JSON.stringify([before, l, after]));
+    const fast = fastPartialText(l);
+    assert.equal(partialTextIn(text, start, end), fast, JSON.stringify([before, l, after]));
+    // The check alone (for a text that will be dropped) says the same, and knows an empty text by length.
+    assert.equal(isPartialLine(text, start, end), fast !== undefined);
+    if (fast !== undefined) assert.equal(fast === '', l.length === EMPTY_PARTIAL_LINE_LENGTH);
   }), { numRuns: 10000 });
   // The closing quote is real (the backslash before it is escaped): taken, whatever follows.
   const closed = `${PREFIX}a\\\\"}`;
