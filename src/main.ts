@@ -18,7 +18,7 @@ import { dotEnvVars } from './config/bridge-env.js';
 import { withSecretFiles } from './config/secret-files.js';
 import { sandboxProblem } from './runner/index.js';
 import { choosePlatforms } from './config/index.js';
-import { startStartupChecks, type StartupCheckRun } from './doctor/index.js';
+import { metricsExposure, startStartupChecks, type StartupCheckRun } from './doctor/index.js';
 
 export { choosePlatforms };
 
@@ -85,6 +85,12 @@ export function checkSecurity(config: BridgeConfig, chat: boolean, logger: Logge
   } else if (chat && access.mode === 'open') {
     logger.warn({ access: 'open' }, 'access is open: anyone who can reach the bot can start an agent (TURNBRIDGE_ACCESS)');
   }
+  const metrics = metricsExposure(config);
+  if (metrics.state === 'open') {
+    const text = `${metrics.text}. ${metrics.fix.charAt(0).toUpperCase()}${metrics.fix.slice(1)} (docs/security.md)`;
+    logger.warn({ host: config.host, metricsToken: 'unset' }, text);
+    lines.push(`turnbridge: warning: ${text}`);
+  }
   return lines;
 }
 
@@ -118,7 +124,9 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
     ...(bus ? { replicaId: bus.id } : {}),
     ...(shared ? { createDelivery: (surface, o) => createDelivery(surface, { ...o, limiterFactory: shared.factory }) } : {}),
   });
-  const http = createHttpServer({ host: config.host, port: config.port, logger, metrics: () => metrics.render(), allowedHosts: config.allowedHosts });
+  const http = createHttpServer({ host: config.host, port: config.port, logger, metrics: () => metrics.render(), allowedHosts: config.allowedHosts,
+    ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
+  });
 
   const wanted = choosePlatforms(env, config);
   const securityLines = checkSecurity(config, wanted.slack || wanted.discord, logger);

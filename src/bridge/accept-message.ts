@@ -61,7 +61,8 @@ async function handleCommand(ctx: BridgeContext, cmd: BridgeCommand, msg: Inboun
       await say(ctx, delivery, msg, `Only the person who started this conversation (${author}) or an admin (TURNBRIDGE_ADMINS / access.admins) can reset its session.`, 'warning');
       return;
     }
-    ctx.generations.set(key, (ctx.generations.get(key) ?? 0) + 1);
+    // a turn of this conversation that already read its session must not save it over the reset
+    ctx.turns.resetSession(key);
     // delete() is false both for "nothing stored" and for a store failure (logged by the store).
     const [existed, rules] = await Promise.all([
       ctx.store.delete(msg.conversation, msg.platform),

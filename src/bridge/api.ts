@@ -108,12 +108,20 @@ export interface BridgeConfig {
   allowedHosts: string[];
   /** TURNBRIDGE_LOCAL_TOKEN: the local page's token (required off loopback; generated and printed when unset). */
   localToken?: string;
+  /**
+   * TURNBRIDGE_METRICS_TOKEN: when set, /metrics needs `Authorization: Bearer <token>` and /readyz
+   * shows its details only with it. Unset off loopback: served, with a start-up warning.
+   */
+  metricsToken?: string;
   /** Raw per-platform sections of turnbridge.yaml (`slack:`, `discord:`, `local:`), validated by each platform. */
   platforms: Record<string, Record<string, unknown>>;
 }
 
 export interface BridgeStats {
+  /** Agent processes holding a slot. */
   activeAgents: number;
+  /** Agent processes paused on a prompt, holding no slot. */
+  parkedAgents: number;
   queued: number;
   turnsByOutcome: Record<string, number>;
 }

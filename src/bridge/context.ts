@@ -43,10 +43,8 @@ export interface BridgeContext {
   idFactory: () => string;
   profile: (path: string) => Promise<Profile>;
   surfaces: Map<string, { surface: Surface; delivery: Delivery }>;
-  /** Every turn held (gated, queued, running, stopping, finishing) and its phase; recently ended ones. */
+  /** Every turn held (gated, queued, running, stopping, finishing) and its phase; recently ended ones; session generations. */
   turns: TurnRegistry<Turn>;
-  /** Conversation keys whose reset happened: generation counter, so a turn started before `new` does not save its session. */
-  generations: Map<string, number>;
   /** How agents start: workspace, protected paths, sandbox, run_as (from config.agent). */
   launchPolicy: LaunchPolicy;
   /** Thread permission rules, in the store. */

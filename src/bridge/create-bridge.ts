@@ -191,7 +191,6 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     profile: createProfileCache(profileLoader, logger),
     surfaces,
     turns: createTurnRegistry<Turn>(),
-    generations: new Map(),
     rules,
     notices: createConversationNotices(kv),
     authors: createConversationAuthors(kv),
@@ -201,6 +200,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     updateGauges() {
       metrics.setQueueDepth(ctx.queue.waiting);
       metrics.setActiveAgents(ctx.queue.running);
+      metrics.setParkedAgents(ctx.queue.parked);
     },
   };
   const sharedSlots = opts.sharedSlots;
@@ -330,7 +330,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
       return shutdownPromise;
     },
     stats(): BridgeStats {
-      return { activeAgents: ctx.queue.running, queued: ctx.queue.waiting, turnsByOutcome: metrics.turnsByOutcome() };
+      return { activeAgents: ctx.queue.running, parkedAgents: ctx.queue.parked, queued: ctx.queue.waiting, turnsByOutcome: metrics.turnsByOutcome() };
     },
   };
   return bridge;

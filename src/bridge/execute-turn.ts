@@ -30,7 +30,7 @@ function sessionSaver(ctx: BridgeContext, turn: Turn, generation: number, author
   return {
     save(sessionId: string): Promise<unknown> {
       if (!sessionId || saved) return saving;
-      if ((ctx.generations.get(turn.key) ?? 0) !== generation) {
+      if (ctx.turns.sessionGeneration(turn.key) !== generation) {
         turn.log.info('conversation was reset during the turn; not saving its session');
         return saving;
       }
@@ -86,7 +86,8 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
     if (turn.showedQueued) turn.reply?.setStatus('working…');
     log.info({ queueWaitMs }, 'turn start');
 
-    const generation = ctx.generations.get(turn.key) ?? 0;
+    // read while the turn is held (it stays held past its last save), so the registry keeps it current
+    const generation = ctx.turns.sessionGeneration(turn.key);
     const stored = await ctx.store.get(msg.conversation, msg.platform);
     let sessionId = '';
     if (stored && stored.profile === turn.profilePath) sessionId = stored.session_id;

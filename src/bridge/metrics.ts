@@ -15,6 +15,7 @@ export interface Metrics {
   rejected(reason: string): void;
   setQueueDepth(n: number): void;
   setActiveAgents(n: number): void;
+  setParkedAgents(n: number): void;
   /** Several replicas with a shared cap: read at each scrape, the slots this replica holds in Redis and whether the cap is shared (false: Redis away, local cap only). */
   watchSharedSlots(read: () => { held: number; shared: boolean }): void;
   deliveryStats(platform: string, stats: DeliveryStats): void;
@@ -60,7 +61,10 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
   // A summary without quantiles: _sum and _count only, as before.
   const wait = new Summary({ name: 'turnbridge_queue_wait_seconds', help: 'Time turns waited for a free agent slot.', percentiles: [], registers });
   const queueDepth = new Gauge({ name: 'turnbridge_queue_depth', help: 'Turns waiting to start.', registers });
-  const activeAgents = new Gauge({ name: 'turnbridge_active_agents', help: 'Agent processes running now.', registers });
+  const activeAgents = new Gauge({ name: 'turnbridge_active_agents', help: 'Agent processes running now and holding a slot (parked ones are in turnbridge_parked_agents).', registers });
+  const parkedAgents = new Gauge({
+    name: 'turnbridge_parked_agents', help: 'Agent processes paused on a permission prompt: alive, but holding no slot (also while a decided one waits for a slot again).', registers,
+  });
   const perPlatform = (name: string, help: string) => new Counter({ name, help, labelNames: ['platform'], registers });
   const posts = perPlatform('turnbridge_message_posts_total', 'Messages posted by live replies, by platform.');
   const edits = perPlatform('turnbridge_message_edits_total', 'Message edits sent by live replies, by platform.');
@@ -90,6 +94,9 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     },
     setActiveAgents(n) {
       activeAgents.set(n);
+    },
+    setParkedAgents(n) {
+      parkedAgents.set(n);
     },
     watchSharedSlots(read) {
       // Read when scraped: slots come and go in the background (acquired, handed back unused).

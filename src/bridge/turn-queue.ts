@@ -69,6 +69,8 @@ export interface TurnQueue<E extends QueueEntry> {
   drain(): E[];
   positionOf(entry: E): number | undefined;
   readonly running: number;
+  /** Entries parked on a prompt (they hold no slot; decided ones wait here for a slot again). */
+  readonly parked: number;
   readonly waiting: number;
 }
 
@@ -215,6 +217,9 @@ export function createTurnQueue<E extends QueueEntry>(opts: QueueLimits): TurnQu
     },
     get running() {
       return running;
+    },
+    get parked() {
+      return parked.size;
     },
     get waiting() {
       return waiting.length;

@@ -95,6 +95,11 @@ type Values = Partial<BridgeConfig> & { security?: SecurityValues };
 function fromFile(raw: Record<string, unknown>, file: string): Values {
   const src: Source = { file };
   const base = dirname(file);
+  // Tokens never go in this file (it is often committed): say where they do go.
+  for (const key of ['metrics_token', 'local_token']) {
+    const name = `TURNBRIDGE_${key.toUpperCase()}`;
+    if (raw[key] !== undefined) fail(src, key, '[hidden]', 'no tokens in turnbridge.yaml', `remove it and set ${name}_FILE (a file holding the token) or ${name} in the environment`);
+  }
   checkKnownKeys(src, '', raw, KNOWN_KEYS);
   const out: Values = { security: securityFromFile(src, raw, base) };
   const path = (field: string, v: unknown) => resolve(base, checkString(src, field, v));
@@ -213,7 +218,7 @@ export function loadConfig(opts: LoadConfigOptions = {}): BridgeConfig {
   checkSharedCap(merged, envValues.sharedMaxConcurrent !== undefined ? undefined : file);
   const protectedPaths = [cwd, resolve(cwd, '.env'), merged.dataDir, ...(file ? [file] : []), ...secretFilePaths(env, cwd)];
   const agent = { workspace: defaultWorkspace(), sandbox: 'off' as const, ...fileSec.agent, ...envSec.agent, protectedPaths };
-  const localToken = envSec.localToken;
+  const { localToken, metricsToken } = envSec;
   return {
     ...merged,
     access: { ...defaultAccess(), ...fileSec.access, ...envSec.access },
@@ -221,5 +226,6 @@ export function loadConfig(opts: LoadConfigOptions = {}): BridgeConfig {
     agent,
     allowedHosts: envSec.allowedHosts ?? fileSec.allowedHosts ?? [],
     ...(localToken ? { localToken } : {}),
+    ...(metricsToken ? { metricsToken } : {}),
   };
 }

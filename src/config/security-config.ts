@@ -90,6 +90,7 @@ export interface SecurityValues {
   agent?: Partial<Omit<AgentConfig, 'protectedPaths'>>;
   allowedHosts?: string[];
   localToken?: string;
+  metricsToken?: string;
 }
 
 export function securityFromFile(src: Source, raw: Record<string, unknown>, base: string): SecurityValues {
@@ -188,10 +189,27 @@ export function securityFromEnv(env: NodeJS.ProcessEnv, cwd: string): SecurityVa
 
   const hosts = val('TURNBRIDGE_ALLOWED_HOSTS');
   if (hosts) out.allowedHosts = checkHosts(src, 'TURNBRIDGE_ALLOWED_HOSTS', hosts);
+  // A token read from NAME_FILE (secret-files.ts) is reported against that variable and file.
+  const tokenSource = (name: string): [Source, string] => {
+    const file = val(`${name}_FILE`);
+    return file ? [{ file: resolve(cwd, file) }, `${name}_FILE`] : [src, name];
+  };
   const token = val('TURNBRIDGE_LOCAL_TOKEN');
-  if (token) {
-    if (token.length < 16) fail(src, 'TURNBRIDGE_LOCAL_TOKEN', '[hidden]', 'at least 16 characters', 'use e.g. `openssl rand -hex 16`, or unset it to have one generated and printed at start-up');
-    out.localToken = token;
-  }
+  if (token) out.localToken = checkToken(...tokenSource('TURNBRIDGE_LOCAL_TOKEN'), token, 'or unset it to have one generated and printed at start-up');
+  const metrics = val('TURNBRIDGE_METRICS_TOKEN');
+  if (metrics) out.metricsToken = checkToken(...tokenSource('TURNBRIDGE_METRICS_TOKEN'), metrics, 'and give Prometheus the same value (authorization: { credentials_file: … })');
   return out;
+}
+
+/**
+ * A token sent as `Authorization: Bearer <token>`: 16+ characters, visible ASCII without spaces
+ * (a header cannot carry more, and a space would end it). The value is never echoed.
+ */
+function checkToken(src: Source, field: string, v: string, then: string): string {
+  const hint = src.file
+    ? `write a token of 16+ visible characters into ${src.file}, e.g. \`openssl rand -hex 16 > ${src.file}\`, ${then}`
+    : `use e.g. \`openssl rand -hex 16\` (a file named by ${field}_FILE keeps it out of the environment), ${then}`;
+  if (v.length < 16) fail(src, field, '[hidden]', 'at least 16 characters', hint);
+  if (!/^[\x21-\x7e]+$/.test(v)) fail(src, field, '[hidden]', 'visible ASCII characters without spaces (it is sent in an Authorization header)', hint);
+  return v;
 }

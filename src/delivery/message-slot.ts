@@ -3,13 +3,15 @@
  * through the shared limiters, following the coalescing policy. Failures follow the attempt
  * policy (attempt.ts): 429s are honoured (the pool blocks and slows the bucket), other failures
  * back off and give up after `maxAttempts` consecutive failures, permanent ones at once (a later
- * `settle()` gives it a fresh set of attempts).
+ * `settle()` gives it a fresh set of attempts). Its life (posting, shown, given up, removing,
+ * removed) is one SlotLife value (message-slot-state.ts), changed only in `move`.
  */
 import type { Logger } from '../log.js';
 import { Attempts, describeFailure, type NextAttempt } from './attempt.js';
 import { nextStep, type CoalesceState } from './coalesce.js';
 import type { LimiterPool, RunPriority } from './limiter-pool.js';
 import { sleep } from './limiter-pool.js';
+import { canMoveEdit, nextLife, priorityOf, refOf, type EditStage, type SlotEvent, type SlotFailure, type SlotLife } from './message-slot-state.js';
 import type { Conversation, MessageContent, MessageRef, Surface } from './surface.js';
 import type { DeliveryStats } from './types.js';
 
@@ -29,30 +31,27 @@ export interface SlotDeps {
   onShown?: (content: MessageContent) => void;
 }
 
+/** One edit in the limiter (its stage moves only as canMoveEdit allows). */
 interface EditTicket {
-  /** The limiter let it go and the platform call began. */
-  started: boolean;
-  /** A final edit took its place before it started: it does nothing. */
-  superseded: boolean;
+  stage: EditStage;
+}
+
+/** Move the ticket to `to` if its stage allows; false (and unchanged) otherwise. */
+function advance(ticket: EditTicket, to: EditStage): boolean {
+  if (!canMoveEdit(ticket.stage, to)) return false;
+  ticket.stage = to;
+  return true;
 }
 
 export class MessageSlot {
-  ref?: MessageRef;
   /** Settles when the post landed (true) or was given up (false). */
   posted: Promise<boolean>;
   private readonly state: CoalesceState;
   private readonly attempts: Attempts;
-  /** Why the slot last gave up (undefined while it has not). */
-  failure?: { why: 'permanent' | 'failures' | 'rate-limits'; error: unknown };
-  private gaveUp = false;
-  /** Being deleted: no more edits. */
-  private retired = false;
-  /** Deleted from the conversation (retire() removed it). */
-  removed = false;
+  /** Where the slot is in its life; written only by `move`. */
+  private life: SlotLife;
   /** Content of the post/edit the platform is processing now. */
   private sending?: MessageContent;
-  /** The reply is finishing: this slot's operations overtake queued live edits. */
-  private final = false;
   private current?: Promise<void>;
   /** The edit in flight (queued in the limiter or sent). */
   private ticket?: EditTicket;
@@ -68,14 +67,41 @@ export class MessageSlot {
   ) {
     this.attempts = new Attempts({ maxFailures: deps.maxAttempts, max429: deps.max429 });
     if (existing) {
-      this.ref = existing;
+      this.life = { kind: 'shown', ref: existing, priority: 'live' };
       this.state = { desired: initial, inFlight: false, notBefore: 0 };
       this.posted = Promise.resolve(true);
       queueMicrotask(() => this.kick());
       return;
     }
+    this.life = { kind: 'posting', priority: 'live' };
     this.state = { desired: initial, inFlight: true, notBefore: 0 };
     this.posted = after.then(() => this.post());
+  }
+
+  /** The message, once posted (kept while removing and once removed). */
+  get ref(): MessageRef | undefined {
+    return refOf(this.life);
+  }
+
+  /** Deleted from the conversation (retire() removed it). */
+  get removed(): boolean {
+    return this.life.kind === 'removed';
+  }
+
+  /** Why the slot gave up, while it is given up. */
+  get failure(): SlotFailure | undefined {
+    return this.life.kind === 'given-up' ? this.life.failure : undefined;
+  }
+
+  /** The one write of the slot's life: apply `event`, or refuse it (logged; nothing changes). */
+  private move(event: SlotEvent): boolean {
+    const next = nextLife(this.life, event);
+    if (typeof next === 'string') {
+      this.deps.logger.warn({ state: this.life.kind, event: event.type, reason: next }, 'message slot change refused');
+      return false;
+    }
+    this.life = next;
+    return true;
   }
 
   get desired(): MessageContent {
@@ -94,23 +120,24 @@ export class MessageSlot {
   /** `final`: this is (part of) the reply's final state; its operations get priority from now on. */
   set(content: MessageContent, final = false): void {
     this.state.desired = content;
-    if (final && !this.final) {
-      this.final = true;
+    if (final && this.priority === 'live') {
+      this.move({ type: 'finalize' });
       if (this.overtakeQueuedEdit()) return;
     }
     this.kick();
   }
 
   private get priority(): RunPriority {
-    return this.final ? 'final' : 'live';
+    return priorityOf(this.life);
   }
 
   /** Resolves true once the message shows the desired content, false when it gave up. */
   settle(): Promise<boolean> {
-    if (this.removed) return Promise.resolve(true);
-    if (this.gaveUp) {
-      this.gaveUp = false;
+    if (this.life.kind === 'removed') return Promise.resolve(true);
+    if (this.life.kind === 'given-up') {
+      this.move({ type: 'retry' });
       this.attempts.succeeded();
+      // never posted: the post starts again (retry moved it back to posting)
       if (!this.ref) {
         this.state.inFlight = true;
         this.posted = this.post();
@@ -130,16 +157,16 @@ export class MessageSlot {
       let content = this.state.desired;
       this.state.lastSentAt = this.deps.now();
       try {
-        this.ref = await pool.run(budgets, () => {
+        const ref = await pool.run(budgets, () => {
           content = this.state.desired;
           this.sending = content;
           return surface.post(conversation, content);
         }, { priority: this.priority });
+        this.move({ type: 'posted', ref });
         this.deps.stats.posts++;
         this.state.shown = content;
         this.sending = undefined;
         this.attempts.succeeded();
-        this.failure = undefined;
         this.state.inFlight = false;
         this.deps.onShown?.(content);
         this.kick();
@@ -149,7 +176,7 @@ export class MessageSlot {
         const next = this.onFailure(err, budgets, 'post');
         if (next.kind === 'give-up') {
           this.state.inFlight = false;
-          this.giveUp();
+          this.giveUp({ why: next.why, error: err });
           return false;
         }
         if (next.kind === 'back-off') await sleep(next.ms);
@@ -167,7 +194,6 @@ export class MessageSlot {
     } else if (next.kind === 'back-off') {
       logger.warn({ op, attempt: next.failures, max: this.attempts.policy.maxFailures, err: describeFailure(err) }, 'message operation failed');
     } else {
-      this.failure = { why: next.why, error: err };
       if (next.why === 'rate-limits') {
         stats.rateLimitWaits++;
         pool.penalize(budgets, (err as { retryAfterMs?: number }).retryAfterMs ?? 0);
@@ -182,7 +208,9 @@ export class MessageSlot {
   }
 
   private kick(): void {
-    if (this.gaveUp || this.retired || !this.ref) return;
+    // only a posted message that has not given up and is not being deleted is edited
+    if (this.life.kind !== 'shown') return;
+    const ref = this.life.ref;
     const step = nextStep(this.state, this.deps.now(), this.deps.minEditIntervalMs);
     if (step.kind === 'idle') {
       this.resolveWaiters(true);
@@ -202,13 +230,13 @@ export class MessageSlot {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
-    this.current = this.edit(this.ref, step.content);
+    this.current = this.edit(ref, step.content);
   }
 
   private async edit(ref: MessageRef, queued: MessageContent): Promise<void> {
     const { surface, pool, conversation } = this.deps;
     const budgets = surface.budgets('edit', conversation);
-    const ticket: EditTicket = { started: false, superseded: false };
+    const ticket: EditTicket = { stage: 'queued' };
     this.ticket = ticket;
     this.state.inFlight = true;
     this.state.lastSentAt = this.deps.now();
@@ -216,26 +244,24 @@ export class MessageSlot {
     try {
       // Read the content when the limiter lets the call go: a queued live edit then carries the final state.
       await pool.run(budgets, async () => {
-        if (ticket.superseded) return;
-        ticket.started = true;
+        if (!advance(ticket, 'sending')) return;
         content = this.state.desired;
         this.sending = content;
         await surface.edit(ref, content);
-      }, { priority: this.priority, skipIf: () => ticket.superseded });
-      if (ticket.superseded) return;
+      }, { priority: this.priority, skipIf: () => ticket.stage === 'superseded' });
+      if (ticket.stage === 'superseded') return;
       this.deps.stats.edits++;
       this.state.shown = content;
       this.attempts.succeeded();
-      this.failure = undefined;
       this.state.notBefore = 0;
       this.deps.onShown?.(content);
     } catch (err) {
-      if (ticket.superseded) return;
+      if (ticket.stage === 'superseded') return;
       const next = this.onFailure(err, budgets, 'edit');
-      if (next.kind === 'give-up') this.giveUp();
+      if (next.kind === 'give-up') this.giveUp({ why: next.why, error: err });
       else if (next.kind === 'back-off') this.state.notBefore = this.deps.now() + next.ms;
     } finally {
-      if (ticket.started) this.sending = undefined;
+      if (ticket.stage === 'sending') this.sending = undefined;
       if (this.ticket === ticket) {
         this.ticket = undefined;
         this.state.inFlight = false;
@@ -251,9 +277,8 @@ export class MessageSlot {
    */
   private overtakeQueuedEdit(): boolean {
     const ticket = this.ticket;
-    if (!ticket || ticket.started || ticket.superseded || !this.ref || this.gaveUp || this.retired) return false;
-    ticket.superseded = true;
-    this.current = this.edit(this.ref, this.state.desired);
+    if (!ticket || this.life.kind !== 'shown' || !advance(ticket, 'superseded')) return false;
+    this.current = this.edit(this.life.ref, this.state.desired);
     return true;
   }
 
@@ -266,8 +291,8 @@ export class MessageSlot {
     const { surface, pool, conversation } = this.deps;
     if (!(await this.posted) || !this.ref) return true;
     const ref = this.ref;
-    if (surface.remove) {
-      this.retired = true;
+    // refused when a removal already runs or ran: the fallback below then waits for its end
+    if (surface.remove && this.move({ type: 'remove' })) {
       if (this.timer !== undefined) clearTimeout(this.timer);
       this.timer = undefined;
       await this.current;
@@ -276,7 +301,7 @@ export class MessageSlot {
       for (;;) {
         try {
           await pool.run(budgets, () => surface.remove!(ref), { priority: 'final' });
-          this.removed = true;
+          this.move({ type: 'removed' });
           this.resolveWaiters(true);
           return true;
         } catch (err) {
@@ -285,17 +310,15 @@ export class MessageSlot {
           if (next.kind === 'back-off') await sleep(next.ms);
         }
       }
-      this.retired = false;
-      this.gaveUp = false;
-      this.failure = undefined;
+      this.move({ type: 'remove-failed' });
       this.attempts.succeeded();
     }
     this.set(fallback, true);
     return this.settle();
   }
 
-  private giveUp(): void {
-    this.gaveUp = true;
+  private giveUp(failure: SlotFailure): void {
+    this.move({ type: 'give-up', failure });
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
     this.resolveWaiters(false);

@@ -3,3 +3,4 @@ export { runDoctor, type DoctorOptions } from './run-doctor.js';
 export { formatReport, formatLine, reportJson } from './format.js';
 export type { CheckResult, CheckStatus, DoctorReport } from './types.js';
 export { startStartupChecks, type StartupCheckRun, type StartupChecks } from './startup-checks.js';
+export { metricsExposure, type MetricsExposure } from './security-checks.js';

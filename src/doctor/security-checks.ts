@@ -8,6 +8,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import type { BridgeConfig } from '../bridge/api.js';
+import { isLoopbackHost } from '../http/host-check.js';
 import { findCommand } from './find-command.js';
 import { fail, pass, warn, type CheckResult } from './types.js';
 
@@ -55,6 +56,26 @@ function bwrapProblem(env: NodeJS.ProcessEnv): string | null {
   return null;
 }
 
+/** Who can read /metrics and the /readyz details: the doctor's line, and the start-up warning when open. */
+export type MetricsExposure =
+  | { state: 'loopback'; text: string }
+  | { state: 'token'; text: string }
+  | { state: 'open'; text: string; fix: string };
+
+/**
+ * Off loopback without TURNBRIDGE_METRICS_TOKEN they stay served (an existing Prometheus setup
+ * keeps scraping: a refusal would only show as a failing target), with this warning.
+ */
+export function metricsExposure(config: Pick<BridgeConfig, 'host' | 'metricsToken'>): MetricsExposure {
+  if (config.metricsToken) return { state: 'token', text: '/metrics and the /readyz details need the bearer token TURNBRIDGE_METRICS_TOKEN' };
+  if (isLoopbackHost(config.host.trim().toLowerCase())) return { state: 'loopback', text: `/metrics is served on loopback only (HOST ${config.host}), no token needed` };
+  return {
+    state: 'open',
+    text: `/metrics and the /readyz details are open to anyone who reaches HOST ${config.host} (off loopback, no TURNBRIDGE_METRICS_TOKEN)`,
+    fix: 'set TURNBRIDGE_METRICS_TOKEN_FILE to a file holding a token (openssl rand -hex 16) and give Prometheus that file: authorization: { credentials_file: … }',
+  };
+}
+
 export function securityChecks(config: BridgeConfig, env: NodeJS.ProcessEnv, chat: boolean): CheckResult[] {
   const s = securitySettings(config, env);
   const out: CheckResult[] = [];
@@ -84,5 +105,7 @@ export function securityChecks(config: BridgeConfig, env: NodeJS.ProcessEnv, cha
     out.push(warn(S, `agents run unsandboxed as ${who}: they can read what that user can`,
       "set TURNBRIDGE_SANDBOX=bwrap (Linux, apt-get install bubblewrap) to hide the bridge's files and secrets from agents"));
   }
+  const m = metricsExposure(config);
+  out.push(m.state === 'open' ? warn(S, m.text, m.fix) : pass(S, m.text));
   return out;
 }

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../log.js';
 import type { PlatformStatus } from '../bridge/index.js';
+import { bearerToken, sameSecret } from './bearer.js';
 import { createHostCheck, hostnameOf } from './host-check.js';
 import { sendJson, sendText } from './respond.js';
 
@@ -38,6 +39,12 @@ export interface HttpServerOptions {
   metrics?: () => string | Promise<string>;
   /** Host names served besides loopback names and IP literals (TURNBRIDGE_ALLOWED_HOSTS). */
   allowedHosts?: readonly string[];
+  /**
+   * TURNBRIDGE_METRICS_TOKEN. When set, /metrics answers only `Authorization: Bearer <token>`
+   * (401 otherwise), and /readyz shows its details (platforms, checks, replica) only with it:
+   * without it /readyz answers the same status code with `{status}` alone, all a probe reads.
+   */
+  metricsToken?: string;
   /** Time to receive a whole request, headers and body (default 30 s); responses (SSE) are not bound by it. */
   requestTimeoutMs?: number;
   /** Time to receive the request headers (default 20 s). */
@@ -88,6 +95,22 @@ export function createHttpServer(opts: HttpServerOptions): HttpServer {
   server.headersTimeout = Math.min(opts.headersTimeoutMs ?? 20_000, server.requestTimeout || Infinity);
   const hostAllowed = createHostCheck({ bindHost: opts.host, allowedHosts: opts.allowedHosts });
   let refusedHosts = 0;
+  let refusedTokens = 0;
+
+  /** May this request read what operators read (/metrics, /readyz details)? Always, without a token set. */
+  function operator(req: IncomingMessage): 'yes' | 'no token' | 'wrong token' {
+    if (!opts.metricsToken) return 'yes';
+    const presented = bearerToken(req.headers.authorization);
+    if (presented === undefined) return 'no token';
+    return sameSecret(presented, opts.metricsToken) ? 'yes' : 'wrong token';
+  }
+
+  /** 401 as RFC 6750 has it (Prometheus shows the status); the log says why, never what was sent. */
+  function refuseMetrics(res: ServerResponse, why: 'no token' | 'wrong token', path: string): void {
+    if (refusedTokens++ % 100 === 0) log.warn({ path, why, refused: refusedTokens }, 'metrics request refused: no or wrong bearer token (TURNBRIDGE_METRICS_TOKEN)');
+    res.setHeader('www-authenticate', why === 'wrong token' ? 'Bearer realm="turnbridge", error="invalid_token"' : 'Bearer realm="turnbridge"');
+    sendJson(res, 401, { error: `${path} needs Authorization: Bearer <the value of TURNBRIDGE_METRICS_TOKEN> (Prometheus: authorization: { credentials_file: … })` });
+  }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -99,9 +122,11 @@ export function createHttpServer(opts: HttpServerOptions): HttpServer {
       return sendJson(res, 421, { error: `Host "${host}" is not served here; add it to TURNBRIDGE_ALLOWED_HOSTS (allowed_hosts in turnbridge.yaml) if this bridge is reached by that name` });
     }
     if (path === '/healthz') return builtin(req, res, () => sendJson(res, 200, { status: 'ok' }));
-    if (path === '/readyz') return builtin(req, res, () => readyz(res));
+    if (path === '/readyz') return builtin(req, res, () => readyz(res, operator(req) === 'yes'));
     if (path === '/metrics') {
       return builtin(req, res, async () => {
+        const who = operator(req);
+        if (who !== 'yes') return refuseMetrics(res, who, path);
         const text = opts.metrics ? await opts.metrics() : '';
         sendText(res, 200, text, 'text/plain; version=0.0.4; charset=utf-8');
       });
@@ -119,16 +144,20 @@ export function createHttpServer(opts: HttpServerOptions): HttpServer {
     await fn();
   }
 
-  function readyz(res: ServerResponse): void {
+  /** `full`: the details too; otherwise the status code and `{status}` only (a metrics token is set and was not sent). */
+  function readyz(res: ServerResponse, full: boolean): void {
+    const all = statuses();
+    const notReady = all.filter((p) => p.state !== 'ready');
+    const code = draining || notReady.length > 0 ? 503 : 200;
+    const status = code === 200 ? 'ready' : 'not ready';
+    if (!full) return sendJson(res, code, { status });
     const extra: Record<string, unknown> = {};
     for (const [key, fn] of details) {
       try { extra[key] = fn(); } catch (err) { extra[key] = { error: (err as Error).message }; }
     }
-    if (draining) return sendJson(res, 503, { status: 'not ready', reason: 'shutting down', platforms: statuses(), ...extra });
-    const all = statuses();
-    const notReady = all.filter((p) => p.state !== 'ready');
-    if (notReady.length === 0) return sendJson(res, 200, { status: 'ready', platforms: all, ...extra });
-    sendJson(res, 503, { status: 'not ready', notReady, platforms: all, ...extra });
+    if (draining) return sendJson(res, 503, { status, reason: 'shutting down', platforms: all, ...extra });
+    if (code === 200) return sendJson(res, 200, { status, platforms: all, ...extra });
+    sendJson(res, 503, { status, notReady, platforms: all, ...extra });
   }
 
   function statuses(): Array<{ name: string } & Record<string, unknown>> {

@@ -25,22 +25,6 @@ export function classifyLine(line: string): Classified {
   return classifyWithJsonParse(line);
 }
 
-/**
- * classifyLine for a hot loop: the same answers, but a fast-path answer is one reused object,
- * valid until the next call (the runner reads it at once and keeps only the text), so a
- * dominant partial line costs no allocation beyond its text.
- */
-export function createLineClassifier(): (line: string) => Classified {
-  const event: { type: 'partial'; text: string } = { type: 'partial', text: '' };
-  const reused: Classified = { event, warnings: NO_WARNINGS };
-  return (line) => {
-    const text = fastPartialText(line);
-    if (text === undefined) return classifyWithJsonParse(line);
-    event.text = text;
-    return reused;
-  };
-}
-
 /** The reference classification: JSON.parse of the whole line, then the wire-0.4 rules. */
 export function classifyWithJsonParse(line: string): Classified {
   const warnings: string[] = [];

@@ -5,7 +5,12 @@
  * a last line without a newline is delivered by end(). Linear in the input, whatever its shape.
  */
 export interface LineSink {
-  onLine(line: string): void;
+  /**
+   * One line: text.slice(start, end), without its terminator. `text` is usually the decoded
+   * chunk the line came in, so a sink that needs only part of the line (the runner's partial
+   * fast path needs only the text) cuts out that part and never copies the line.
+   */
+  onLine(text: string, start: number, end: number): void;
   /** A line longer than the limit was counted and discarded. */
   onOversized(bytes: number): void;
 }
@@ -42,7 +47,8 @@ export class LineSplitter {
   /**
    * The whole lines in chunk[from, to), `to` being a newline: decoded in one go and cut at
    * '\n' (a newline byte never sits inside a UTF-8 sequence, so the cuts are the same), which
-   * costs a few times less per line than decoding each line apart.
+   * costs a few times less per line than decoding each line apart; each line goes to the sink
+   * as a range of that one string.
    */
   private completeLines(chunk: Buffer, from: number, to: number): void {
     const text = chunk.toString('utf8', from, to);
@@ -60,8 +66,7 @@ export class LineSplitter {
       }
       if (checkSizes && bytes > this.maxLineBytes) this.sink.onOversized(bytes);
       else {
-        const end = stop > at && text.charCodeAt(stop - 1) === CR ? stop - 1 : stop;
-        this.sink.onLine(at === 0 && end === text.length ? text : text.slice(at, end));
+        this.sink.onLine(text, at, stop > at && text.charCodeAt(stop - 1) === CR ? stop - 1 : stop);
       }
       if (nl === -1) return;
       at = nl + 1;
@@ -100,6 +105,7 @@ export class LineSplitter {
     this.pendingBytes = 0;
     if (buf.length > 0 && buf[buf.length - 1] === CR) buf = buf.subarray(0, buf.length - 1);
     // Pending slices reference the chunk; copying is avoided because the line is decoded right away.
-    this.sink.onLine(buf.toString('utf8'));
+    const line = buf.toString('utf8');
+    this.sink.onLine(line, 0, line.length);
   }
 }

@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { constants as osConstants } from 'node:os';
 import { isTurnbridgeError } from '../errors.js';
-import { createLineClassifier } from '../protocol/classify.js';
 import { buildTurn, permissionResponseLine, turnHasContent } from '../protocol/turn.js';
 import { resumableSessionIdProblem } from '../protocol/session-id.js';
 import type { PermissionDecision, PermissionRequest } from '../protocol/types.js';
@@ -143,12 +142,10 @@ export async function run(profile: Profile, turn: TurnInput, handlers: RunHandle
       );
     };
 
-    const classify = createLineClassifier();
     const splitter = new LineSplitter(options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES, {
-      onLine: (line) => {
-        // Blank lines are no events; a line starting with "{" (nearly all of them) is not blank.
-        if (line.charCodeAt(0) !== 0x7b && line.trim() === '') return;
-        const e = state.apply(classify(line));
+      onLine: (text, start, end) => {
+        const e = state.line(text, start, end);
+        if (e === undefined) return; // a blank line, or a partial of the dominant shape: nothing more to do
         if (state.failed && pending.size > 0) denyAllPending('The turn failed.');
         if (e.type === 'permission_request' && !state.failed) onPermissionRequest(e.request);
         else if (e.type === 'bad_permission_request' && profile.permission) {

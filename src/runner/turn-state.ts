@@ -1,3 +1,5 @@
+import { classifyWithJsonParse } from '../protocol/classify.js';
+import { EMPTY_PARTIAL_LINE_LENGTH, isPartialLine, partialTextIn } from '../protocol/fast-partial.js';
 import type { AgentEvent, Classified, PartialChunk, Usage } from '../protocol/types.js';
 import type { RunLogger } from './types.js';
 
@@ -32,6 +34,36 @@ export class TurnState {
     return this.error !== null;
   }
 
+  /**
+   * Apply one stdout line, text[start, end) (a range of the decoded chunk; see LineSink).
+   * Returns the event for the caller's own handling (permissions), or undefined for a blank
+   * line and for the dominant `{"type":"partial","text":…}` line. That one takes a lane of
+   * its own: its text is checked in place and goes straight to the body, with no event built.
+   * Besides the allocation, this keeps the code V8 optimizes for the hot loop small: on two
+   * cores, compiling it competes with the agent that is writing.
+   */
+  line(text: string, start: number, end: number): AgentEvent | undefined {
+    if (this.failed || !this.opts.streaming || this.truncated) {
+      // Its text would be dropped (after an error, with streaming off, past the reply cap):
+      // the line is checked, not decoded, so an agent flooding output costs less from here on.
+      if (isPartialLine(text, start, end)) {
+        if (this.failed) this.opts.logger?.debug({ type: 'partial' }, 'event after error ignored');
+        else if (end - start === EMPTY_PARTIAL_LINE_LENGTH) this.opts.logger?.debug('empty partial dropped');
+        return undefined;
+      }
+    } else {
+      const partial = partialTextIn(text, start, end);
+      if (partial !== undefined) {
+        this.takePartial(partial, undefined);
+        return undefined;
+      }
+    }
+    const line = start === 0 && end === text.length ? text : text.slice(start, end);
+    // Blank lines are no events; a line starting with "{" (nearly all of them) is not blank.
+    if (line.charCodeAt(0) !== 0x7b && line.trim() === '') return undefined;
+    return this.apply(classifyWithJsonParse(line));
+  }
+
   /** Apply one classified line. Returns the event for the caller's own handling (permissions). */
   apply(c: Classified): AgentEvent {
     const log = this.opts.logger;
@@ -50,11 +82,7 @@ export class TurnState {
     if (e.sessionId !== undefined) this.noteSession(e.sessionId);
     switch (e.type) {
       case 'partial':
-        // An empty partial ("text":"", a non-string text, or none; classify gives '' for all three)
-        // carries nothing to show. It is dropped, not forwarded: forwarding it would make it
-        // count as "a partial was forwarded", after which the spec forbids using result.text.
-        if (e.text === '') log?.debug('empty partial dropped');
-        else if (this.opts.streaming) this.forward(e.text, e.role);
+        this.takePartial(e.text, e.role);
         break;
       case 'result':
         if (this.result !== null) log?.warn('second result event ignored');
@@ -71,6 +99,14 @@ export class TurnState {
         break;
     }
     return e;
+  }
+
+  private takePartial(text: string, role: string | undefined): void {
+    // An empty partial ("text":"", a non-string text, or none; classify gives '' for all three)
+    // carries nothing to show. It is dropped, not forwarded: forwarding it would make it
+    // count as "a partial was forwarded", after which the spec forbids using result.text.
+    if (text === '') this.opts.logger?.debug('empty partial dropped');
+    else if (this.opts.streaming) this.forward(text, role);
   }
 
   private noteSession(id: string): void {

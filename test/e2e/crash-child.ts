@@ -9,6 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBridgeState, createSqliteStore, type BridgeState, type LedgerRecord } from '../../src/state/index.js';
+import { pollUntil } from './poll-until.js';
 
 export interface BridgeChild {
   readonly pid: number;
@@ -97,6 +98,11 @@ export function alive(pid: number): boolean {
 export type ReplyRecord = Extract<LedgerRecord, { kind: 'reply' }>;
 export type AgentRecord = Extract<LedgerRecord, { kind: 'agent' }>;
 
+/** The reply record of the user message with this source id (`channel:ts`); undefined once its turn finished. */
+export function replyOf(records: LedgerRecord[], sourceId: string): ReplyRecord | undefined {
+  return records.find((r): r is ReplyRecord => r.kind === 'reply' && r.message.source?.id === sourceId);
+}
+
 /**
  * One crash test's world: a data dir that outlives the bridges started on it, the bridge's own
  * database opened beside them (WAL: readers never block the writer), and a poller whose timeout
@@ -111,18 +117,8 @@ export async function crashWorld(env: NodeJS.ProcessEnv, config: string) {
     children.push(child);
     return child;
   };
-  const until = async <T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string): Promise<T> => {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const v = await check();
-      if (v) return v;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${children.at(-1)?.output() ?? ''}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  };
-  /** The reply record of the user's message with this source id. */
-  const replyOf = (records: LedgerRecord[], sourceId: string): ReplyRecord | undefined =>
-    records.find((r): r is ReplyRecord => r.kind === 'reply' && r.message.source?.id === sourceId);
+  const until = <T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string): Promise<T> =>
+    pollUntil(check, what, 30_000, () => children.at(-1)?.output() ?? '');
   const agents = (records: LedgerRecord[]): AgentRecord[] => records.filter((r): r is AgentRecord => r.kind === 'agent');
   return {
     dataDir, state, start, until, replyOf, agents,

@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../log.js';
 import type { BridgeInbound } from '../../bridge/index.js';
 import { PROMPT_ACTIONS, type PromptAction } from '../../bridge/types.js';
 import type { Conversation } from '../../delivery/index.js';
-import { readJsonBody, sendJson, sendText, type RouteHandler } from '../../http/index.js';
+import { bearerToken, readJsonBody, sameSecret, sendJson, sendText, type RouteHandler } from '../../http/index.js';
 import type { LocalConfig } from './local-config.js';
 import type { LocalHub } from './local-hub.js';
 
@@ -36,12 +36,6 @@ export interface LocalRoutesOptions {
 }
 
 const COOKIE = 'tb_local';
-
-function sameSecret(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
 
 function cookieValue(header: string | undefined, name: string): string | undefined {
   for (const part of (header ?? '').split(';')) {
@@ -129,7 +123,7 @@ export function createLocalRoutes(opts: LocalRoutesOptions): RouteHandler {
   function authorized(req: IncomingMessage, res: ServerResponse, url: URL): boolean {
     const token = opts.token;
     if (!token) return true;
-    const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    const bearer = bearerToken(req.headers.authorization);
     const cookie = cookieValue(req.headers.cookie, COOKIE);
     if ((bearer && sameSecret(bearer, token)) || (cookie && sameSecret(cookie, token))) return true;
     const query = url.searchParams.get('token');

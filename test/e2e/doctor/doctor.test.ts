@@ -41,6 +41,7 @@ describe('turnbridge doctor', () => {
       /✓ profiles\/claude-code\/profile\.yaml: ANTHROPIC_API_KEY is set/, /agent cwd .+ is writable/,
       /✓ embedded store: .+ will be created on start/,
       /✓ access is closed: 2 allowed/, /✓ admins: slack:U0ALICE/, /✓ agents run sandboxed with bubblewrap$/m,
+      /✓ \/metrics is served on loopback only \(HOST 127\.0\.0\.1\), no token needed$/m,
       /✓ \d+ of \d+ checks passed\n$/,
     ]) assert.match(run.stdout, expected);
     assert.ok(!run.stdout.includes(rig.env.SLACK_BOT_TOKEN!) && !run.stdout.includes(rig.env.DISCORD_TOKEN!), 'no token is printed');
@@ -123,6 +124,25 @@ describe('turnbridge doctor', () => {
     mkdirSync(bin);
     symlinkSync(process.execPath, join(bin, 'node'));
     await exactlyOne({ PATH: bin }, /^✗ sandbox bwrap is set but bwrap is not installed$/, /^fix: apt-get install bubblewrap/);
+  });
+
+  it('bound off loopback: /metrics without TURNBRIDGE_METRICS_TOKEN is a warning with its fix (exit 0); with the token a ✓', async () => {
+    const open = await runDoctorCommand({ ...rig.env, HOST: '0.0.0.0' });
+    assert.equal(open.code, 0, open.stdout);
+    assert.deepEqual(open.warnings, [
+      '! /metrics and the /readyz details are open to anyone who reaches HOST 0.0.0.0 (off loopback, no TURNBRIDGE_METRICS_TOKEN)\n'
+      + 'fix: set TURNBRIDGE_METRICS_TOKEN_FILE to a file holding a token (openssl rand -hex 16) and give Prometheus that file: authorization: { credentials_file: … }',
+    ]);
+    const file = join(rig.dir, 'metrics-token');
+    writeFileSync(file, 'doctor-metrics-token-0123456789\n');
+    const guarded = await runDoctorCommand({ ...rig.env, HOST: '0.0.0.0', TURNBRIDGE_METRICS_TOKEN_FILE: file });
+    assert.equal(guarded.code, 0, guarded.stdout);
+    assert.deepEqual(guarded.warnings, []);
+    assert.match(guarded.stdout, /✓ \/metrics and the \/readyz details need the bearer token TURNBRIDGE_METRICS_TOKEN$/m);
+    assert.ok(!guarded.stdout.includes('doctor-metrics-token-0123456789'), 'the token is not printed');
+    writeFileSync(file, '');
+    const empty = await runDoctorCommand({ ...rig.env, HOST: '0.0.0.0', TURNBRIDGE_METRICS_TOKEN_FILE: file }).catch((e: Error) => e);
+    assert.ok(empty instanceof Error && /TURNBRIDGE_METRICS_TOKEN_FILE: .* is empty/.test(empty.message), String(empty));
   });
 
   it('HTTP mode: no app token, a signing secret: the URL Slack must reach', async () => {

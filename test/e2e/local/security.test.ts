@@ -1,7 +1,8 @@
 /**
  * The bridge as `npm start` wires it, bound to 0.0.0.0 (a Procfile / container deploy): DNS
  * rebinding requests are refused on every route, and the local page asks for the token printed
- * at start-up.
+ * at start-up. No TURNBRIDGE_METRICS_TOKEN: /metrics stays served (as before), with one printed
+ * warning and the doctor's finding.
  */
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -54,4 +55,20 @@ it('on 0.0.0.0 a rebinding request (an attacker\'s host name) is refused everywh
   const cookie = String((traded.headers['set-cookie'] as string[])[0]).split(';')[0]!;
   assert.equal((await get(port, '/', `127.0.0.1:${port}`, { cookie })).status, 200);
   assert.equal((await get(port, '/healthz', `127.0.0.1:${port}`)).status, 200, 'health needs no token');
+});
+
+it('no metrics token off loopback: /metrics and /readyz are served as before, with one start-up warning and a doctor finding', async () => {
+  const port = running.http.port;
+  assert.equal((await get(port, '/metrics', `10.0.0.7:${port}`)).status, 200, 'an existing Prometheus scrape keeps working');
+  const warnings = printed.filter((l) => /\/metrics/.test(l));
+  assert.equal(warnings.length, 1, printed.join('\n'));
+  assert.match(warnings[0]!, /^turnbridge: warning: \/metrics and the \/readyz details are open to anyone who reaches HOST 0\.0\.0\.0 .*TURNBRIDGE_METRICS_TOKEN_FILE/);
+  await running.checks.done;
+  const res = await fetch(`http://127.0.0.1:${port}/readyz`);
+  const body = await res.json() as { platforms: unknown[]; checks: { warnings: Array<{ section: string; text: string; fix: string }> } };
+  assert.ok(body.platforms.length > 0, 'the details are shown');
+  const finding = body.checks.warnings.find((w) => /\/metrics/.test(w.text));
+  assert.ok(finding, JSON.stringify(body.checks));
+  assert.equal(finding.section, 'Security');
+  assert.match(finding.fix, /credentials_file/);
 });

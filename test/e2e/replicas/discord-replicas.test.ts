@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { FakeDiscord, type FakeMessage } from '../../fakes/discord/index.js';
 import { shardOf } from '../../fakes/discord/gateway.js';
-import { untilReady } from '../crash-child.js';
 import { startReplicaSet, type ReplicaSet } from './replica-rig.js';
 
 const AGENT_PROFILE = join(process.cwd(), 'test/fixtures/discord-agents/profile.yaml');
@@ -24,9 +23,7 @@ describe('two Discord bridges sharing two shards', () => {
       env: { DISCORD_TOKEN: fake.token, DISCORD_API_URL: fake.apiUrl, DISCORD_SHARD_COUNT: '2', TURNBRIDGE_PROFILE: AGENT_PROFILE },
       config: 'limits:\n  running_per_user: 10\n  waiting_per_user: 20\n',
     });
-    set.start('d0', { DISCORD_SHARDS: '0' });
-    set.start('d1', { DISCORD_SHARDS: '1' });
-    for (const c of set.children.values()) await untilReady(c, 60_000);
+    await set.startReady(['d0', 'd1'], (_, shard) => ({ DISCORD_SHARDS: String(shard) }));
     await fake.gateway.until(() => fake.gateway.shards.length === 2);
   });
 

@@ -10,7 +10,6 @@ import { after, before, describe, it } from 'node:test';
 import { TAKEN_OVER_MESSAGE } from '../../../src/bridge/recovery.js';
 import { BOT_USER, FakeSlack, buttons, contextLines, visibleText, type FakeMessage } from '../../fakes/slack/index.js';
 import { startRoundRobinProxy, type RoundRobinProxy } from '../../fakes/round-robin-proxy.js';
-import { untilReady } from '../crash-child.js';
 import { AGENT_PROFILE, isFinal, isPrompt } from '../slack/turn-rig.js';
 import { killGroup, startReplicaSet, type ReplicaSet } from './replica-rig.js';
 
@@ -37,11 +36,8 @@ describe('three replicas in Slack HTTP mode behind one port', () => {
       },
       config: `limits:\n  running_per_user: 10\n  waiting_per_user: 30\nslack:\n  rate_scale: ${SCALE}\n  streaming: edit\n`,
     });
-    for (const id of ['h0', 'h1', 'h2']) set.start(id);
-    for (const [id, c] of set.children) {
-      await untilReady(c, 60_000);
-      urls.set(id, await c.url);
-    }
+    await set.startReady(['h0', 'h1', 'h2']);
+    for (const [id, c] of set.children) urls.set(id, await c.url);
     proxy = await startRoundRobinProxy([...urls.values()]);
     fake.http = { url: `${proxy.url}slack/events`, secret: SECRET };
   });

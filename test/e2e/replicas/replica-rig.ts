@@ -8,9 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBridgeState, createRedisStore, type BridgeState, type LedgerRecord } from '../../../src/state/index.js';
 import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
-import { startBridgeChild, type BridgeChild } from '../crash-child.js';
-
-export type ReplyRecord = Extract<LedgerRecord, { kind: 'reply' }>;
+import { pollUntil } from '../poll-until.js';
+import { replyOf, startBridgeChild, untilReady, type BridgeChild, type ReplyRecord } from '../crash-child.js';
 
 export interface ReplicaSet {
   redis: RedisServer;
@@ -20,6 +19,11 @@ export interface ReplicaSet {
   readonly children: Map<string, BridgeChild>;
   /** Start (or start again) the replica with this id on its own data directory. */
   start(id: string, env?: NodeJS.ProcessEnv): BridgeChild;
+  /**
+   * Start these replicas (each with the set's env, then `envOf(id, i)` over it) and wait until
+   * every one answers /readyz (crash recovery done, platforms connected).
+   */
+  startReady(ids: readonly string[], envOf?: (id: string, i: number) => NodeJS.ProcessEnv): Promise<BridgeChild[]>;
   ledger(): Promise<LedgerRecord[]>;
   /** The reply record of the user message `channel:ts` (undefined once its turn finished). */
   replyOf(records: LedgerRecord[], source: string): ReplyRecord | undefined;
@@ -46,18 +50,15 @@ export async function startReplicaSet(opts: { env: NodeJS.ProcessEnv; config?: s
       all.push(child);
       return child;
     },
+    async startReady(ids, envOf) {
+      const started = ids.map((id, i) => set.start(id, envOf?.(id, i)));
+      for (const c of started) await untilReady(c, 60_000);
+      return started;
+    },
     output,
     ledger: () => state.ledger.all(),
-    replyOf: (records, source) => records.find((r): r is ReplyRecord => r.kind === 'reply' && r.message.source?.id === source),
-    async until(check, what, timeoutMs = 60_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const v = await check();
-        if (v) return v;
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${output()}`);
-        await new Promise((r) => setTimeout(r, 25));
-      }
-    },
+    replyOf,
+    until: (check, what, timeoutMs = 60_000) => pollUntil(check, what, timeoutMs, output),
     async close() {
       if (process.env.TB_CRASH_LOG) all.forEach((c, i) => writeFileSync(join(tmpdir(), `tb-replica-log-${i}.txt`), c.output()));
       await Promise.all(all.map((c) => c.stop()));

@@ -5,50 +5,30 @@
  * replicas, every Allow click decided wherever it lands, and zero 429s with shared budgets.
  */
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { BOT_USER, FakeSlack, buttons, visibleText } from '../../fakes/slack/index.js';
-import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
-import { startBridgeChild, untilReady, type BridgeChild } from '../crash-child.js';
-import { AGENT_PROFILE, isFinal, isPrompt } from '../slack/turn-rig.js';
+import { isFinal, isPrompt } from '../slack/turn-rig.js';
+import type { ReplicaSet } from './replica-rig.js';
+import { startSlackSocketReplicas } from './slack-socket-replicas.js';
 
 const SCALE = 20;
 const mention = (text: string): string => `<@${BOT_USER}> ${text}`;
 
 describe('three replicas on one Slack app and one Redis', () => {
-  let redis: RedisServer;
+  let set: ReplicaSet;
   let fake: FakeSlack;
-  const replicas: BridgeChild[] = [];
-  const dirs: string[] = [];
 
   before(async () => {
-    redis = await startRedisServer();
     fake = await FakeSlack.start({ timeScale: SCALE, users: { U0ANA: 'ana', U0BEN: 'ben' } });
-    fake.socket.spread = 'round-robin';
-    for (let i = 0; i < 3; i++) {
-      const dir = mkdtempSync(join(tmpdir(), `tb-replica-${i}-`));
-      dirs.push(dir);
-      replicas.push(startBridgeChild({
-        dataDir: dir,
-        env: {
-          SLACK_BOT_TOKEN: fake.botToken, SLACK_APP_TOKEN: fake.appToken, SLACK_API_URL: fake.apiUrl,
-          REDIS_URL: redis.url, TURNBRIDGE_PROFILE: AGENT_PROFILE, TURNBRIDGE_REPLICA_ID: `replica-${i}`,
-          TURNBRIDGE_MAX_CONCURRENT: '12', TURNBRIDGE_MAX_WAITING_PER_USER: '30',
-        },
-        config: `slack:\n  rate_scale: ${SCALE}\n  streaming: edit\n`,
-      }));
-    }
-    for (const r of replicas) await untilReady(r, 60_000);
-    await fake.waitFor(() => fake.socket.connections === 3, 'three Socket Mode connections', 30_000);
+    set = await startSlackSocketReplicas(fake, ['replica-0', 'replica-1', 'replica-2'], {
+      env: { TURNBRIDGE_MAX_CONCURRENT: '12', TURNBRIDGE_MAX_WAITING_PER_USER: '30' },
+      config: `slack:\n  rate_scale: ${SCALE}\n  streaming: edit\n`,
+    });
   });
 
   after(async () => {
-    await Promise.all(replicas.map((r) => r.stop()));
-    await fake.close();
-    redis.stop();
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    await set?.close();
+    await fake?.close();
   });
 
   /** Bot replies (not prompts) in a thread, after the user message `source`, once final. */

@@ -11,49 +11,36 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { BOT_USER, FakeSlack, visibleText } from '../../fakes/slack/index.js';
-import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
-import { startBridgeChild, untilReady, type BridgeChild } from '../crash-child.js';
-import { AGENT_PROFILE, isFinal, isPrompt } from '../slack/turn-rig.js';
+import { isFinal, isPrompt } from '../slack/turn-rig.js';
+import type { ReplicaSet } from './replica-rig.js';
+import { startSlackSocketReplicas } from './slack-socket-replicas.js';
 
 const SCALE = 20;
 
 describe('three replicas under one shared cap of 2 running turns', () => {
-  let redis: RedisServer;
+  let set: ReplicaSet;
   let fake: FakeSlack;
-  const replicas: BridgeChild[] = [];
-  const dirs: string[] = [];
+  let shared = '';
   let record: string;
 
   before(async () => {
-    redis = await startRedisServer();
     fake = await FakeSlack.start({ timeScale: SCALE, users: { U0ANA: 'ana' } });
-    fake.socket.spread = 'round-robin';
-    const shared = mkdtempSync(join(tmpdir(), 'tb-cap-'));
-    dirs.push(shared);
+    // The agents of all three replicas append to one file outside every replica's data dir.
+    shared = mkdtempSync(join(tmpdir(), 'tb-cap-'));
     record = join(shared, 'agents.log');
-    for (let i = 0; i < 3; i++) {
-      const dir = mkdtempSync(join(tmpdir(), `tb-cap-replica-${i}-`));
-      dirs.push(dir);
-      replicas.push(startBridgeChild({
-        dataDir: dir,
-        env: {
-          SLACK_BOT_TOKEN: fake.botToken, SLACK_APP_TOKEN: fake.appToken, SLACK_API_URL: fake.apiUrl,
-          REDIS_URL: redis.url, TURNBRIDGE_PROFILE: AGENT_PROFILE, TURNBRIDGE_REPLICA_ID: `cap-${i}`,
-          TURNBRIDGE_MAX_CONCURRENT: '3', TURNBRIDGE_MAX_WAITING_PER_USER: '30', TURNBRIDGE_MAX_RUNNING_PER_USER: '10',
-          TURNBRIDGE_SHARED_MAX_CONCURRENT: '2',
-        },
-        config: `slack:\n  rate_scale: ${SCALE}\n  streaming: edit\n`,
-      }));
-    }
-    for (const r of replicas) await untilReady(r, 60_000);
-    await fake.waitFor(() => fake.socket.connections === 3, 'three Socket Mode connections', 30_000);
+    set = await startSlackSocketReplicas(fake, ['cap-0', 'cap-1', 'cap-2'], {
+      env: {
+        TURNBRIDGE_MAX_CONCURRENT: '3', TURNBRIDGE_MAX_WAITING_PER_USER: '30', TURNBRIDGE_MAX_RUNNING_PER_USER: '10',
+        TURNBRIDGE_SHARED_MAX_CONCURRENT: '2',
+      },
+      config: `slack:\n  rate_scale: ${SCALE}\n  streaming: edit\n`,
+    });
   });
 
   after(async () => {
-    await Promise.all(replicas.map((r) => r.stop()));
-    await fake.close();
-    redis.stop();
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    await set?.close();
+    await fake?.close();
+    if (shared) rmSync(shared, { recursive: true, force: true });
   });
 
   it('9 mentions over three replicas: each answered once, never more than 2 agents at once, both slots used', async () => {
@@ -78,7 +65,7 @@ describe('three replicas under one shared cap of 2 running turns', () => {
     // such a turn's reply showed "queued" first.
     const queued = roots.filter(({ ts }) => fake.botMessages('C0CAP', ts).some((m) => JSON.stringify([m.text, m.blocks, m.history]).includes('queued: position')));
     assert.ok(queued.length >= 1, 'turns waiting for a shared slot show queued');
-    for (const r of replicas) {
+    for (const r of set.children.values()) {
       const base = await r.url;
       const ready = (await (await fetch(`${base}readyz`)).json()) as { sharedSlots?: { limit: number; held: number; state: string } };
       assert.deepEqual(ready.sharedSlots, { limit: 2, held: 0, state: 'shared' });

@@ -15,9 +15,8 @@ import { after, before, describe, it } from 'node:test';
 import { TAKEN_OVER_MESSAGE } from '../../../src/bridge/recovery.js';
 import type { LedgerRecord } from '../../../src/state/index.js';
 import { BOT_USER, FakeSlack, buttons, contextLines, visibleText, type FakeMessage } from '../../fakes/slack/index.js';
-import { untilReady } from '../crash-child.js';
-import { AGENT_PROFILE } from '../slack/turn-rig.js';
-import { alive, killGroup, startReplicaSet, type ReplicaSet } from './replica-rig.js';
+import { alive, killGroup, type ReplicaSet } from './replica-rig.js';
+import { startSlackSocketReplicas } from './slack-socket-replicas.js';
 
 const C = 'C0TKO';
 const SCALE = 20;
@@ -37,18 +36,13 @@ describe('three replicas: one dies, one is drained; the others finish their turn
 
   before(async () => {
     fake = await FakeSlack.start({ timeScale: SCALE, users: { U0ANA: 'ana', U0BEN: 'ben' } });
-    fake.socket.spread = 'round-robin';
-    set = await startReplicaSet({
+    set = await startSlackSocketReplicas(fake, ['r0', 'r1', 'r2'], {
       env: {
-        SLACK_BOT_TOKEN: fake.botToken, SLACK_APP_TOKEN: fake.appToken, SLACK_API_URL: fake.apiUrl, TURNBRIDGE_PROFILE: AGENT_PROFILE,
         // Two agents per replica and no parking on prompts: what is sent to one replica queues there.
         TURNBRIDGE_MAX_CONCURRENT: '2', TURNBRIDGE_MAX_PROMPT_WAITS: '0', TURNBRIDGE_REPLICA_HEARTBEAT_MS: '1500',
       },
       config: `limits:\n  running_per_user: 10\n  waiting_per_user: 20\nslack:\n  rate_scale: ${SCALE}\n  streaming: edit\n`,
     });
-    for (const id of ['r0', 'r1', 'r2']) set.start(id);
-    for (const c of set.children.values()) await untilReady(c, 60_000);
-    await fake.waitFor(() => fake.socket.connections === 3, 'three Socket Mode connections', 30_000);
   });
 
   after(async () => {
@@ -122,8 +116,7 @@ describe('three replicas: one dies, one is drained; the others finish their turn
     assert.deepEqual(left.map((x) => x.kind).sort(), ['agent', 'agent'], 'only the agent records are left for the victim');
 
     // The victim comes back with its id: it ends its agents and redoes nothing.
-    const back = set.start(victim);
-    await untilReady(back, 60_000);
+    await set.startReady([victim]);
     await set.until(() => agentPids.every((p) => !alive(p)), 'the restarted victim ends its own agents');
     assert.deepEqual((await set.ledger()).filter((x) => x.holder === victim), [], 'nothing left under the victim\'s id');
     await fake.waitFor(() => fake.socket.connections === 3, 'the victim reconnected', 30_000);

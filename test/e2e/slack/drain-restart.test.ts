@@ -5,54 +5,37 @@
  * "queued" messages they showed.
  */
 import { strict as assert } from 'node:assert';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
-import { createBridgeState, createSqliteStore, type LedgerRecord } from '../../../src/state/index.js';
+import { describe, it } from 'node:test';
 import { BOT_USER, FakeSlack, buttons, contextLines, visibleText } from '../../fakes/slack/index.js';
-import { startBridgeChild, untilReady, type BridgeChild } from '../crash-child.js';
+import { crashWorld, untilReady } from '../crash-child.js';
 import { AGENT_PROFILE } from './turn-rig.js';
 
 const C = 'C0DRN';
-const children: BridgeChild[] = [];
-let dataDir = '';
-after(async () => {
-  for (const c of children) await c.kill9();
-  if (dataDir) {
-    await rm(dataDir, { recursive: true, force: true });
-    await rm(`${dataDir}-workspace`, { recursive: true, force: true });
-  }
-});
 
 describe('SIGTERM with turns queued, one bridge, embedded store', () => {
-  it('the queued turns survive the restart and run at the next start, in order, once', async () => {
+  it('the queued turns survive the restart and run at the next start, in order, once', async (t) => {
     const fake = await FakeSlack.start({ timeScale: 20, users: { U0ANA: 'ana' } });
-    dataDir = await mkdtemp(join(tmpdir(), 'tb-drain-'));
     const env = { SLACK_BOT_TOKEN: fake.botToken, SLACK_APP_TOKEN: fake.appToken, SLACK_API_URL: fake.apiUrl, TURNBRIDGE_PROFILE: AGENT_PROFILE, TURNBRIDGE_MAX_CONCURRENT: '1' };
     const config = 'limits:\n  running_per_user: 10\n  waiting_per_user: 10\nslack:\n  rate_scale: 20\n  streaming: edit\n';
-    const start = () => {
-      const c = startBridgeChild({ dataDir, env, config });
-      children.push(c);
-      return c;
-    };
-    const state = createBridgeState(createSqliteStore({ file: join(dataDir, 'turnbridge.sqlite') }));
+    // The bridge's own database, opened beside it; cleanup kills what is left and removes the dirs.
+    const w = await crashWorld(env, config);
+    t.after(async () => {
+      await w.cleanup();
+      await fake.close();
+    });
+    const { state, start, replyOf } = w;
     const first = start();
     await untilReady(first);
     const mention = (text: string) => fake.userMessage({ channel: C, user: 'U0ANA', text: `<@${BOT_USER}> ${text}` });
     const running = await mention('hang 2');
     const r1 = await mention('echo r1');
     const r2 = await mention('echo r2');
-    const replyOf = (recs: LedgerRecord[], ts: string) => recs.find((r): r is Extract<LedgerRecord, { kind: 'reply' }> => r.kind === 'reply' && r.message.source?.id === `${C}:${ts}`);
-    let recs: LedgerRecord[] = [];
-    for (const deadline = Date.now() + 30_000; ;) {
-      recs = await state.ledger.all();
-      const shown = replyOf(recs, running.ts)?.journal.parts.some((p) => p.content?.text.includes('part-2'));
-      if (shown && [r1, r2].every((m) => replyOf(recs, m.ts)?.journal.parts.some((p) => p.content?.status?.startsWith('queued')))) break;
-      if (Date.now() > deadline) throw new Error(`the bridge never held one running and two queued turns\n${first.output()}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    const queuedMsgs = [r1, r2].map((m) => replyOf(recs, m.ts)!.journal.parts[0]!.ref.id.split(':')[1]!);
+    const recs = await w.until(async () => {
+      const r = await w.ledger();
+      const shown = replyOf(r, `${C}:${running.ts}`)?.journal.parts.some((p) => p.content?.text.includes('part-2'));
+      return shown && [r1, r2].every((m) => replyOf(r, `${C}:${m.ts}`)?.journal.parts.some((p) => p.content?.status?.startsWith('queued'))) && r;
+    }, 'one running and two queued turns');
+    const queuedMsgs = [r1, r2].map((m) => replyOf(recs, `${C}:${m.ts}`)!.journal.parts[0]!.ref.id.split(':')[1]!);
     await first.stop();
     assert.equal(await first.exited, 0);
     const interrupted = fake.botMessages(C, running.ts).at(-1)!;
@@ -70,7 +53,5 @@ describe('SIGTERM with turns queued, one bridge, embedded store', () => {
     const startedAt = (ts: string) => fake.calls.findIndex((x) => x.method === 'chat.update' && x.params.ts === ts && !String(x.params.text).startsWith('queued'));
     assert.ok(startedAt(queuedMsgs[0]!) < startedAt(queuedMsgs[1]!), 'r1 ran first');
     await second.stop();
-    await state.close();
-    await fake.close();
   });
 });

@@ -6,6 +6,7 @@ import { silentLogger, type Logger } from '../../../src/log.js';
 import { createSlackPlatform, type SlackPlatform } from '../../../src/platforms/slack/index.js';
 import type { FakeSlack } from '../../fakes/slack/index.js';
 import { openSecurity } from '../../fixtures/config-defaults.js';
+import { pollUntil } from '../poll-until.js';
 
 export function baseConfig(slack: Record<string, unknown> = {}, extra: Partial<BridgeConfig> = {}): BridgeConfig {
   return {
@@ -53,12 +54,6 @@ export class RecordingBridge extends InboundStateDouble implements BridgeInbound
 }
 
 /** Poll `check` every few ms until it holds (for state that emits no event, like status()). */
-export async function until<T>(check: () => T | undefined | false, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+export function until<T>(check: () => T | undefined | false, what: string, timeoutMs = 15_000): Promise<T> {
+  return pollUntil(check, what, timeoutMs);
 }

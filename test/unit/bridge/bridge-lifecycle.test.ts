@@ -160,6 +160,29 @@ describe('bridge turn lifecycle', () => {
     await bridge.shutdown(1000);
   });
 
+  it('a reset stays seen by the running turn when a queued turn of the conversation ends first; later turns save again', async () => {
+    const { runner, bridge, store, ended, shown } = setup();
+    await bridge.handleMessage(makeMsg({ text: 'first' }));
+    const c1 = await runner.started(1);
+    await bridge.handleMessage(makeMsg({ text: 'second' }));
+    await waitFor(() => shown()[1]?.stopActionId !== undefined, 'the queued reply');
+    await bridge.handleMessage(makeMsg({ text: 'new' }));
+    await waitFor(() => shown().some((c) => /fresh session/.test(c.text)), 'reset confirmation');
+    await bridge.handleAction(click('stop', shown()[1]!.stopActionId!, ANA));
+    await ended(1);
+    assert.equal(runner.calls.length, 1, 'the queued turn never ran');
+    c1.finish({ sessionId: 'old' });
+    await ended(2);
+    assert.equal(await store.get(conv(), 'test'), undefined, 'the turn that read the session before the reset did not save it');
+    await bridge.handleMessage(makeMsg({ text: 'third' }));
+    const c3 = await runner.started(2);
+    assert.equal(c3.turn.sessionId, undefined);
+    c3.finish({ sessionId: 'fresh' });
+    await ended(3);
+    assert.equal((await store.get(conv(), 'test'))?.session_id, 'fresh', 'a turn after the reset saves its session');
+    await bridge.shutdown(1000);
+  });
+
   it('Stop: author and approvers stop the turn, others are told privately, a finished turn says so', async () => {
     const { runner, bridge, ended, shown } = setup({ config: { approvers: ['test:ROLE_ADMIN'] } });
     await bridge.handleMessage(makeMsg({ text: 'long' }));

@@ -23,6 +23,7 @@ describe('metrics', () => {
     m.rejected('busy');
     m.setQueueDepth(3);
     m.setActiveAgents(2);
+    m.setParkedAgents(1);
     m.queueWait(1500);
     m.deliveryStats('slack', { posts: 1, edits: 5, rateLimitWaits: 1, parts: 1 });
     m.deliveryStats('slack', { posts: 2, edits: 3, rateLimitWaits: 0, parts: 2 });
@@ -56,6 +57,7 @@ describe('metrics', () => {
     assert.equal(Number(wait.metrics[0]!.count), 1);
     assert.equal(valueOf(family(all, 'turnbridge_queue_depth')), 3);
     assert.equal(valueOf(family(all, 'turnbridge_active_agents')), 2);
+    assert.equal(valueOf(family(all, 'turnbridge_parked_agents')), 1);
     assert.equal(valueOf(family(all, 'turnbridge_message_edits_total'), { platform: 'slack' }), 8);
     assert.equal(valueOf(family(all, 'turnbridge_message_edits_total'), { platform: 'discord' }), 1);
     assert.equal(valueOf(family(all, 'turnbridge_message_posts_total'), { platform: 'slack' }), 3);

@@ -58,13 +58,19 @@ describe('prompt parking in the bridge', () => {
     await waitFor(() => r.surface.prompts().length === 1, 'the prompt');
     const b = await r.runner.started(2);
     assert.equal(r.bridge.stats().activeAgents, 1, 'a is parked, b holds the slot');
+    assert.equal(r.bridge.stats().parkedAgents, 1);
+    // Both agents are alive: the gauges say so between them, and a scrape reads it.
+    assert.match(await r.bridge.metrics.render(), /^turnbridge_parked_agents 1$/m);
     await r.bridge.handleAction({ platform: 'test', action: 'allow', id: r.surface.prompts()[0]!.view.promptId, user: ANA, notifyPrivately: async () => {} });
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal(answered, false, 'decided, but the one slot is b\'s');
     assert.equal(r.bridge.stats().activeAgents, 1);
+    assert.equal(r.bridge.stats().parkedAgents, 1, 'decided, still parked until a slot is free');
     b.finish({ reply: 'ok' });
     assert.deepEqual(await decision, { behavior: 'allow' });
     assert.equal(r.bridge.stats().activeAgents, 1);
+    assert.equal(r.bridge.stats().parkedAgents, 0, 'a holds the slot again');
+    assert.match(await r.bridge.metrics.render(), /^turnbridge_parked_agents 0$/m);
     a.finish({ reply: 'ok' });
     await r.bridge.shutdown(1000);
   });

@@ -62,6 +62,7 @@ describe('turn queue: per-person and bridge-wide bounds, prompt parking', () => 
     q.pump();
     assert.deepEqual(log, ['a']);
     assert.equal(q.park(a), true);
+    assert.equal(q.parked, 1);
     q.pump();
     assert.deepEqual(log, ['a', 'b'], 'b runs while a waits for a person');
     assert.equal(q.park(b), false, 'parking room is bounded (processes stay <= maxConcurrent + maxParked)');
@@ -74,6 +75,7 @@ describe('turn queue: per-person and bridge-wide bounds, prompt parking', () => 
     q.pump();
     await back;
     assert.equal(q.running, 1);
+    assert.equal(q.parked, 0, 'a holds a slot again');
     assert.deepEqual(log, ['a', 'b'], 'a took the freed slot before c, which waited');
     q.done(a);
     q.pump();

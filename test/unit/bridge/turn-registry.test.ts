@@ -3,26 +3,15 @@
  * refused events (logged with the reason, nothing changed), and what the registry holds.
  */
 import { strict as assert } from 'node:assert';
-import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
-import pino from 'pino';
 import { nextPhase, type TurnEvent, type TurnPhase } from '../../../src/bridge/turn-phase.js';
 import { createTurnRegistry, type PhasedTurn } from '../../../src/bridge/turn-registry.js';
+import type { Logger } from '../../../src/log.js';
+import { logCapture } from '../../fakes/log-capture.js';
 
 const ana = { id: 'U1' };
 
-function logCapture(): { logger: pino.Logger; lines: Array<Record<string, unknown>> } {
-  const lines: Array<Record<string, unknown>> = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const l of chunk.toString().split('\n')) if (l) lines.push(JSON.parse(l) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { logger: pino({ level: 'debug' }, sink), lines };
-}
-
-function turn(key: string, id: string, logger: pino.Logger): PhasedTurn {
+function turn(key: string, id: string, logger: Logger): PhasedTurn {
   return { key, stopActionId: id, log: logger, phase: { kind: 'queued' } };
 }
 
@@ -145,5 +134,75 @@ describe('turn registry', () => {
       reg.end(t);
     }
     assert.deepEqual(['s1', 's2', 's3'].map((id) => reg.ended(id)), [false, true, true]);
+  });
+});
+
+describe('session generations (`new` / `reset` during a turn)', () => {
+  it('a reset moves the generation of a conversation with held turns; the last turn to end takes it away', () => {
+    const { logger } = logCapture();
+    const reg = createTurnRegistry<PhasedTurn>();
+    const a = turn('K', 's1', logger);
+    reg.admit(a);
+    reg.start(a);
+    const read = reg.sessionGeneration('K');
+    reg.resetSession('K');
+    assert.notEqual(reg.sessionGeneration('K'), read, 'the running turn sees the reset');
+    reg.agentEnded(a);
+    reg.end(a);
+    assert.equal(reg.heldConversations(), 0, 'nothing kept once no turn is held');
+    const b = turn('K', 's2', logger);
+    reg.admit(b);
+    reg.start(b);
+    const fresh = reg.sessionGeneration('K');
+    reg.resetSession('other');
+    assert.equal(reg.sessionGeneration('K'), fresh, 'a later turn saves its session: another conversation\'s reset is not its');
+  });
+
+  it('a reset with no turn held keeps nothing: resets of many conversations leave the registry empty', () => {
+    const { logger } = logCapture();
+    const reg = createTurnRegistry<PhasedTurn>();
+    for (let i = 0; i < 10_000; i++) reg.resetSession(`C${i}`);
+    for (let i = 0; i < 10_000; i++) {
+      const t = turn(`D${i}`, `s${i}`, logger);
+      reg.admit(t);
+      reg.resetSession(`D${i}`);
+      reg.end(t);
+    }
+    assert.equal(reg.heldConversations(), 0);
+  });
+
+  it('no forgetting makes a stale turn look current: not other conversations coming and going, not another turn of its own ending', () => {
+    const { logger } = logCapture();
+    const reg = createTurnRegistry<PhasedTurn>({ rememberEnded: 10 });
+    const running = turn('K', 'run', logger);
+    const queued = turn('K', 'queued', logger);
+    reg.admit(running);
+    reg.admit(queued);
+    reg.start(running);
+    // read with the session while no reset happened yet: the same value a missing entry would give
+    const read = reg.sessionGeneration('K');
+    reg.resetSession('K');
+    reg.stop(queued, ana);
+    reg.end(queued);
+    for (let i = 0; i < 10_000; i++) {
+      const t = turn(`C${i}`, `s${i}`, logger);
+      reg.admit(t);
+      reg.resetSession(`C${i}`);
+      reg.end(t);
+    }
+    assert.notEqual(reg.sessionGeneration('K'), read, 'the running turn still sees the reset');
+    assert.equal(reg.heldConversations(), 1, 'only the conversation with a held turn is kept');
+    reg.resetSession('K');
+    assert.notEqual(reg.sessionGeneration('K'), read, 'a second reset does not bring it back to the value read');
+  });
+
+  it('a turn admitted twice counts once', () => {
+    const { logger } = logCapture();
+    const reg = createTurnRegistry<PhasedTurn>();
+    const a = turn('K', 's1', logger);
+    reg.admit(a);
+    reg.admit(a);
+    reg.end(a);
+    assert.equal(reg.heldConversations(), 0);
   });
 });

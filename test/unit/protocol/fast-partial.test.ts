@@ -1,12 +1,14 @@
 /**
  * The partial fast path against JSON.parse: it answers only where JSON.parse gives exactly
- * {type:"partial", text} and then with the same text; classifyLine and the runner's reused
- * classifier answer exactly as the JSON.parse classification on every line.
+ * {type:"partial", text} and then with the same text; classifyLine answers exactly as the
+ * JSON.parse classification on every line (test/unit/runner/turn-state.test.ts checks the
+ * runner's own lane for such lines against the same classification).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { classifyLine, classifyWithJsonParse, createLineClassifier, fastPartialText, type Classified } from '../../../src/protocol/index.js';
+import { classifyLine, classifyWithJsonParse, fastPartialText, partialTextIn, type Classified } from '../../../src/protocol/index.js';
+import { EMPTY_PARTIAL_LINE_LENGTH, isPartialLine } from '../../../src/protocol/fast-partial.js';
 
 const PREFIX = '{"type":"partial","text":"';
 
@@ -30,7 +32,6 @@ function agrees(line: string): void {
   if (fast !== undefined) assert.equal(fast, jsonParseText(line), `line ${JSON.stringify(line)}`);
   const slow = classifyWithJsonParse(line);
   assert.deepEqual(plain(classifyLine(line)), plain(slow), `classifyLine: ${JSON.stringify(line)}`);
-  assert.deepEqual(plain(createLineClassifier()(line)), plain(slow), `reused classifier: ${JSON.stringify(line)}`);
 }
 
 const plain = (c: Classified) => ({ ...c, event: { ...c.event }, warnings: [...c.warnings] });
@@ -144,15 +145,27 @@ test('fast path: texts with few and with many escapes (decoded here, or by JSON.
   fc.assert(fc.property(fc.array(fc.constantFrom('\n', '\\', '\"', '\u00e9', '\/', 'ab', 'x'), { minLength: 10, maxLength: 60 }), (parts) => agrees(`${PREFIX}${parts.join('')}"}`)), { numRuns: 3000 });
 });
 
-test('the reused classifier hands back one object for fast lines and fresh ones otherwise', () => {
-  const classify = createLineClassifier();
-  const a = classify('{"type":"partial","text":"a"}');
-  assert.deepEqual(a.event, { type: 'partial', text: 'a' });
-  const b = classify('{"type":"partial","text":"b"}');
-  assert.equal(a, b, 'reused');
-  assert.deepEqual(b.event, { type: 'partial', text: 'b' });
-  const c = classify('{"type":"partial","text":"c","role":"thinking"}');
-  assert.notEqual(c, b);
-  assert.deepEqual(c.event, { type: 'partial', text: 'c', role: 'thinking' });
-  assert.deepEqual(b.event, { type: 'partial', text: 'b' }, 'a slow-path line leaves the reused object alone');
+test('a line given as a range of a larger string: the same answer as the line cut out', () => {
+  // The runner hands over a range of a decoded chunk. Whatever sits around the range (another
+  // dominant line, a dangling escape, a closing "} that would let a match run past the end), the
+  // answer is the one for the line alone.
+  const around = fc.oneof(rawText, anyText.map((t) => JSON.stringify({ type: 'partial', text: t })), fc.constantFrom('', '\n', '"}', '\\"}', 'x"}\n{"type":"partial","text":"y"}'));
+  const line = fc.oneof(anyText.map((t) => JSON.stringify({ type: 'partial', text: t })), rawText.map((c) => `${PREFIX}${c}"}`), rawText);
+  fc.assert(fc.property(around, line, around, (before, l, after) => {
+    const text = `${before}${l}${after}`;
+    const start = before.length;
+    const end = start + l.length;
+    const fast = fastPartialText(l);
+    assert.equal(partialTextIn(text, start, end), fast, JSON.stringify([before, l, after]));
+    // The check alone (for a text that will be dropped) says the same, and knows an empty text by length.
+    assert.equal(isPartialLine(text, start, end), fast !== undefined);
+    if (fast !== undefined) assert.equal(fast === '', l.length === EMPTY_PARTIAL_LINE_LENGTH);
+  }), { numRuns: 10000 });
+  // The closing quote is real (the backslash before it is escaped): taken, whatever follows.
+  const closed = `${PREFIX}a\\\\"}`;
+  assert.equal(partialTextIn(`${closed}\n"}`, 0, closed.length), 'a\\');
+  // The closing quote is escaped: the literal would run on past the range, so it is declined.
+  const open = `${PREFIX}a\\"}`;
+  assert.equal(fastPartialText(`${open}b"}`), 'a"}b');
+  assert.equal(partialTextIn(`${open}b"}`, 0, open.length), undefined, 'the literal runs past the range: declined');
 });

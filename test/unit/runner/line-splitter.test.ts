@@ -6,7 +6,7 @@ import { LineSplitter } from '../../../src/runner/line-splitter.js';
 function collect(max: number) {
   const lines: string[] = [];
   const oversized: number[] = [];
-  const s = new LineSplitter(max, { onLine: (l) => lines.push(l), onOversized: (n) => oversized.push(n) });
+  const s = new LineSplitter(max, { onLine: (t, a, b) => lines.push(t.slice(a, b)), onOversized: (n) => oversized.push(n) });
   return { s, lines, oversized };
 }
 

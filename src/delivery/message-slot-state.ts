@@ -1,0 +1,107 @@
+/**
+ * The life of one MessageSlot as ONE value, and the only way it changes: nextLife(life, event)
+ * answers the next state, or a reason why the event is refused in this state (the slot logs it
+ * and changes nothing). Pure, so the table is tested on its own
+ * (test/unit/delivery/message-slot-state.test.ts).
+ *
+ * | state    | means                                                         | events that move it                         |
+ * |----------|---------------------------------------------------------------|---------------------------------------------|
+ * | posting  | no message yet: the post waits (the message before, the limiter) or is being sent | posted → shown; give-up → given-up |
+ * | shown    | posted: edits follow the desired content                      | give-up → given-up; remove → removing       |
+ * | given-up | attempts ran out (or refused for good); nothing is sent       | retry → shown, or posting when never posted; remove → removing |
+ * | removing | retire(): no more edits; the delete runs                      | removed → removed; remove-failed → shown (final) |
+ * | removed  | deleted from the conversation                                 | (final)                                     |
+ *
+ * `priority` (posting, shown, given-up): 'final' once the reply's final state reached the slot
+ * (`finalize`, never back); its calls then overtake queued live edits. A removal always runs at
+ * final priority, and what follows a failed removal is the fallback: the slot's final content.
+ */
+import type { RunPriority } from './limiter-pool.js';
+import type { MessageRef } from './surface.js';
+
+/** Why the slot gave up (attempt.ts's verdict) and the last error. */
+export interface SlotFailure {
+  why: 'permanent' | 'failures' | 'rate-limits';
+  error: unknown;
+}
+
+export type SlotLife =
+  | { kind: 'posting'; priority: RunPriority }
+  | { kind: 'shown'; ref: MessageRef; priority: RunPriority }
+  /** `ref`: the message, when it was posted before the slot gave up (edits gave up), else none. */
+  | { kind: 'given-up'; ref?: MessageRef; priority: RunPriority; failure: SlotFailure }
+  | { kind: 'removing'; ref: MessageRef }
+  | { kind: 'removed'; ref: MessageRef };
+
+export type SlotLifeKind = SlotLife['kind'];
+
+export type SlotEvent =
+  /** The platform confirmed the post. */
+  | { type: 'posted'; ref: MessageRef }
+  /** The attempt policy gave up on the post or an edit. */
+  | { type: 'give-up'; failure: SlotFailure }
+  /** settle() after giving up: a fresh set of attempts. */
+  | { type: 'retry' }
+  /** The reply's final state reached this slot. */
+  | { type: 'finalize' }
+  /** retire() on a surface that can delete. */
+  | { type: 'remove' }
+  | { type: 'removed' }
+  /** Deleting failed for good: the message is edited to the fallback instead. */
+  | { type: 'remove-failed' };
+
+/** The next state, or a string saying why `event` is refused in `life`. */
+export function nextLife(life: SlotLife, event: SlotEvent): SlotLife | string {
+  const k = life.kind;
+  switch (event.type) {
+    case 'posted':
+      return life.kind === 'posting' ? { kind: 'shown', ref: event.ref, priority: life.priority } : `only a message being posted can be posted (it is ${k})`;
+    case 'give-up':
+      if (life.kind === 'posting') return { kind: 'given-up', priority: life.priority, failure: event.failure };
+      if (life.kind === 'shown') return { kind: 'given-up', ref: life.ref, priority: life.priority, failure: event.failure };
+      // the edit that was in flight when retire() began gave up: the removal decides what follows
+      if (life.kind === 'removing') return life;
+      return `nothing is being sent for a ${k} message`;
+    case 'retry':
+      if (life.kind !== 'given-up') return `only a message that gave up is retried (it is ${k})`;
+      return life.ref ? { kind: 'shown', ref: life.ref, priority: life.priority } : { kind: 'posting', priority: life.priority };
+    case 'finalize':
+      // a removal already runs at final priority; a second finalize changes nothing
+      if (life.kind === 'removing' || life.kind === 'removed' || life.priority === 'final') return life;
+      return { ...life, priority: 'final' };
+    case 'remove':
+      if (life.kind === 'removing' || life.kind === 'removed') return `the message is already ${k}`;
+      if (life.kind === 'posting' || !life.ref) return 'the message was never posted';
+      return { kind: 'removing', ref: life.ref };
+    case 'removed':
+      return life.kind === 'removing' ? { kind: 'removed', ref: life.ref } : `no removal runs (it is ${k})`;
+    case 'remove-failed':
+      return life.kind === 'removing' ? { kind: 'shown', ref: life.ref, priority: 'final' } : `no removal runs (it is ${k})`;
+  }
+}
+
+/** The posted message, if there is one (also while removing and once removed). */
+export function refOf(life: SlotLife): MessageRef | undefined {
+  return life.kind === 'posting' ? undefined : life.ref;
+}
+
+/** The limiter priority of the slot's calls. */
+export function priorityOf(life: SlotLife): RunPriority {
+  return life.kind === 'removing' || life.kind === 'removed' ? 'final' : life.priority;
+}
+
+/**
+ * One edit's way through the limiter: queued → sending (the limiter let it go and the platform
+ * call began) or queued → superseded (a final edit took its place first: it does nothing).
+ */
+export type EditStage = 'queued' | 'sending' | 'superseded';
+
+const EDIT_MOVES: Record<EditStage, readonly EditStage[]> = {
+  queued: ['sending', 'superseded'],
+  sending: [],
+  superseded: [],
+};
+
+export function canMoveEdit(from: EditStage, to: EditStage): boolean {
+  return EDIT_MOVES[from].includes(to);
+}
