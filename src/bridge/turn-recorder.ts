@@ -38,16 +38,16 @@ export function createTurnRecorder(ctx: BridgeContext, t: { id: string; key: str
     chain = chain.then(() => ctx.guarded(op, t.id, async () => void (await fn()), undefined));
     return chain;
   };
-  const putReply = () => {
+  const w = ctx.state.writes;
+  const stamped = () => {
     reply.updatedAt = ctx.now();
-    return ctx.state.ledger.put(reply);
+    return reply;
   };
+  const putReply = () => ctx.state.ledger.put(stamped());
   return {
     queued() {
-      return write('record queued turn', async () => {
-        await ctx.state.queue.push(t.key, { turnId: t.id, holder: ctx.holder, message, enqueuedAt: t.enqueuedAt });
-        await putReply();
-      });
+      // One commit: the queue entry and its reply record (see BridgeState.writes).
+      return write('record queued turn', () => ctx.state.write([w.queuePush(t.key, { turnId: t.id, holder: ctx.holder, message, enqueuedAt: t.enqueuedAt }), w.ledgerPut(stamped())]));
     },
     journal(j) {
       reply.journal = j;
@@ -60,10 +60,7 @@ export function createTurnRecorder(ctx: BridgeContext, t: { id: string; key: str
     },
     started() {
       reply.turn = 'running';
-      return write('record turn start', async () => {
-        await putReply();
-        await ctx.state.queue.remove(t.key, t.id);
-      });
+      return write('record turn start', () => ctx.state.write([w.ledgerPut(stamped()), w.queueRemove(t.key, t.id)]));
     },
     agent(pid) {
       const startTime = processStartTime(pid);
@@ -76,11 +73,7 @@ export function createTurnRecorder(ctx: BridgeContext, t: { id: string; key: str
     },
     finished() {
       done = true;
-      return write('forget turn', async () => {
-        await ctx.state.queue.remove(t.key, t.id);
-        if (hadAgent) await ctx.state.ledger.remove(agentId);
-        await ctx.state.ledger.remove(t.id);
-      });
+      return write('forget turn', () => ctx.state.write([w.queueRemove(t.key, t.id), ...(hadAgent ? [w.ledgerRemove(agentId)] : []), w.ledgerRemove(t.id)]));
     },
   };
 }

@@ -4,7 +4,7 @@
  * (SQLite or Redis) is chosen once in createState().
  */
 import type { LedgerRecord, QueuedTurnRecord, RerunRecord, SessionRecord } from './records.js';
-import type { StateStore } from './store.js';
+import type { StateStore, StateWrite } from './store.js';
 
 export interface BridgeState {
   readonly store: StateStore;
@@ -34,6 +34,18 @@ export interface BridgeState {
     remove(id: string): Promise<boolean>;
     all(): Promise<LedgerRecord[]>;
   };
+  /**
+   * The queue and ledger writes above, as values for `write`: a turn's bookkeeping that changes
+   * both (queued: pushed and recorded; started; finished) goes in one commit, so a crash sees
+   * all of it or none, and the turn pays one fsync instead of one per write.
+   */
+  readonly writes: {
+    queuePush(conversationKey: string, record: QueuedTurnRecord): StateWrite;
+    queueRemove(conversationKey: string, turnId: string): StateWrite;
+    ledgerPut(record: LedgerRecord): StateWrite;
+    ledgerRemove(id: string): StateWrite;
+  };
+  write(writes: readonly StateWrite[]): Promise<void>;
   /** Run again buttons of interrupted replies. */
   readonly reruns: {
     put(id: string, record: RerunRecord, ttlMs: number): Promise<void>;
@@ -72,6 +84,13 @@ export function createBridgeState(store: StateStore): BridgeState {
       remove: (id) => store.delete('ledger', id),
       all: async () => (await store.entries<LedgerRecord>('ledger')).map((e) => e.value),
     },
+    writes: {
+      queuePush: (conv, record) => ({ op: 'push', list: QUEUE + conv, id: record.turnId, value: record }),
+      queueRemove: (conv, turnId) => ({ op: 'removeItem', list: QUEUE + conv, id: turnId }),
+      ledgerPut: (record) => ({ op: 'set', ns: 'ledger', key: record.id, value: record }),
+      ledgerRemove: (id) => ({ op: 'delete', ns: 'ledger', key: id }),
+    },
+    write: (writes) => store.write(writes),
     reruns: {
       put: (id, record, ttlMs) => store.set('rerun', id, record, ttlMs),
       get: (id) => store.get<RerunRecord>('rerun', id),

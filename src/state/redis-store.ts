@@ -10,7 +10,7 @@
  *   lists              set of list names that may hold items
  */
 import { createClient } from '@keyv/redis';
-import type { StateStore } from './store.js';
+import type { StateStore, StateWrite } from './store.js';
 
 export interface RedisStoreOptions {
   url: string;
@@ -114,6 +114,25 @@ export function createRedisStore(opts: RedisStoreOptions): StateStore {
       await ready();
       const [removed] = (await client.multi().zRem(listKey(list), id).hDel(valuesKey(list), id).exec()) as unknown as [number, number];
       return Number(removed) > 0;
+    },
+    async write(writes: readonly StateWrite[]) {
+      await ready();
+      if (writes.length === 0) return;
+      // Push order comes from the seq counter: take one number per push first, then all in one MULTI.
+      const pushes = writes.filter((w) => w.op === 'push').length;
+      let seq = pushes > 0 ? (await client.incrBy(`${prefix}seq`, pushes)) - pushes : 0;
+      const m = client.multi();
+      for (const w of writes) {
+        if (w.op === 'set') {
+          const json = JSON.stringify(w.value);
+          if (w.ttlMs !== undefined) m.set(kv(w.ns, w.key), json, { PX: Math.max(1, Math.round(w.ttlMs)) });
+          else m.set(kv(w.ns, w.key), json);
+        } else if (w.op === 'delete') m.del(kv(w.ns, w.key));
+        else if (w.op === 'push') {
+          m.zAdd(listKey(w.list), { score: ++seq, value: w.id }, { NX: true }).hSet(valuesKey(w.list), w.id, JSON.stringify(w.value)).sAdd(`${prefix}lists`, w.list);
+        } else m.zRem(listKey(w.list), w.id).hDel(valuesKey(w.list), w.id);
+      }
+      await m.exec();
     },
     async lists() {
       await ready();

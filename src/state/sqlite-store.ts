@@ -9,7 +9,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { StateStore } from './store.js';
+import type { StateStore, StateWrite } from './store.js';
 
 export interface SqliteStoreOptions {
   /** Database file (':memory:' for a throwaway store). */
@@ -69,6 +69,20 @@ export function createSqliteStore(opts: SqliteStoreOptions): StateStore {
   const push = db.transaction((list: string, id: string, json: string) => {
     if (q.itemUpdate.run(json, list, id).changes === 0) q.itemInsert.run(list, id, json);
   });
+  const del = (ns: string, key: string): boolean => {
+    const removed = q.del.run(ns, key, now()).changes > 0;
+    q.delAny.run(ns, key);
+    return removed;
+  };
+  const removeDel = db.transaction(del);
+  const batch = db.transaction((writes: readonly StateWrite[]) => {
+    for (const w of writes) {
+      if (w.op === 'set') q.set.run(w.ns, w.key, JSON.stringify(w.value), expiry(w.ttlMs));
+      else if (w.op === 'delete') del(w.ns, w.key);
+      else if (w.op === 'push') push(w.list, w.id, JSON.stringify(w.value));
+      else q.itemDel.run(w.list, w.id);
+    }
+  });
   const parse = <T>(s: string): T => JSON.parse(s) as T;
   const open = () => {
     if (closed) throw new Error('the state store is closed');
@@ -94,9 +108,8 @@ export function createSqliteStore(opts: SqliteStoreOptions): StateStore {
     },
     async delete(ns, key) {
       open();
-      const removed = q.del.run(ns, key, now()).changes > 0;
-      q.delAny.run(ns, key);
-      return removed;
+      // One transaction: the live row and an expired one go in one commit (one fsync, not two).
+      return removeDel(ns, key);
     },
     async entries<T>(ns: string) {
       open();
@@ -117,6 +130,11 @@ export function createSqliteStore(opts: SqliteStoreOptions): StateStore {
     async lists() {
       open();
       return q.lists.all().map((r) => r.list);
+    },
+    async write(writes) {
+      open();
+      batch(writes);
+      if (writes.some((w) => w.op === 'set' && w.ttlMs !== undefined)) sweep();
     },
     async close() {
       if (closed) return;

@@ -8,6 +8,13 @@
  * Values are JSON. A write resolves only once the backend holds it (SQLite: committed to the
  * WAL; Redis: acknowledged), so the bridge acts on nothing that a crash could lose.
  */
+/** One write of StateStore.write: what set / delete / push / removeItem do alone. */
+export type StateWrite =
+  | { op: 'set'; ns: string; key: string; value: unknown; ttlMs?: number }
+  | { op: 'delete'; ns: string; key: string }
+  | { op: 'push'; list: string; id: string; value: unknown }
+  | { op: 'removeItem'; list: string; id: string };
+
 export interface StateStore {
   readonly backend: 'sqlite' | 'redis';
   get<T>(ns: string, key: string): Promise<T | undefined>;
@@ -32,5 +39,11 @@ export interface StateStore {
   removeItem(list: string, id: string): Promise<boolean>;
   /** Names of the lists that hold at least one item. */
   lists(): Promise<string[]>;
+  /**
+   * Several writes as one: all of them or none, in one commit (SQLite: one transaction, so one
+   * fsync where each write alone costs one; Redis: one MULTI/EXEC). Each has the effect it has
+   * alone, in the order given.
+   */
+  write(writes: readonly StateWrite[]): Promise<void>;
   close(): Promise<void>;
 }

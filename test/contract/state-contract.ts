@@ -113,6 +113,49 @@ export function stateContract(name: string, rigFactory: () => Promise<StateContr
       await b.close();
     });
 
+    it('write: several writes in one, each with its own effect, in order; pushes keep their place among other pushes', async () => {
+      const rig = await rigFactory();
+      const a = rig.open();
+      const b = rig.open();
+      await a.set('ledger', 'gone', 1);
+      await b.push('queue:w', 'first', 1);
+      await a.write([
+        { op: 'push', list: 'queue:w', id: 'second', value: 2 },
+        { op: 'set', ns: 'ledger', key: 'r1', value: { turn: 'queued' } },
+        { op: 'set', ns: 'ledger', key: 'r1', value: { turn: 'running' } },
+        { op: 'delete', ns: 'ledger', key: 'gone' },
+        { op: 'push', list: 'queue:w', id: 'third', value: 3 },
+        { op: 'set', ns: 'event', key: 'short', value: 1, ttlMs: 60_000 },
+      ]);
+      await b.push('queue:w', 'fourth', 4);
+      assert.deepEqual((await b.items('queue:w')).map((i) => i.id), ['first', 'second', 'third', 'fourth']);
+      assert.deepEqual(await b.get('ledger', 'r1'), { turn: 'running' }, 'the later of two writes to one key wins');
+      assert.equal(await b.get('ledger', 'gone'), undefined);
+      await rig.expire('event', 'short');
+      assert.equal(await b.get('event', 'short'), undefined, 'a TTL given in a batch applies');
+      await b.write([{ op: 'removeItem', list: 'queue:w', id: 'second' }, { op: 'push', list: 'queue:w', id: 'first', value: 'one' }]);
+      assert.deepEqual(await a.items('queue:w'), [{ id: 'first', value: 'one' }, { id: 'third', value: 3 }, { id: 'fourth', value: 4 }]);
+      await a.write([]);
+      await a.close();
+      await b.close();
+    });
+
+    it('write: all or nothing (a write that cannot be made leaves every other write of the batch undone)', async () => {
+      const rig = await rigFactory();
+      const s = rig.open();
+      await s.set('ledger', 'kept', 'before');
+      const unserializable = { big: 1n };
+      await assert.rejects(s.write([
+        { op: 'set', ns: 'ledger', key: 'kept', value: 'after' },
+        { op: 'push', list: 'queue:x', id: 't', value: 1 },
+        { op: 'set', ns: 'ledger', key: 'bad', value: unserializable },
+      ]));
+      assert.equal(await s.get('ledger', 'kept'), 'before');
+      assert.deepEqual(await s.items('queue:x'), []);
+      assert.equal(await s.get('ledger', 'bad'), undefined);
+      await s.close();
+    });
+
     it('BridgeState: sessions, claims, owned threads, queues, ledger and Run again records', async () => {
       const rig = await rigFactory();
       const st = createBridgeState(rig.open());
