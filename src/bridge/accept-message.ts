@@ -238,12 +238,10 @@ async function enqueue(
     return;
   }
   ctx.turns.admit(turn);
-  // On disk (or in Redis) before anything is shown: a crash from here on loses nothing.
-  await turn.recorder.queued();
-  if (msg.conversation.thread) {
-    // The bot owns this thread from now on: follow-ups without a mention continue it (after restarts too).
-    await ctx.guarded('own-thread', t.key, () => ctx.state.threads.own(t.key, ctx.ownThreadTtlMs), undefined);
-  }
+  // On disk (or in Redis) before anything is shown: a crash from here on loses nothing. In a
+  // thread, the bot owns it from now on (follow-ups without a mention continue it, after restarts
+  // too): recorded in the same commit.
+  await turn.recorder.queued(msg.conversation.thread ? [ctx.state.writes.threadOwn(t.key, ctx.ownThreadTtlMs)] : []);
   // Arrival order is the order Redis hands out tickets: taken before the message counts as accepted.
   await takeTicket(ctx, turn);
   // Remembered in the store, so a restart does not announce it again in the same conversation.

@@ -5,14 +5,15 @@
  */
 import type { ReplyJournal } from '../delivery/types.js';
 import { processStartTime } from '../runner/index.js';
-import type { LedgerRecord } from '../state/index.js';
+import type { LedgerRecord, StateWrite } from '../state/index.js';
 import type { BridgeContext } from './context.js';
 import type { InboundMessage } from './types.js';
 import { toStored } from './stored-message.js';
 
 export interface TurnRecorder {
   /** Accepted: in its conversation's queue, and its reply in the ledger (resolves once stored). */
-  queued(): Promise<void>;
+  /** On disk before anything is shown; `also`: other writes of the acceptance, in the same commit. */
+  queued(also?: readonly StateWrite[]): Promise<void>;
   /** The reply's messages changed (LiveReplyOptions.onJournal). */
   journal(j: ReplyJournal): void;
   /** The turn got its slot: out of the queue (resolves once stored, before the agent starts). */
@@ -45,9 +46,9 @@ export function createTurnRecorder(ctx: BridgeContext, t: { id: string; key: str
   };
   const putReply = () => ctx.state.ledger.put(stamped());
   return {
-    queued() {
-      // One commit: the queue entry and its reply record (see BridgeState.writes).
-      return write('record queued turn', () => ctx.state.write([w.queuePush(t.key, { turnId: t.id, holder: ctx.holder, message, enqueuedAt: t.enqueuedAt }), w.ledgerPut(stamped())]));
+    queued(also = []) {
+      // One commit: the queue entry, its reply record and the caller's writes (see BridgeState.writes).
+      return write('record queued turn', () => ctx.state.write([w.queuePush(t.key, { turnId: t.id, holder: ctx.holder, message, enqueuedAt: t.enqueuedAt }), w.ledgerPut(stamped()), ...also]));
     },
     journal(j) {
       reply.journal = j;

@@ -44,6 +44,7 @@ export interface BridgeState {
     queueRemove(conversationKey: string, turnId: string): StateWrite;
     ledgerPut(record: LedgerRecord): StateWrite;
     ledgerRemove(id: string): StateWrite;
+    threadOwn(key: string, ttlMs: number): StateWrite;
   };
   write(writes: readonly StateWrite[]): Promise<void>;
   /** Run again buttons of interrupted replies. */
@@ -60,6 +61,13 @@ export interface BridgeState {
 const QUEUE = 'queue:';
 
 export function createBridgeState(store: StateStore): BridgeState {
+  const writes: BridgeState['writes'] = {
+    queuePush: (conv, record) => ({ op: 'push', list: QUEUE + conv, id: record.turnId, value: record }),
+    queueRemove: (conv, turnId) => ({ op: 'removeItem', list: QUEUE + conv, id: turnId }),
+    ledgerPut: (record) => ({ op: 'set', ns: 'ledger', key: record.id, value: record }),
+    ledgerRemove: (id) => ({ op: 'delete', ns: 'ledger', key: id }),
+    threadOwn: (key, ttlMs) => ({ op: 'set', ns: 'thread', key, value: 1, ttlMs }),
+  };
   return {
     store,
     sessions: {
@@ -69,7 +77,7 @@ export function createBridgeState(store: StateStore): BridgeState {
     },
     claimEvent: (id, holder, ttlMs) => store.setIfNotExists('event', id, { holder }, ttlMs),
     threads: {
-      own: (key, ttlMs) => store.set('thread', key, 1, ttlMs),
+      own: (key, ttlMs) => store.write([writes.threadOwn(key, ttlMs)]),
       owns: async (key) => (await store.get('thread', key)) !== undefined,
     },
     queue: {
@@ -84,12 +92,7 @@ export function createBridgeState(store: StateStore): BridgeState {
       remove: (id) => store.delete('ledger', id),
       all: async () => (await store.entries<LedgerRecord>('ledger')).map((e) => e.value),
     },
-    writes: {
-      queuePush: (conv, record) => ({ op: 'push', list: QUEUE + conv, id: record.turnId, value: record }),
-      queueRemove: (conv, turnId) => ({ op: 'removeItem', list: QUEUE + conv, id: turnId }),
-      ledgerPut: (record) => ({ op: 'set', ns: 'ledger', key: record.id, value: record }),
-      ledgerRemove: (id) => ({ op: 'delete', ns: 'ledger', key: id }),
-    },
+    writes,
     write: (writes) => store.write(writes),
     reruns: {
       put: (id, record, ttlMs) => store.set('rerun', id, record, ttlMs),

@@ -2,7 +2,7 @@
  * The bridge's durable state (sessions, dedupe, owned threads, queues, ledger) on SQLite or Redis.
  * Other layers import only from here.
  */
-export type { StateStore } from './store.js';
+export type { StateStore, StateWrite } from './store.js';
 export { createSqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
 export { createRedisStore, type RedisStoreOptions } from './redis-store.js';
 export { createBridgeState, type BridgeState } from './bridge-state.js';
