@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../../src/config/index.js';
-import { isTurnbridgeError, type TurnbridgeError } from '../../../src/errors.js';
+import { configError as expectConfigError } from './config-error.js';
 
 const root = resolve(fileURLToPath(new URL('../../../', import.meta.url)));
 const dir = mkdtempSync(join(tmpdir(), 'tb-config-'));
@@ -18,15 +18,7 @@ function writeYaml(text: string): string {
   return file;
 }
 
-function configError(fn: () => unknown): TurnbridgeError {
-  try {
-    fn();
-  } catch (e) {
-    assert.ok(isTurnbridgeError(e, 'TB_CONFIG_INVALID'), `expected TB_CONFIG_INVALID, got ${String(e)}`);
-    return e;
-  }
-  assert.fail('expected loadConfig to throw');
-}
+const configError = (fn: () => unknown) => expectConfigError(fn, 'TB_CONFIG_INVALID');
 
 describe('loadConfig', () => {
   it('runs on defaults with no file and an empty environment', () => {

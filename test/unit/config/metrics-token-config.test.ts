@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { loadConfig } from '../../../src/config/index.js';
 import { withSecretFiles } from '../../../src/config/secret-files.js';
-import { isTurnbridgeError, type TurnbridgeError } from '../../../src/errors.js';
+import { configError } from './config-error.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tb-metrics-config-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -19,15 +19,6 @@ const TOKEN = 'f00dfeed0123456789abcdef';
 /** What start does with an environment. */
 const load = (env: NodeJS.ProcessEnv) => loadConfig({ env: withSecretFiles(env, dir), cwd: dir });
 
-function configError(fn: () => unknown): TurnbridgeError {
-  try {
-    fn();
-  } catch (e) {
-    if (isTurnbridgeError(e)) return e;
-    throw e;
-  }
-  assert.fail('expected a TurnbridgeError');
-}
 
 describe('metrics token settings', () => {
   it('unset by default; TURNBRIDGE_METRICS_TOKEN sets it (trimmed)', () => {

@@ -6,20 +6,11 @@ import { after, describe, it } from 'node:test';
 import { loadConfig } from '../../../src/config/index.js';
 import { withSecretFiles } from '../../../src/config/secret-files.js';
 import { bridgeEnv } from '../../../src/config/bridge-env.js';
-import { isTurnbridgeError, type TurnbridgeError } from '../../../src/errors.js';
+import { configError } from './config-error.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tb-sec-config-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-function configError(fn: () => unknown): TurnbridgeError {
-  try {
-    fn();
-  } catch (e) {
-    if (isTurnbridgeError(e)) return e;
-    throw e;
-  }
-  assert.fail('expected a TurnbridgeError');
-}
 
 describe('security settings', () => {
   it('closed by default, a dedicated workspace, sandbox off, the bridge\'s directory, .env and data dir protected', () => {
