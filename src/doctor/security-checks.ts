@@ -8,7 +8,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import type { BridgeConfig } from '../bridge/api.js';
-import { isLoopbackHost } from '../http/host-check.js';
+import { isLoopbackBind } from '../http/host-check.js';
 import { findCommand } from './find-command.js';
 import { fail, pass, warn, type CheckResult } from './types.js';
 
@@ -68,7 +68,7 @@ export type MetricsExposure =
  */
 export function metricsExposure(config: Pick<BridgeConfig, 'host' | 'metricsToken'>): MetricsExposure {
   if (config.metricsToken) return { state: 'token', text: '/metrics and the /readyz details need the bearer token TURNBRIDGE_METRICS_TOKEN' };
-  if (isLoopbackHost(config.host.trim().toLowerCase())) return { state: 'loopback', text: `/metrics is served on loopback only (HOST ${config.host}), no token needed` };
+  if (isLoopbackBind(config.host)) return { state: 'loopback', text: `/metrics is served on loopback only (HOST ${config.host}), no token needed` };
   return {
     state: 'open',
     text: `/metrics and the /readyz details are open to anyone who reaches HOST ${config.host} (off loopback, no TURNBRIDGE_METRICS_TOKEN)`,

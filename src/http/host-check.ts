@@ -22,6 +22,11 @@ export function isLoopbackHost(host: string): boolean {
   return LOOPBACK_NAMES.has(host) || host.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(host) || host === '::1';
 }
 
+/** Whether a bind address (HOST: a name, an IP, `[::1]`) is loopback only. */
+export function isLoopbackBind(host: string): boolean {
+  return isLoopbackHost(host.trim().toLowerCase().replace(/^\[|\]$/g, ''));
+}
+
 /** A predicate over Host headers; an absent header (not a browser) passes. */
 export function createHostCheck(opts: { bindHost: string; allowedHosts?: readonly string[] }): (header: string | undefined) => boolean {
   const bind = opts.bindHost.trim().toLowerCase();

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { BridgeInbound, Platform, PlatformFactoryOptions, PlatformStatus } from '../../bridge/index.js';
-import { isLoopbackHost } from '../../http/index.js';
+import { isLoopbackBind } from '../../http/index.js';
 import type { HttpMount } from '../../http/index.js';
 import { parseLocalConfig, type LocalConfig } from './local-config.js';
 import { LocalHub } from './local-hub.js';
@@ -36,8 +36,7 @@ export function createLocalPlatform(opts: LocalPlatformOptions): LocalPlatform {
   let state: PlatformStatus = { state: 'starting' };
 
   // Off loopback anyone on the network reaches the page: it asks for a token (set, or made here).
-  const host = opts.config.host.trim().toLowerCase().replace(/^\[|\]$/g, '');
-  const token = opts.config.localToken ?? (isLoopbackHost(host) ? undefined : randomBytes(18).toString('base64url'));
+  const token = opts.config.localToken ?? (isLoopbackBind(opts.config.host) ? undefined : randomBytes(18).toString('base64url'));
   opts.http.mount('/', createLocalRoutes({ hub, config, logger, bridge: () => bridge, token, now: opts.now }));
   opts.http.onClose(() => hub.closeAll());
 

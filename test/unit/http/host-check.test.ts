@@ -6,7 +6,8 @@ import { strict as assert } from 'node:assert';
 import { connect } from 'node:net';
 import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { createHostCheck, createHttpServer, type HttpServer } from '../../../src/http/index.js';
+import { createHostCheck, createHttpServer, isLoopbackBind, type HttpServer } from '../../../src/http/index.js';
+import { metricsExposure } from '../../../src/doctor/security-checks.js';
 import { silentLogger } from '../../../src/log.js';
 
 function get(port: number, path: string, host: string): Promise<{ status: number; body: string }> {
@@ -52,6 +53,19 @@ describe('Host check', () => {
     assert.equal(ok('192.168.1.2:3000'), true);
     assert.equal(ok('evil.example'), false);
     assert.equal(ok(undefined), true, 'no Host header: not a browser');
+  });
+});
+
+describe('loopback bind addresses', () => {
+  it('HOST as a name, an IP or a bracketed IPv6 literal: one answer for the local page and for /metrics', () => {
+    for (const host of ['127.0.0.1', 'localhost', ' LOCALHOST ', '::1', '[::1]', '127.0.0.2']) {
+      assert.equal(isLoopbackBind(host), true, host);
+      assert.equal(metricsExposure({ host, metricsToken: undefined }).state, 'loopback', host);
+    }
+    for (const host of ['0.0.0.0', '::', '[::]', '10.0.0.5', 'example.com']) {
+      assert.equal(isLoopbackBind(host), false, host);
+      assert.equal(metricsExposure({ host, metricsToken: undefined }).state, 'open', host);
+    }
   });
 });
 
