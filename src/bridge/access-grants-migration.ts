@@ -18,6 +18,9 @@ import type { KvStore } from './kv.js';
 
 export const OLD_GRANTS_DIR = 'access';
 
+/** Where a person's grant lives in the state's kv (the bridge reads it there; old grants move there). */
+export const grantKey = (identity: string): string => `access:${identity}`;
+
 /** True when `<dataDir>/access` holds grants not moved yet (doctor says so). */
 export function hasFileGrants(dataDir: string): boolean {
   return existsSync(join(dataDir, OLD_GRANTS_DIR));
@@ -39,7 +42,7 @@ async function copyGrants(old: Keyv, kv: KvStore): Promise<number> {
   }
   for (const [identity, g] of grants) {
     const grant = { by: typeof g.by === 'string' ? g.by : 'cli', at: typeof g.at === 'number' ? g.at : Date.now() };
-    if (!(await kv.set(`access:${identity}`, grant))) throw new Error(`could not write the grant of ${identity}`);
+    if (!(await kv.set(grantKey(identity), grant))) throw new Error(`could not write the grant of ${identity}`);
   }
   return grants.length;
 }
@@ -61,7 +64,7 @@ async function migrateRedisGrants(url: string, kv: KvStore, log: Logger): Promis
   }
 }
 
-export async function migrateFileGrants(dataDir: string, kv: KvStore, log: Logger): Promise<number> {
+async function migrateFileGrants(dataDir: string, kv: KvStore, log: Logger): Promise<number> {
   const dir = join(dataDir, OLD_GRANTS_DIR);
   if (!existsSync(dir)) return 0;
   let moved = 0;

@@ -9,7 +9,7 @@
 import { randomInt } from 'node:crypto';
 import type { Logger } from '../log.js';
 import { createState, type BridgeState } from '../state/index.js';
-import { migrateOldGrants } from './access-grants-migration.js';
+import { grantKey, migrateOldGrants } from './access-grants-migration.js';
 import type { BridgeConfig } from './api.js';
 import { createStateKv, type KvStore } from './kv.js';
 
@@ -44,7 +44,6 @@ export const PAIRING_CODE = /^[A-HJKMNP-Z2-9]{6}$/;
 const PAIRING_TTL_MS = 60 * 60_000;
 const NOT_GRANTED = 'treating the person as not granted';
 
-export const grantKey = (identity: string): string => `access:${identity}`;
 const pairKey = (code: string): string => `access-pair:${code.toUpperCase()}`;
 
 /** Grants on a KvStore (the bridge state's, or an in-memory one in tests). `ready` is awaited first (the migration). */

@@ -81,13 +81,13 @@ export function createBridgeState(store: StateStore): BridgeState {
       owns: async (key) => (await store.get('thread', key)) !== undefined,
     },
     queue: {
-      push: (conv, record) => store.push(QUEUE + conv, record.turnId, record),
+      push: (conv, record) => store.write([writes.queuePush(conv, record)]),
       list: async (conv) => (await store.items<QueuedTurnRecord>(QUEUE + conv)).map((i) => i.value),
-      remove: (conv, turnId) => store.removeItem(QUEUE + conv, turnId),
+      remove: (conv, turnId) => store.removeItem(QUEUE + conv, turnId), // answers whether it was there
       conversations: async () => (await store.lists()).filter((l) => l.startsWith(QUEUE)).map((l) => l.slice(QUEUE.length)),
     },
     ledger: {
-      put: (record) => store.set('ledger', record.id, record),
+      put: (record) => store.write([writes.ledgerPut(record)]),
       get: (id) => store.get<LedgerRecord>('ledger', id),
       remove: (id) => store.delete('ledger', id),
       all: async () => (await store.entries<LedgerRecord>('ledger')).map((e) => e.value),

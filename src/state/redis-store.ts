@@ -49,17 +49,14 @@ export function createRedisStore(opts: RedisStoreOptions): StateStore {
   const valuesKey = (name: string) => `${prefix}listv:${name}`;
   const parse = <T>(s: string | null | undefined): T | undefined => (s === null || s === undefined ? undefined : (JSON.parse(s) as T));
 
-  return {
+  const store: StateStore = {
     backend: 'redis',
     async get<T>(ns: string, key: string) {
       await ready();
       return parse<T>(await client.get(kv(ns, key)));
     },
-    async set(ns, key, value, ttlMs) {
-      await ready();
-      const json = JSON.stringify(value);
-      if (ttlMs !== undefined) await client.set(kv(ns, key), json, { PX: Math.max(1, Math.round(ttlMs)) });
-      else await client.set(kv(ns, key), json);
+    set(ns, key, value, ttlMs) {
+      return store.write([{ op: 'set', ns, key, value, ...(ttlMs !== undefined ? { ttlMs } : {}) }]);
     },
     async setIfNotExists(ns, key, value, ttlMs) {
       await ready();
@@ -88,15 +85,8 @@ export function createRedisStore(opts: RedisStoreOptions): StateStore {
       });
       return out;
     },
-    async push(list, id, value) {
-      await ready();
-      const seq = await client.incr(`${prefix}seq`);
-      // NX: an id already queued keeps its place; its value is replaced.
-      await client.multi()
-        .zAdd(listKey(list), { score: seq, value: id }, { NX: true })
-        .hSet(valuesKey(list), id, JSON.stringify(value))
-        .sAdd(`${prefix}lists`, list)
-        .exec();
+    push(list, id, value) {
+      return store.write([{ op: 'push', list, id, value }]);
     },
     async items<T>(list: string) {
       await ready();
@@ -118,7 +108,8 @@ export function createRedisStore(opts: RedisStoreOptions): StateStore {
     async write(writes: readonly StateWrite[]) {
       await ready();
       if (writes.length === 0) return;
-      // Push order comes from the seq counter: take one number per push first, then all in one MULTI.
+      // set and push alone are this with one write. Push order comes from the seq
+      // counter: one number per push is taken first, then everything goes in one MULTI.
       const pushes = writes.filter((w) => w.op === 'push').length;
       let seq = pushes > 0 ? (await client.incrBy(`${prefix}seq`, pushes)) - pushes : 0;
       const m = client.multi();
@@ -129,6 +120,7 @@ export function createRedisStore(opts: RedisStoreOptions): StateStore {
           else m.set(kv(w.ns, w.key), json);
         } else if (w.op === 'delete') m.del(kv(w.ns, w.key));
         else if (w.op === 'push') {
+          // NX: an id already queued keeps its place; its value is replaced.
           m.zAdd(listKey(w.list), { score: ++seq, value: w.id }, { NX: true }).hSet(valuesKey(w.list), w.id, JSON.stringify(w.value)).sAdd(`${prefix}lists`, w.list);
         } else m.zRem(listKey(w.list), w.id).hDel(valuesKey(w.list), w.id);
       }
@@ -159,4 +151,5 @@ export function createRedisStore(opts: RedisStoreOptions): StateStore {
       }
     },
   };
+  return store;
 }
