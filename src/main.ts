@@ -128,6 +128,14 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
     ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
   });
 
+  /** What this replica holds in Redis, closed after the bridge and the platforms. */
+  const closeRedisParts = async (): Promise<void> => {
+    await shared?.close();
+    await sharedSlots?.close();
+    await gate?.close();
+    await bus?.close();
+  };
+
   const wanted = choosePlatforms(env, config);
   const securityLines = checkSecurity(config, wanted.slack || wanted.discord, logger);
   const base: PlatformFactoryOptions = { config, env, logger };
@@ -151,10 +159,7 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
     // Leave nothing open behind a failed start (tests and `turnbridge start` may go on living).
     for (const p of started.reverse()) await p.stop().catch(() => {});
     await bridge.shutdown(0).catch(() => {});
-    await shared?.close();
-    await sharedSlots?.close();
-    await gate?.close();
-    await bus?.close();
+    await closeRedisParts();
     await http.close(0);
     throw err;
   }
@@ -218,10 +223,7 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
       for (const p of [...started].reverse()) {
         await p.stop().catch((err: unknown) => logger.warn({ err, platform: p.name }, 'platform stop failed'));
       }
-      await shared?.close();
-      await sharedSlots?.close();
-      await gate?.close();
-      await bus?.close();
+      await closeRedisParts();
       await http.close(Math.min(1000, graceMs));
     };
     let timer: NodeJS.Timeout | undefined;
