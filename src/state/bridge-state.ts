@@ -15,6 +15,11 @@ export interface BridgeState {
   };
   /** Claim an event id for `ttlMs`: true for exactly one caller (across replicas) until it expires. */
   claimEvent(id: string, holder: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Claim all keys of one message at once, in one commit (Slack: its event id and its channel +
+   * ts, which the twin event of a mention shares): all or none, true when none was taken.
+   */
+  claimEvents(ids: readonly string[], holder: string, ttlMs: number): Promise<boolean>;
   /** Threads the bot answers without a new mention (it started or answered them). */
   readonly threads: {
     own(key: string, ttlMs: number): Promise<void>;
@@ -45,8 +50,18 @@ export interface BridgeState {
     ledgerPut(record: LedgerRecord): StateWrite;
     ledgerRemove(id: string): StateWrite;
     threadOwn(key: string, ttlMs: number): StateWrite;
+    /** A conversation's once-only notice (the auto-approve banner): claimed = first time. */
+    noticeClaim(conversationKey: string, notice: string): StateWrite;
+    /** The conversation's author, unless it has one (the first accepted turn's writer wins). */
+    authorClaim(conversationKey: string, author: string): StateWrite;
   };
-  write(writes: readonly StateWrite[]): Promise<void>;
+  /** Resolves one boolean per write: false for a claim that was already taken (StateStore.write). */
+  write(writes: readonly StateWrite[]): Promise<boolean[]>;
+  /** Notices and authors (writes.noticeClaim / authorClaim): read and forgotten here. */
+  readonly conversations: {
+    author(conversationKey: string): Promise<string | undefined>;
+    forgetNotice(conversationKey: string, notice: string): Promise<boolean>;
+  };
   /** Run again buttons of interrupted replies. */
   readonly reruns: {
     put(id: string, record: RerunRecord, ttlMs: number): Promise<void>;
@@ -59,6 +74,14 @@ export interface BridgeState {
 }
 
 const QUEUE = 'queue:';
+/**
+ * Notices and authors live in the `kv` namespace under the keys the bridge's KvStore gave them
+ * (`notice:<notice>:<conversation>`, `author:<conversation>`), so stores written before they were
+ * typed here keep them.
+ */
+const CONV_NS = 'kv';
+const noticeKey = (conv: string, notice: string) => `notice:${notice}:${conv}`;
+const authorKey = (conv: string) => `author:${conv}`;
 
 export function createBridgeState(store: StateStore): BridgeState {
   const writes: BridgeState['writes'] = {
@@ -67,7 +90,10 @@ export function createBridgeState(store: StateStore): BridgeState {
     ledgerPut: (record) => ({ op: 'set', ns: 'ledger', key: record.id, value: record }),
     ledgerRemove: (id) => ({ op: 'delete', ns: 'ledger', key: id }),
     threadOwn: (key, ttlMs) => ({ op: 'set', ns: 'thread', key, value: 1, ttlMs }),
+    noticeClaim: (conv, notice) => ({ op: 'claim', ns: CONV_NS, key: noticeKey(conv, notice), value: true }),
+    authorClaim: (conv, author) => ({ op: 'claim', ns: CONV_NS, key: authorKey(conv), value: author }),
   };
+
   return {
     store,
     sessions: {
@@ -76,24 +102,32 @@ export function createBridgeState(store: StateStore): BridgeState {
       delete: (key) => store.delete('session', key),
     },
     claimEvent: (id, holder, ttlMs) => store.setIfNotExists('event', id, { holder }, ttlMs),
+    claimEvents: (ids, holder, ttlMs) => store.setIfNoneExist('event', ids, { holder }, ttlMs),
     threads: {
-      own: (key, ttlMs) => store.write([writes.threadOwn(key, ttlMs)]),
+      own: async (key, ttlMs) => void (await store.write([writes.threadOwn(key, ttlMs)])),
       owns: async (key) => (await store.get('thread', key)) !== undefined,
     },
     queue: {
-      push: (conv, record) => store.write([writes.queuePush(conv, record)]),
+      push: async (conv, record) => void (await store.write([writes.queuePush(conv, record)])),
       list: async (conv) => (await store.items<QueuedTurnRecord>(QUEUE + conv)).map((i) => i.value),
       remove: (conv, turnId) => store.removeItem(QUEUE + conv, turnId), // answers whether it was there
       conversations: async () => (await store.lists()).filter((l) => l.startsWith(QUEUE)).map((l) => l.slice(QUEUE.length)),
     },
     ledger: {
-      put: (record) => store.write([writes.ledgerPut(record)]),
+      put: async (record) => void (await store.write([writes.ledgerPut(record)])),
       get: (id) => store.get<LedgerRecord>('ledger', id),
       remove: (id) => store.delete('ledger', id),
       all: async () => (await store.entries<LedgerRecord>('ledger')).map((e) => e.value),
     },
     writes,
     write: (writes) => store.write(writes),
+    conversations: {
+      author: async (conv) => {
+        const v = await store.get<unknown>(CONV_NS, authorKey(conv));
+        return typeof v === 'string' && v ? v : undefined;
+      },
+      forgetNotice: (conv, notice) => store.delete(CONV_NS, noticeKey(conv, notice)),
+    },
     reruns: {
       put: (id, record, ttlMs) => store.set('rerun', id, record, ttlMs),
       get: (id) => store.get<RerunRecord>('rerun', id),

@@ -27,6 +27,14 @@ function checkNs(ns: string): string {
   return ns;
 }
 
+/** setIfNoneExist: MSETNX has no TTL, so the check and the writes run as one script (atomic). */
+const SET_IF_NONE_EXIST = `
+for _, k in ipairs(KEYS) do if redis.call('EXISTS', k) == 1 then return 0 end end
+for _, k in ipairs(KEYS) do
+  if ARGV[2] ~= '' then redis.call('SET', k, ARGV[1], 'PX', ARGV[2]) else redis.call('SET', k, ARGV[1]) end
+end
+return 1`;
+
 export function createRedisStore(opts: RedisStoreOptions): StateStore {
   const prefix = opts.prefix ?? 'turnbridge:';
   const client = createClient({
@@ -55,8 +63,8 @@ export function createRedisStore(opts: RedisStoreOptions): StateStore {
       await ready();
       return parse<T>(await client.get(kv(ns, key)));
     },
-    set(ns, key, value, ttlMs) {
-      return store.write([{ op: 'set', ns, key, value, ...(ttlMs !== undefined ? { ttlMs } : {}) }]);
+    async set(ns, key, value, ttlMs) {
+      await store.write([{ op: 'set', ns, key, value, ...(ttlMs !== undefined ? { ttlMs } : {}) }]);
     },
     async setIfNotExists(ns, key, value, ttlMs) {
       await ready();
@@ -65,6 +73,13 @@ export function createRedisStore(opts: RedisStoreOptions): StateStore {
         ? await client.set(kv(ns, key), json, { NX: true, PX: Math.max(1, Math.round(ttlMs)) })
         : await client.set(kv(ns, key), json, { NX: true });
       return r === 'OK';
+    },
+    async setIfNoneExist(ns, keys, value, ttlMs) {
+      await ready();
+      if (keys.length === 0) return true;
+      const px = ttlMs !== undefined ? String(Math.max(1, Math.round(ttlMs))) : '';
+      const r = await client.eval(SET_IF_NONE_EXIST, { keys: keys.map((k) => kv(ns, k)), arguments: [JSON.stringify(value), px] });
+      return Number(r) === 1;
     },
     async delete(ns, key) {
       await ready();
@@ -85,8 +100,8 @@ export function createRedisStore(opts: RedisStoreOptions): StateStore {
       });
       return out;
     },
-    push(list, id, value) {
-      return store.write([{ op: 'push', list, id, value }]);
+    async push(list, id, value) {
+      await store.write([{ op: 'push', list, id, value }]);
     },
     async items<T>(list: string) {
       await ready();
@@ -107,24 +122,32 @@ export function createRedisStore(opts: RedisStoreOptions): StateStore {
     },
     async write(writes: readonly StateWrite[]) {
       await ready();
-      if (writes.length === 0) return;
+      if (writes.length === 0) return [];
       // set and push alone are this with one write. Push order comes from the seq
       // counter: one number per push is taken first, then everything goes in one MULTI.
       const pushes = writes.filter((w) => w.op === 'push').length;
       let seq = pushes > 0 ? (await client.incrBy(`${prefix}seq`, pushes)) - pushes : 0;
       const m = client.multi();
+      // Where each write's replies start in EXEC's answer (a push queues three commands).
+      const at: number[] = [];
+      let n = 0;
       for (const w of writes) {
-        if (w.op === 'set') {
+        at.push(n);
+        n += w.op === 'push' ? 3 : w.op === 'removeItem' ? 2 : 1;
+        if (w.op === 'set' || w.op === 'claim') {
           const json = JSON.stringify(w.value);
-          if (w.ttlMs !== undefined) m.set(kv(w.ns, w.key), json, { PX: Math.max(1, Math.round(w.ttlMs)) });
-          else m.set(kv(w.ns, w.key), json);
+          const nx = w.op === 'claim' ? { NX: true } : {};
+          if (w.ttlMs !== undefined) m.set(kv(w.ns, w.key), json, { ...nx, PX: Math.max(1, Math.round(w.ttlMs)) });
+          else m.set(kv(w.ns, w.key), json, nx);
         } else if (w.op === 'delete') m.del(kv(w.ns, w.key));
         else if (w.op === 'push') {
           // NX: an id already queued keeps its place; its value is replaced.
           m.zAdd(listKey(w.list), { score: ++seq, value: w.id }, { NX: true }).hSet(valuesKey(w.list), w.id, JSON.stringify(w.value)).sAdd(`${prefix}lists`, w.list);
         } else m.zRem(listKey(w.list), w.id).hDel(valuesKey(w.list), w.id);
       }
-      await m.exec();
+      const replies = (await m.exec()) as unknown[];
+      // SET NX answers null when the key was there: the claim was taken.
+      return writes.map((w, i) => w.op !== 'claim' || replies[at[i]!] === 'OK');
     },
     async lists() {
       await ready();

@@ -62,9 +62,16 @@ export function createSqliteStore(opts: SqliteStoreOptions): StateStore {
   const sweep = () => {
     if (++ttlWrites % SWEEP_EVERY === 0) q.sweep.run(now());
   };
-  const claim = db.transaction((ns: string, key: string, json: string, at: number | null): boolean => {
+  const claimOne = (ns: string, key: string, json: string, at: number | null): boolean => {
     q.dropExpired.run(ns, key, now());
     return q.insert.run(ns, key, json, at).changes === 1;
+  };
+  const claim = db.transaction(claimOne);
+  const claimAll = db.transaction((ns: string, keys: readonly string[], json: string, at: number | null): boolean => {
+    const t = now();
+    if (keys.some((key) => q.get.get(ns, key, t) !== undefined)) return false;
+    for (const key of keys) claimOne(ns, key, json, at);
+    return true;
   });
   const push = db.transaction((list: string, id: string, json: string) => {
     if (q.itemUpdate.run(json, list, id).changes === 0) q.itemInsert.run(list, id, json);
@@ -75,14 +82,14 @@ export function createSqliteStore(opts: SqliteStoreOptions): StateStore {
     return removed;
   };
   const removeDel = db.transaction(del);
-  const batch = db.transaction((writes: readonly StateWrite[]) => {
-    for (const w of writes) {
-      if (w.op === 'set') q.set.run(w.ns, w.key, JSON.stringify(w.value), expiry(w.ttlMs));
-      else if (w.op === 'delete') del(w.ns, w.key);
-      else if (w.op === 'push') push(w.list, w.id, JSON.stringify(w.value));
-      else q.itemDel.run(w.list, w.id);
-    }
-  });
+  const batch = db.transaction((writes: readonly StateWrite[]): boolean[] => writes.map((w) => {
+    if (w.op === 'set') q.set.run(w.ns, w.key, JSON.stringify(w.value), expiry(w.ttlMs));
+    else if (w.op === 'claim') return claimOne(w.ns, w.key, JSON.stringify(w.value), expiry(w.ttlMs));
+    else if (w.op === 'delete') del(w.ns, w.key);
+    else if (w.op === 'push') push(w.list, w.id, JSON.stringify(w.value));
+    else q.itemDel.run(w.list, w.id);
+    return true;
+  }));
   const parse = <T>(s: string): T => JSON.parse(s) as T;
   const open = () => {
     if (closed) throw new Error('the state store is closed');
@@ -103,6 +110,12 @@ export function createSqliteStore(opts: SqliteStoreOptions): StateStore {
     async setIfNotExists(ns, key, value, ttlMs) {
       open();
       const wrote = claim(ns, key, JSON.stringify(value), expiry(ttlMs));
+      if (ttlMs !== undefined) sweep();
+      return wrote;
+    },
+    async setIfNoneExist(ns, keys, value, ttlMs) {
+      open();
+      const wrote = claimAll(ns, keys, JSON.stringify(value), expiry(ttlMs));
       if (ttlMs !== undefined) sweep();
       return wrote;
     },
@@ -133,8 +146,9 @@ export function createSqliteStore(opts: SqliteStoreOptions): StateStore {
     },
     async write(writes) {
       open();
-      batch(writes);
-      if (writes.some((w) => w.op === 'set' && w.ttlMs !== undefined)) sweep();
+      const done = batch(writes);
+      if (writes.some((w) => (w.op === 'set' || w.op === 'claim') && w.ttlMs !== undefined)) sweep();
+      return done;
     },
     async close() {
       if (closed) return;

@@ -68,6 +68,29 @@ export function stateContract(name: string, rigFactory: () => Promise<StateContr
       await b.close();
     });
 
+    it('setIfNoneExist: all keys or none, across clients; a taken key writes nothing; an expired one is free again', async () => {
+      const rig = await rigFactory();
+      const a = rig.open();
+      const b = rig.open();
+      // Twins: each claims its own event id and the key both share; exactly one gets all of it.
+      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).setIfNoneExist('event', [`ev${i}`, 'msg:C1:1.1'], { by: i }, 60_000)));
+      assert.equal(results.filter(Boolean).length, 1);
+      const winner = results.indexOf(true);
+      assert.deepEqual(await a.get('event', 'msg:C1:1.1'), { by: winner });
+      assert.deepEqual(await b.get('event', `ev${winner}`), { by: winner });
+      for (let i = 0; i < 10; i++) if (i !== winner) assert.equal(await a.get('event', `ev${i}`), undefined, 'a loser claims none of its keys');
+      assert.equal(await a.setIfNoneExist('event', ['fresh', `ev${winner}`], 1, 60_000), false);
+      assert.equal(await a.get('event', 'fresh'), undefined);
+      await rig.expire('event', 'msg:C1:1.1');
+      assert.equal(await b.setIfNoneExist('event', ['msg:C1:1.1', 'later'], 'again', 60_000), true, 'an expired key is free');
+      assert.equal(await a.get('event', 'later'), 'again');
+      assert.equal(await a.setIfNoneExist('kv', ['forever'], 1), true, 'without a TTL');
+      assert.equal(await a.setIfNoneExist('kv', ['forever'], 2), false);
+      assert.equal(await b.get('kv', 'forever'), 1);
+      await a.close();
+      await b.close();
+    });
+
     it('TTL values expire; values without TTL stay', async () => {
       const rig = await rigFactory();
       const s = rig.open();
@@ -140,6 +163,34 @@ export function stateContract(name: string, rigFactory: () => Promise<StateContr
       await b.close();
     });
 
+    it('write: a claim is written only where no live value is, says so in its result, and the other writes still go', async () => {
+      const rig = await rigFactory();
+      const a = rig.open();
+      const b = rig.open();
+      await a.set('kv', 'taken', 'first');
+      const results = await b.write([
+        { op: 'push', list: 'queue:c', id: 't1', value: 1 },
+        { op: 'claim', ns: 'kv', key: 'taken', value: 'second' },
+        { op: 'claim', ns: 'kv', key: 'free', value: 'mine' },
+        { op: 'set', ns: 'ledger', key: 't1', value: 'queued' },
+        { op: 'claim', ns: 'event', key: 'short', value: 1, ttlMs: 60_000 },
+      ]);
+      assert.deepEqual(results, [true, false, true, true, true]);
+      assert.equal(await a.get('kv', 'taken'), 'first', 'a taken claim keeps the value there');
+      assert.equal(await a.get('kv', 'free'), 'mine');
+      assert.equal(await a.get('ledger', 't1'), 'queued');
+      assert.deepEqual((await a.items('queue:c')).map((i) => i.id), ['t1']);
+      // Many clients claiming one key in batches: exactly one batch wins it.
+      const many = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).write([{ op: 'claim', ns: 'kv', key: 'race', value: i }, { op: 'set', ns: 'kv', key: `mine${i}`, value: i }])));
+      assert.equal(many.filter((r) => r[0]).length, 1);
+      assert.ok(many.every((r) => r[1] === true));
+      await rig.expire('event', 'short');
+      assert.deepEqual(await b.write([{ op: 'claim', ns: 'event', key: 'short', value: 2, ttlMs: 60_000 }]), [true], 'an expired claim can be taken again');
+      assert.deepEqual(await a.write([]), []);
+      await a.close();
+      await b.close();
+    });
+
     it('write: all or nothing (a write that cannot be made leaves every other write of the batch undone)', async () => {
       const rig = await rigFactory();
       const s = rig.open();
@@ -165,6 +216,20 @@ export function stateContract(name: string, rigFactory: () => Promise<StateContr
 
       assert.equal(await st.claimEvent('slack:Ev1', 'r1', 60_000), true);
       assert.equal(await st.claimEvent('slack:Ev1', 'r2', 60_000), false);
+      assert.equal(await st.claimEvents(['slack:Ev2', 'slack:msg:C1:2.2'], 'r1', 60_000), true);
+      assert.equal(await st.claimEvents(['slack:Ev3', 'slack:msg:C1:2.2'], 'r2', 60_000), false, 'the twin event shares the message key');
+      assert.equal(await st.claimEvent('slack:Ev3', 'r2', 60_000), true, 'and claimed none of its keys');
+      assert.equal(await st.claimEvent('slack:Ev2', 'r2', 60_000), false);
+
+      // The first accepted turn's claims: the first author wins; a notice is claimed once, until forgotten.
+      assert.equal(await st.conversations.author('slack:T1:C1:1.1'), undefined);
+      assert.deepEqual(await st.write([st.writes.authorClaim('slack:T1:C1:1.1', 'slack:U1'), st.writes.noticeClaim('slack:T1:C1:1.1', 'auto-approve')]), [true, true]);
+      assert.deepEqual(await st.write([st.writes.authorClaim('slack:T1:C1:1.1', 'slack:U2'), st.writes.noticeClaim('slack:T1:C1:1.1', 'auto-approve')]), [false, false]);
+      assert.equal(await st.conversations.author('slack:T1:C1:1.1'), 'slack:U1');
+      assert.equal(await st.store.get('kv', 'author:slack:T1:C1:1.1'), 'slack:U1', 'under the key stores written before keep');
+      assert.equal(await st.store.get('kv', 'notice:auto-approve:slack:T1:C1:1.1'), true);
+      assert.equal(await st.conversations.forgetNotice('slack:T1:C1:1.1', 'auto-approve'), true);
+      assert.deepEqual(await st.write([st.writes.noticeClaim('slack:T1:C1:1.1', 'auto-approve')]), [true], 'forgotten: shown again');
 
       assert.equal(await st.threads.owns('slack:T1:C1:1.1'), false);
       await st.threads.own('slack:T1:C1:1.1', 60_000);

@@ -48,7 +48,7 @@ describe('session store', () => {
   });
 
   const failing = (how: () => Promise<never>): StateStore => ({
-    backend: 'sqlite', get: how, set: how, setIfNotExists: how, delete: how, entries: how, push: how, items: how, removeItem: how, lists: how, write: how, close: async () => {},
+    backend: 'sqlite', get: how, set: how, setIfNotExists: how, setIfNoneExist: how, delete: how, entries: how, push: how, items: how, removeItem: how, lists: how, write: how, close: async () => {},
   });
 
   it('a failing backend is logged and reads as "no session"; operations never throw', async () => {
