@@ -238,20 +238,23 @@ async function enqueue(
     return;
   }
   ctx.turns.admit(turn);
-  // On disk (or in Redis) before anything is shown: a crash from here on loses nothing. In a
-  // thread, the bot owns it from now on (follow-ups without a mention continue it, after restarts
-  // too): recorded in the same commit.
-  await turn.recorder.queued(msg.conversation.thread ? [ctx.state.writes.threadOwn(t.key, ctx.ownThreadTtlMs)] : []);
+  // On disk (or in Redis) before anything is shown: a crash from here on loses nothing. In the
+  // same commit (one fsync, not one each): in a thread, the bot owns it from now on (follow-ups
+  // without a mention continue it, after restarts too); the first accepted turn makes its writer
+  // the conversation's author (`new` / `reset` is theirs); and the banner is claimed, remembered
+  // so a restart does not announce it again. Only now that the turn is accepted: a first message
+  // refused as busy keeps the banner, and its writer takes no conversation.
+  const w = ctx.state.writes;
+  const banner = !t.profile.permission;
+  const claimed = await turn.recorder.queued([
+    w.authorClaim(t.key, turn.owner),
+    ...(banner ? [w.noticeClaim(t.key, AUTO_APPROVE_NOTICE)] : []),
+    ...(msg.conversation.thread ? [w.threadOwn(t.key, ctx.ownThreadTtlMs)] : []),
+  ]);
+  // A failed store shows the banner: better shown twice than never.
+  const first = banner && (claimed?.[1] ?? true);
   // Arrival order is the order Redis hands out tickets: taken before the message counts as accepted.
   await takeTicket(ctx, turn);
-  // Remembered in the store, so a restart does not announce it again in the same conversation.
-  // Asked only once the turn is accepted: a first message refused as busy keeps the banner for later.
-  // The first accepted turn makes its writer the conversation's author (`new` / `reset` is theirs).
-  const [first] = await Promise.all([
-    t.profile.permission ? Promise.resolve(false) : ctx.notices.firstTime(t.key, AUTO_APPROVE_NOTICE),
-    ctx.authors.claim(t.key, turn.owner),
-  ]);
-  const banner = first ? BANNER_NO_PERMISSION : undefined;
   log.debug({ text: msg.text, attachments: msg.attachments.length + (msg.download?.count ?? 0) }, 'message accepted');
   ctx.queue.pump();
   const position = isWaiting(turn.phase) ? ctx.queue.positionOf(turn) : undefined;
@@ -261,7 +264,7 @@ async function enqueue(
     stopActionId: t.surface.capabilities.buttons ? turn.stopActionId : undefined,
     initialStatus: position !== undefined ? `queued: position ${position}` : undefined,
     notices: msg.notices,
-    banner,
+    banner: first ? BANNER_NO_PERMISSION : undefined,
     onJournal: (j) => turn.recorder.journal(j),
     ...(resumed?.reuse ? { reuse: resumed.reuse } : {}),
   });

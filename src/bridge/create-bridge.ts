@@ -9,7 +9,7 @@ import type { ConversationGate, ReplicaBus, SharedSlots } from '../replicas/inde
 import { loadProfile as defaultLoadProfile } from '../profile/index.js';
 import { run as defaultRun } from '../runner/index.js';
 import { acceptMessage } from './accept-message.js';
-import { createConversationAuthors } from './conversation-author.js';
+import { createConversationAuthors, createConversationNotices } from './conversation-claims.js';
 import { checkAccess } from './access.js';
 import { routeMessage } from './routing.js';
 import { accessGrantsOn, grantsOnKv, type AccessGrants } from './access-grants.js';
@@ -22,7 +22,7 @@ import { createMetrics, type Metrics } from './metrics.js';
 import { INTERRUPTED_MESSAGE } from './outcome.js';
 import { createPermissionBroker } from './permission-broker.js';
 import { createProfileCache, type ProfileLoader } from './profile-cache.js';
-import { createConversationNotices, createRuleStore } from './rule-store.js';
+import { createRuleStore } from './rule-store.js';
 import { createSessionStore, guardSessionStore, type SessionStore } from './session-store.js';
 import { createState, type BridgeState } from '../state/index.js';
 import { conversationKey } from './conversation-key.js';
@@ -48,8 +48,8 @@ export interface CreateBridgeOptions {
   /** Default: on `state` (an injected session store: beside the rules, on `kv`). */
   grants?: AccessGrants;
   /**
-   * Rules, notices, authors and the audit trail. Default: the bridge state (SQLite or Redis);
-   * with an injected `store` and no `kv`, an in-memory keyv.
+   * Rules and the audit trail. Default: the bridge state (SQLite or Redis); with an injected
+   * `store` and no `kv`, an in-memory keyv. (Notices and authors are always in the state.)
    */
   kv?: KvStore;
   /** Default: runner run(). */
@@ -130,8 +130,9 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
   let recovery: { state: 'waiting' | 'running' | 'done'; promise?: Promise<RecoveryReport> } = { state: opts.recoverAtStart ? 'waiting' : 'done' };
   let openGate!: () => void;
   const gate = opts.recoverAtStart ? new Promise<void>((r) => (openGate = r)) : Promise.resolve();
-  // Rules, notices, authors and the audit trail live in the bridge state too (durable, shared by
-  // replicas); a test that injects its own session store gets them in memory.
+  // Rules and the audit trail live in the bridge state too (durable, shared by replicas); a test
+  // that injects its own session store gets them in memory. Notices and authors are always in the
+  // state: the turn's queued commit claims them (conversation-claims.ts).
   const kv = opts.kv ?? (opts.store ? createKv(new Keyv(), logger) : createStateKv(state.store, logger));
   const rules = createRuleStore(kv);
   const audit = createAuditTrail({ kv, logger, metrics });
@@ -192,8 +193,8 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     surfaces,
     turns: createTurnRegistry<Turn>(),
     rules,
-    notices: createConversationNotices(kv),
-    authors: createConversationAuthors(kv),
+    notices: createConversationNotices(state, stateOps.run),
+    authors: createConversationAuthors(state, stateOps.run),
     audit,
     ...(opts.gate && opts.bus ? { gate: { gate: opts.gate, replicaId: opts.bus.id } } : {}),
     closing: false,
@@ -269,7 +270,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     },
     async handleMessage(msg) {
       await gate;
-      if (!(await bridge.claimEvent(msg.platform, msg.eventId))) {
+      if (!msg.claimed && !(await bridge.claimEvent(msg.platform, msg.eventId))) {
         logger.debug({ platform: msg.platform, eventId: msg.eventId }, 'duplicate event dropped');
         metrics.rejected('duplicate');
         return;
@@ -295,9 +296,10 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
       const submitted = { ...ev, notifyPrivately: notify };
       return (await forwarding?.form(submitted)) ?? local.form(submitted);
     },
-    claimEvent(platform, id) {
+    claimEvent(platform, id, ...more) {
       // A failing store answers true: a rare repeat is better than a lost message.
-      return stateOps.run('claim', id, () => state.claimEvent(`${platform}:${id}`, holder, dedupeTtlMs), true);
+      const keys = [id, ...more].map((k) => `${platform}:${k}`);
+      return stateOps.run('claim', id, () => (more.length ? state.claimEvents(keys, holder, dedupeTtlMs) : state.claimEvent(keys[0]!, holder, dedupeTtlMs)), true);
     },
     ownsThread(platform, conversation) {
       const key = conversationKey(platform, conversation);

@@ -1,7 +1,7 @@
 /**
- * Per-conversation permission rules and the "runs tools without asking" notice, kept in the
- * bridge's store next to the session (keys `rules:<conversation>` and `notice:auto:<conversation>`),
- * so they survive restarts and are shared by replicas on Redis. `new` / `reset` forgets both.
+ * Per-conversation permission rules, kept in the bridge's store next to the session (key
+ * `rules:<conversation>`), so they survive restarts and are shared by replicas on Redis. `new` /
+ * `reset` forgets them (and the once-only notices: conversation-claims.ts).
  */
 import type { KvStore } from './kv.js';
 import { parseStoredRules, ruleMatches, sameRule, type StoredRule } from './permission-rules.js';
@@ -17,12 +17,6 @@ export interface RuleStore {
   add(conversation: string, rule: StoredRule): Promise<boolean>;
   /** Forget every rule; resolves how many there were. */
   clear(conversation: string): Promise<number>;
-}
-
-export interface ConversationNotices {
-  /** True the first time for this conversation (and remembers it); false after. */
-  firstTime(conversation: string, notice: string): Promise<boolean>;
-  forget(conversation: string, notice: string): Promise<void>;
 }
 
 const rulesKey = (c: string) => `rules:${c}`;
@@ -56,20 +50,6 @@ export function createRuleStore(kv: KvStore): RuleStore {
         await kv.delete(rulesKey(c));
         return n;
       });
-    },
-  };
-}
-
-export function createConversationNotices(kv: KvStore): ConversationNotices {
-  const key = (c: string, n: string) => `notice:${n}:${c}`;
-  return {
-    async firstTime(c, n) {
-      if (await kv.get<boolean>(key(c, n))) return false;
-      await kv.set(key(c, n), true);
-      return true;
-    },
-    async forget(c, n) {
-      await kv.delete(key(c, n));
     },
   };
 }

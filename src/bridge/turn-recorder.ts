@@ -11,9 +11,12 @@ import type { InboundMessage } from './types.js';
 import { toStored } from './stored-message.js';
 
 export interface TurnRecorder {
-  /** Accepted: in its conversation's queue, and its reply in the ledger (resolves once stored). */
-  /** On disk before anything is shown; `also`: other writes of the acceptance, in the same commit. */
-  queued(also?: readonly StateWrite[]): Promise<void>;
+  /**
+   * Accepted: in its conversation's queue, and its reply in the ledger, on disk before anything is
+   * shown. `also`: other writes of the acceptance, in the same commit; resolves their results
+   * (StateStore.write: false for a claim already taken), or undefined when the store failed.
+   */
+  queued(also?: readonly StateWrite[]): Promise<boolean[] | undefined>;
   /** The reply's messages changed (LiveReplyOptions.onJournal). */
   journal(j: ReplyJournal): void;
   /** The turn got its slot: out of the queue (resolves once stored, before the agent starts). */
@@ -46,9 +49,13 @@ export function createTurnRecorder(ctx: BridgeContext, t: { id: string; key: str
   };
   const putReply = () => ctx.state.ledger.put(stamped());
   return {
-    queued(also = []) {
+    async queued(also = []) {
       // One commit: the queue entry, its reply record and the caller's writes (see BridgeState.writes).
-      return write('record queued turn', () => ctx.state.write([w.queuePush(t.key, { turnId: t.id, holder: ctx.holder, message, enqueuedAt: t.enqueuedAt }), w.ledgerPut(stamped()), ...also]));
+      let results: boolean[] | undefined;
+      await write('record queued turn', async () => {
+        results = (await ctx.state.write([w.queuePush(t.key, { turnId: t.id, holder: ctx.holder, message, enqueuedAt: t.enqueuedAt }), w.ledgerPut(stamped()), ...also])).slice(2);
+      });
+      return results;
     },
     journal(j) {
       reply.journal = j;

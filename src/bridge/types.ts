@@ -17,6 +17,11 @@ export interface InboundMessage {
   attachmentRefs?: AttachmentRef[];
   /** Platform delivery id; a repeated id is dropped. */
   eventId: string;
+  /**
+   * The platform claimed `eventId` already (claimEvent, with its other keys in the same commit:
+   * Slack's channel + ts), so the bridge does not claim it again.
+   */
+  claimed?: true;
   receivedAt: number;
   /** The user's message, for reactions. */
   source?: SourceMessageRef;
@@ -94,9 +99,10 @@ export interface BridgeInbound {
   /**
    * Claim a platform event id (dedupe before any work such as downloading files): true for the
    * first claim only, across restarts and replicas, within the dedupe window. A store failure
-   * answers true (better a rare repeat than a lost message).
+   * answers true (better a rare repeat than a lost message). `more`: other keys of the same
+   * message, claimed with it in one commit, all or none (false when any was taken).
    */
-  claimEvent(platform: string, id: string): Promise<boolean>;
+  claimEvent(platform: string, id: string, ...more: string[]): Promise<boolean>;
   /**
    * Whether the bot owns this thread (it answered there before, in this process or an earlier
    * one), so a follow-up without a mention still continues the conversation.

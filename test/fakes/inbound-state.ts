@@ -8,11 +8,16 @@ import type { Conversation } from '../../src/delivery/surface.js';
 export class InboundStateDouble {
   private readonly claimed = new Set<string>();
   private readonly owned = new Set<string>();
-  async claimEvent(platform: string, id: string): Promise<boolean> {
-    const key = `${platform}:${id}`;
-    if (this.claimed.has(key)) return false;
-    this.claimed.add(key);
+  /** All keys or none, as the bridge claims them. */
+  async claimEvent(platform: string, id: string, ...more: string[]): Promise<boolean> {
+    const keys = [id, ...more].map((k) => `${platform}:${k}`);
+    if (keys.some((k) => this.claimed.has(k))) return false;
+    for (const k of keys) this.claimed.add(k);
     return true;
+  }
+  /** What the double has claimed (platform:id keys). */
+  claims(): string[] {
+    return [...this.claimed];
   }
   async ownsThread(platform: string, c: Conversation): Promise<boolean> {
     return this.owned.has(JSON.stringify([platform, c.space, c.channel, c.thread]));

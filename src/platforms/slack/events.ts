@@ -113,7 +113,10 @@ export function registerSlackListeners(app: App, deps: SlackListenerDeps, state:
 
     // One turn per user message: the twin event (app_mention + message) and redeliveries carry the
     // same channel + ts. The claim is atomic in the bridge state, so twins in flight at once are fine.
-    if (!(await bridge.claimEvent('slack', `msg:${event.channel}:${event.ts}`))) {
+    // The event id is claimed with it, in one commit (the bridge does not claim it again); taken
+    // before any await, so the first of two twins is the one that runs.
+    const eventId = body.event_id ?? `${event.channel}:${event.ts}`;
+    if (!(await bridge.claimEvent('slack', eventId, `msg:${event.channel}:${event.ts}`))) {
       logger.debug({ eventId: body.event_id, channel: event.channel, ts: event.ts }, 'slack message already taken; dropped');
       return;
     }
@@ -133,7 +136,8 @@ export function registerSlackListeners(app: App, deps: SlackListenerDeps, state:
       user: { id: event.user, ...(name ? { name } : {}), ...(groups.length ? { roles: groups } : {}) },
       text: clean,
       attachments: [],
-      eventId: body.event_id ?? `${event.channel}:${event.ts}`,
+      eventId,
+      claimed: true,
       receivedAt,
       source: { id: encodeMessageId(event.channel, event.ts), conversation },
       direct: isDm,

@@ -44,6 +44,12 @@ test('a mention arrives once (app_mention + message), text made readable, thread
   assert.equal(msg.source?.id, `C0GEN:${ts}`);
   // the twin message event was acked and produced nothing more
   await fake.waitFor(() => fake.socket.acks.length >= 2, 'acks');
+  // The event id was claimed with the message's channel + ts, in one claim (the bridge does not
+  // claim it again); the twin, finding the shared key taken, claimed nothing.
+  assert.equal(msg.claimed, true);
+  const claims = bridge.claims();
+  assert.ok(claims.includes(`slack:${eventIds[0]}`) && claims.includes(`slack:msg:C0GEN:${ts}`), claims.join(' '));
+  assert.ok(!claims.includes(`slack:${eventIds[1]}`));
   await fake.userMessage({ channel: 'C0GEN', user: 'U0ANA', text: 'unrelated top-level chatter' });
   assert.equal(bridge.messages.length, before + 1);
 

@@ -284,10 +284,12 @@ describe('bridge: what is kept in the store', () => {
   it('the "runs tools without asking" banner shows once per conversation, across a restart, and again after `new`', async () => {
     const kv = createKv(new Keyv(), silentLogger);
     const store = memoryStore();
+    // One data dir for both starts: the banner's memory is in the bridge state (its SQLite file).
+    const config = makeConfig();
     const start = () => {
       const surface = createRecordingSurface();
       const runner = fakeRunner();
-      const bridge = createBridge({ config: makeConfig(), logger: silentLogger, store, kv, runTurn: runner.runTurn, loadProfile: async () => makeProfile({ permission: false }) });
+      const bridge = createBridge({ config, logger: silentLogger, store, kv, runTurn: runner.runTurn, loadProfile: async () => makeProfile({ permission: false }) });
       bridge.attach(surface);
       return { surface, runner, bridge };
     };
