@@ -10,6 +10,7 @@ import { loadProfile as defaultLoadProfile } from '../profile/index.js';
 import { run as defaultRun } from '../runner/index.js';
 import { acceptMessage } from './accept-message.js';
 import { createConversationAuthors } from './conversation-author.js';
+import { createSessionResets } from './session-resets.js';
 import { checkAccess } from './access.js';
 import { routeMessage } from './routing.js';
 import { accessGrantsOn, grantsOnKv, type AccessGrants } from './access-grants.js';
@@ -194,6 +195,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     rules,
     notices: createConversationNotices(kv),
     authors: createConversationAuthors(kv),
+    resets: createSessionResets(kv),
     audit,
     ...(opts.gate && opts.bus ? { gate: { gate: opts.gate, replicaId: opts.bus.id } } : {}),
     closing: false,
