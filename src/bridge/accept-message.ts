@@ -61,11 +61,11 @@ async function handleCommand(ctx: BridgeContext, cmd: BridgeCommand, msg: Inboun
       await say(ctx, delivery, msg, `Only the person who started this conversation (${author}) or an admin (TURNBRIDGE_ADMINS / access.admins) can reset its session.`, 'warning');
       return;
     }
-    // a turn of this conversation that already read its session must not save it over the reset
-    ctx.turns.resetSession(key);
+    // A turn of this conversation that already read its session (here or on another replica)
+    // must not save it over the reset: the mark moves on once the session is gone.
     // delete() is false both for "nothing stored" and for a store failure (logged by the store).
     const [existed, rules] = await Promise.all([
-      ctx.store.delete(msg.conversation, msg.platform),
+      ctx.resets.reset(key, () => ctx.store.delete(msg.conversation, msg.platform)),
       ctx.rules.clear(key),
       ctx.notices.forget(key, AUTO_APPROVE_NOTICE),
     ]);

@@ -11,6 +11,7 @@ import type { Metrics } from './metrics.js';
 import type { PermissionBroker } from './permission-broker.js';
 import type { RuleStore } from './rule-store.js';
 import type { ConversationAuthors, ConversationNotices } from './conversation-claims.js';
+import type { SessionResets } from './session-resets.js';
 import type { SessionStore } from './session-store.js';
 import type { BridgeState } from '../state/index.js';
 import type { ConversationGate } from '../replicas/index.js';
@@ -53,6 +54,8 @@ export interface BridgeContext {
   notices: ConversationNotices;
   /** Who started each conversation (`new` / `reset` is theirs), in the store from its first accepted turn. */
   authors: ConversationAuthors;
+  /** `new` / `reset` marks (shared by replicas): a turn running across a reset does not save its session. */
+  resets: SessionResets;
   audit: AuditTrail;
   /** Several replicas: one turn at a time per conversation across all of them (Redis). */
   gate?: { gate: ConversationGate; replicaId: string };

@@ -10,6 +10,7 @@ import { loadProfile as defaultLoadProfile } from '../profile/index.js';
 import { run as defaultRun } from '../runner/index.js';
 import { acceptMessage } from './accept-message.js';
 import { createConversationAuthors, createConversationNotices } from './conversation-claims.js';
+import { createSessionResets } from './session-resets.js';
 import { checkAccess } from './access.js';
 import { routeMessage } from './routing.js';
 import { accessGrantsOn, grantsOnKv, type AccessGrants } from './access-grants.js';
@@ -195,6 +196,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     rules,
     notices: createConversationNotices(state, stateOps.run),
     authors: createConversationAuthors(state, stateOps.run),
+    resets: createSessionResets(kv),
     audit,
     ...(opts.gate && opts.bus ? { gate: { gate: opts.gate, replicaId: opts.bus.id } } : {}),
     closing: false,

@@ -22,23 +22,21 @@ function failedResult(error: string): RunResult {
   return { reply: '', sessionId: '', error, exitCode: 1, timedOut: false, cancelled: false, partials: [], notices: [], durationMs: 0 };
 }
 
-/** Session id saved as soon as it is seen (a crash mid-turn keeps it), unless `new` came since. */
-function sessionSaver(ctx: BridgeContext, turn: Turn, generation: number, author: string) {
+/** Session id saved as soon as it is seen (a crash mid-turn keeps it), unless `new` came since (`mark`). */
+function sessionSaver(ctx: BridgeContext, turn: Turn, mark: string, author: string) {
   let saved = '';
   let stored = false;
   let saving: Promise<unknown> = Promise.resolve();
   return {
     save(sessionId: string): Promise<unknown> {
       if (!sessionId || saved) return saving;
-      if (ctx.turns.sessionGeneration(turn.key) !== generation) {
-        turn.log.info('conversation was reset during the turn; not saving its session');
-        return saving;
-      }
       saved = sessionId;
-      saving = ctx.store.set(turn.msg.conversation, turn.msg.platform, { sessionId, profile: turn.profilePath, author }).then((ok) => {
-        stored = ok;
-        if (ok) turn.log.info({ sessionId }, 'session saved');
+      saving = ctx.resets.saveUnlessReset(turn.key, mark, async () => {
+        stored = await ctx.store.set(turn.msg.conversation, turn.msg.platform, { sessionId, profile: turn.profilePath, author });
+        if (stored) turn.log.info({ sessionId }, 'session saved');
         else turn.log.warn({ sessionId }, 'session not saved (store failure); the next message starts a new session');
+      }).then((unchanged) => {
+        if (!unchanged) turn.log.info('conversation was reset during the turn; not saving its session');
       });
       return saving;
     },
@@ -86,14 +84,14 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
     if (turn.showedQueued) turn.reply?.setStatus('working…');
     log.info({ queueWaitMs }, 'turn start');
 
-    // read while the turn is held (it stays held past its last save), so the registry keeps it current
-    const generation = ctx.turns.sessionGeneration(turn.key);
-    const stored = await ctx.store.get(msg.conversation, msg.platform);
+    // The reset mark is asked for before the session (both calls go out in this order): a reset
+    // between the two reads must count as after this turn's read, never as before it.
+    const [mark, stored] = await Promise.all([ctx.resets.current(turn.key), ctx.store.get(msg.conversation, msg.platform)]);
     let sessionId = '';
     if (stored && stored.profile === turn.profilePath) sessionId = stored.session_id;
     else if (stored) log.info({ storedProfile: stored.profile }, 'stored session belongs to another profile; starting a new one');
     // The conversation stays its first author's (`new` / `reset` is theirs), whoever writes later.
-    const saver = sessionSaver(ctx, turn, generation, stored?.author ?? (await ctx.authors.get(turn.key)) ?? turn.owner);
+    const saver = sessionSaver(ctx, turn, mark, stored?.author ?? (await ctx.authors.get(turn.key)) ?? turn.owner);
 
     // Agent text pings no one unless the profile opts in (allow_mentions).
     const guard = createMentionGuard(turn.profile.allowMentions ? undefined : turn.surface.neutralizeMentions?.bind(turn.surface));

@@ -119,7 +119,7 @@ export async function recover(ctx: BridgeContext, whose?: RecoverFor): Promise<R
         continue;
       }
       const reuse = replies.get(item.turnId)?.journal.parts.find((p) => p.kind === 'part')?.ref;
-      const msg = await rebuildMessage(ctx, item.message);
+      const msg = rebuildMessage(ctx, item.message);
       log.info({ turnId: item.turnId, conversation: q.key }, takeover ? 'running a turn queued on the departed replica' : 'running a turn that was queued before the restart');
       await acceptMessage(ctx, msg, { turnId: item.turnId, ...(reuse ? { reuse } : {}) });
       report.queued++;

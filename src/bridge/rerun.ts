@@ -39,6 +39,6 @@ export async function handleRerunAction(ctx: BridgeContext, id: string, user: Us
   // The button goes first, so no dead button is left once the new turn runs.
   await attached.delivery.rewrite(rec.ref, rec.content);
   await ctx.guarded('rerun', id, () => ctx.state.reruns.remove(id), false);
-  const msg = await rebuildMessage(ctx, rec.message, `#rerun-${ctx.idFactory()}`);
+  const msg = rebuildMessage(ctx, rec.message, `#rerun-${ctx.idFactory()}`);
   await acceptMessage(ctx, msg);
 }

@@ -18,8 +18,12 @@ export function toStored(msg: InboundMessage): StoredMessage {
   };
 }
 
-/** A stored message as an InboundMessage again: files fetched anew where the platform can. */
-export async function rebuildMessage(ctx: BridgeContext, m: StoredMessage, eventSuffix = ''): Promise<InboundMessage> {
+/**
+ * A stored message as an InboundMessage again. Its files are fetched anew where the platform can,
+ * as a live message's are: after the turn is accepted, while it waits (`download`), so the
+ * queued turns of a recovery fetch theirs side by side and none waits for another's files.
+ */
+export function rebuildMessage(ctx: BridgeContext, m: StoredMessage, eventSuffix = ''): InboundMessage {
   const msg: InboundMessage = {
     platform: m.platform,
     conversation: m.conversation,
@@ -38,9 +42,7 @@ export async function rebuildMessage(ctx: BridgeContext, m: StoredMessage, event
     msg.notices!.push(`The ${m.attachments.length === 1 ? 'file' : `${m.attachments.length} files`} of this message could not be fetched again after the restart.`);
     return msg;
   }
-  const got = await surface.fetchAttachments(m.attachments);
-  msg.attachments = got.attachments;
-  msg.notices!.push(...got.notices);
-  msg.cleanup = got.cleanup;
+  const fetchAttachments = surface.fetchAttachments.bind(surface);
+  msg.download = { count: m.attachments.length, fetch: () => fetchAttachments(m.attachments) };
   return msg;
 }

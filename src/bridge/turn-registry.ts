@@ -3,14 +3,8 @@
  * (turn-phase.ts) changes. Writers (accept-message, conversation-order, the queue's start(),
  * stop-control, execute-turn, shutdown) send it events; a refused event is logged on the turn's
  * logger with the reason, and nothing changes. Ended turns are remembered (bounded) so a late
- * Stop click can say "already finished".
- *
- * It also keeps each conversation's session generation (`new` / `reset` moves it on), for as long
- * as the conversation has held turns: the only readers are held turns (a turn reads it with its
- * session and compares it when it saves one, both before it ends), so once the last turn of a
- * conversation ended nobody holds an old value and the entry can go. A reset with no turn held
- * has nobody to warn: the next turn reads the session after it. So the entries are bounded by the
- * held turns, never by eviction that could make a stale turn look current.
+ * Stop click can say "already finished". (A `new` / `reset` during a turn is seen through the
+ * shared reset mark, session-resets.ts, so that replicas see it too.)
  */
 import { BoundedMap } from '../bounded-map.js';
 import type { UserRef } from '../delivery/surface.js';
@@ -48,27 +42,16 @@ export interface TurnRegistry<T extends PhasedTurn> {
   agentEnded(turn: T): boolean;
   /** The turn is over: no longer held, remembered as ended. */
   end(turn: T): boolean;
-  /** `new` / `reset` in the conversation: a held turn that read its session before does not save it. */
-  resetSession(key: string): void;
-  /** The conversation's session generation now (0 while it has no held turn): read with the session, compared at save. */
-  sessionGeneration(key: string): number;
-  /** How many conversations have held turns (and so a kept session generation). */
-  heldConversations(): number;
 }
 
 export function createTurnRegistry<T extends PhasedTurn>(opts: { rememberEnded?: number } = {}): TurnRegistry<T> {
   const held = new Map<string, T>();
   const ended = new BoundedMap<string, true>(opts.rememberEnded ?? 5000);
-  /** Per conversation with held turns: how many, and its session resets since the first was admitted. */
-  const conversations = new Map<string, { held: number; resets: number }>();
 
   const registry: TurnRegistry<T> = {
     admit(turn) {
       if (held.has(turn.stopActionId)) return;
       held.set(turn.stopActionId, turn);
-      const c = conversations.get(turn.key);
-      if (c) c.held++;
-      else conversations.set(turn.key, { held: 1, resets: 0 });
     },
     get: (id) => held.get(id),
     ended: (id) => ended.has(id),
@@ -97,7 +80,7 @@ export function createTurnRegistry<T extends PhasedTurn>(opts: { rememberEnded?:
       // the one write of a turn's phase
       (turn as { phase: TurnPhase }).phase = next;
       if (isOver(next)) {
-        if (held.delete(turn.stopActionId)) release(turn.key);
+        held.delete(turn.stopActionId);
         ended.set(turn.stopActionId, true);
       }
       return true;
@@ -109,19 +92,6 @@ export function createTurnRegistry<T extends PhasedTurn>(opts: { rememberEnded?:
     interrupt: (turn) => registry.apply(turn, { type: 'interrupt' }),
     agentEnded: (turn) => registry.apply(turn, { type: 'agent-ended' }),
     end: (turn) => registry.apply(turn, { type: 'end' }),
-    resetSession(key) {
-      const c = conversations.get(key);
-      if (c) c.resets++;
-    },
-    sessionGeneration: (key) => conversations.get(key)?.resets ?? 0,
-    heldConversations: () => conversations.size,
   };
-
-  /** A turn of `key` is no longer held: the last one takes the conversation's generation with it. */
-  function release(key: string): void {
-    const c = conversations.get(key);
-    if (!c) return;
-    if (--c.held === 0) conversations.delete(key);
-  }
   return registry;
 }

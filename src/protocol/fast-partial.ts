@@ -25,6 +25,14 @@ const PREFIX_LENGTH = '{"type":"partial","text":"'.length;
  * JSON.parse of the literal (which copies the text once more).
  */
 const SHAPE = /\{"type":"partial","text":"[^"\\\u0000-\u001f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\u0000-\u001f]*)*"\}/y;
+/**
+ * A run of whole lines of that shape with a non-empty text, each ended by "\n" or "\r\n" (the
+ * splitter strips one "\r"), matched sticky: as many as follow. The string-literal grammar is
+ * SHAPE's, so each step stays forced and the match linear. For a caller that drops such lines
+ * (their text past the reply cap) and so need not see them one by one: one native pass over a
+ * chunk instead of a call, a check and a regex start per line.
+ */
+const RUN = /(?:\{"type":"partial","text":"(?!")[^"\\\u0000-\u001f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\u0000-\u001f]*)*"\}\r?\n)*/y;
 /** The character each one-letter JSON escape stands for, by the letter's code. */
 const ESCAPED: string[] = [];
 for (const [letter, char] of [['"', '"'], ['\\', '\\'], ['/', '/'], ['b', '\b'], ['f', '\f'], ['n', '\n'], ['r', '\r'], ['t', '\t']] as const) ESCAPED[letter.charCodeAt(0)] = char;
@@ -59,6 +67,20 @@ export function isPartialLine(text: string, start: number, end: number): boolean
     return SHAPE.test(text) && SHAPE.lastIndex === end;
   } catch {
     return false; // the regex engine's backtrack stack, on a huge line of escapes: JSON.parse copes
+  }
+}
+
+/**
+ * Where the first line in text[start…] that is not a newline-ended dominant partial with
+ * non-empty text begins: `start` itself when the line there is not one. Every line passed over
+ * is one isPartialLine accepts (once its "\r" is stripped), its text non-empty.
+ */
+export function skipPartialLines(text: string, start: number): number {
+  RUN.lastIndex = start;
+  try {
+    return RUN.test(text) ? RUN.lastIndex : start;
+  } catch {
+    return start; // the backtrack stack again (see isPartialLine): the lines go one by one
   }
 }
 

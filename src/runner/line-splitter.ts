@@ -13,6 +13,14 @@ export interface LineSink {
   onLine(text: string, start: number, end: number): void;
   /** A line longer than the limit was counted and discarded. */
   onOversized(bytes: number): void;
+  /**
+   * Optional: asked at each line start in a decoded chunk, where the first line the sink must
+   * see begins. The whole, newline-ended lines before it are ones the sink would ignore anyway
+   * (the runner's partials past the reply cap): the sink passes over them in one pass and they
+   * never reach onLine. Return `start` to take the line as usual. Not asked when the chunk
+   * could hold an oversized line (those must reach onOversized).
+   */
+  skipIgnored?(text: string, start: number): number;
 }
 
 const NL = 0x0a;
@@ -53,9 +61,11 @@ export class LineSplitter {
   private completeLines(chunk: Buffer, from: number, to: number): void {
     const text = chunk.toString('utf8', from, to);
     const checkSizes = to - from > this.maxLineBytes;
+    const skips = !checkSizes && this.sink.skipIgnored !== undefined;
     let bytesAt = from;
     let at = 0;
     for (;;) {
+      if (skips) at = this.sink.skipIgnored!(text, at);
       const nl = text.indexOf('\n', at);
       const stop = nl === -1 ? text.length : nl;
       let bytes = 0;

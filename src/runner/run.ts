@@ -153,6 +153,7 @@ export async function run(profile: Profile, turn: TurnInput, handlers: RunHandle
           if (e.requestId !== undefined) writeStdin(permissionResponseLine(e.requestId, { behavior: 'deny', message: `Malformed permission request: ${e.reason}` }));
         }
       },
+      skipIgnored: (text, start) => state.skipIgnored(text, start),
       onOversized: (bytes) => {
         log.warn({ bytes }, 'oversized agent output line dropped');
         state.notices.push(`An oversized event from the agent (${formatMiB(bytes)}) was dropped.`);

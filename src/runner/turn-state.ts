@@ -1,5 +1,5 @@
 import { classifyWithJsonParse } from '../protocol/classify.js';
-import { EMPTY_PARTIAL_LINE_LENGTH, isPartialLine, partialTextIn } from '../protocol/fast-partial.js';
+import { EMPTY_PARTIAL_LINE_LENGTH, isPartialLine, partialTextIn, skipPartialLines } from '../protocol/fast-partial.js';
 import type { AgentEvent, Classified, PartialChunk, Usage } from '../protocol/types.js';
 import type { RunLogger } from './types.js';
 
@@ -62,6 +62,17 @@ export class TurnState {
     // Blank lines are no events; a line starting with "{" (nearly all of them) is not blank.
     if (line.charCodeAt(0) !== 0x7b && line.trim() === '') return undefined;
     return this.apply(classifyWithJsonParse(line));
+  }
+
+  /**
+   * Where the next line this turn must see begins, from a line start in a decoded chunk (see
+   * LineSink.skipIgnored). While partials' texts are dropped (past the reply cap, streaming
+   * off) and the turn has not failed, a dominant partial with text changes nothing, not even
+   * the log: a run of them is passed over in one native pass. An agent flooding output past
+   * the cap then costs about the regex's scan and no work per line.
+   */
+  skipIgnored(text: string, start: number): number {
+    return (this.truncated || !this.opts.streaming) && !this.failed ? skipPartialLines(text, start) : start;
   }
 
   /** Apply one classified line. Returns the event for the caller's own handling (permissions). */

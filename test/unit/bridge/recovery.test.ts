@@ -110,4 +110,46 @@ describe('ledger and recovery', () => {
     assert.deepEqual(await peek.ledger.all(), [], 'nothing left in the ledger after a clean end');
     await peek.close();
   });
+
+  it('the files of the queued turns are fetched side by side at recovery, and each turn runs with its own, in order', async () => {
+    const file = join(freshDataDir(), 'turnbridge.sqlite');
+    const surface = createRecordingSurface();
+    const first = bridgeOn(file, surface);
+    await first.bridge.recover();
+    await first.bridge.handleMessage(makeMsg({ text: 'busy' }));
+    await first.runner.started(1);
+    for (const name of ['a.txt', 'b.txt']) {
+      await first.bridge.handleMessage(makeMsg({ text: `with ${name}`, attachmentRefs: [{ url: `https://files.test/${name}`, filename: name }] }));
+    }
+    const peek = createBridgeState(createSqliteStore({ file }));
+    await poll(async () => ((await peek.queue.list('test:T1:C1:')).length === 2 ? true : undefined), 'two queued turns');
+    await peek.close();
+
+    // "kill -9"; the next start fetches each queued turn's files again, through a platform that
+    // holds every fetch until both were asked for.
+    const fetched: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    surface.fetchAttachments = async (refs) => {
+      fetched.push(...refs.map((r) => r.filename ?? r.url));
+      await held;
+      return { attachments: refs.map((r) => ({ kind: 'file' as const, url: `file:///tmp/${r.filename}`, name: r.filename })), notices: [], cleanup: async () => {} };
+    };
+    const second = bridgeOn(file, surface);
+    const recovering = second.bridge.recover();
+    await waitFor(() => fetched.length === 2, 'both fetches asked for before either landed');
+    assert.deepEqual(fetched, ['a.txt', 'b.txt']);
+    assert.equal(second.runner.calls.length, 0, 'no turn starts without its files');
+    release();
+    assert.equal((await recovering).queued, 2);
+    const runA = await second.runner.started(1);
+    assert.equal(runA.turn.message, 'with a.txt');
+    assert.deepEqual(runA.turn.attachments?.map((a) => a.url), ['file:///tmp/a.txt']);
+    runA.finish({ reply: 'one' });
+    const runB = await second.runner.started(2);
+    assert.equal(runB.turn.message, 'with b.txt');
+    assert.deepEqual(runB.turn.attachments?.map((a) => a.url), ['file:///tmp/b.txt']);
+    runB.finish({ reply: 'two' });
+    await second.bridge.shutdown(1000);
+  });
 });

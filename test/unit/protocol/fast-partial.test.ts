@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { classifyLine, classifyWithJsonParse, fastPartialText, partialTextIn, type Classified } from '../../../src/protocol/index.js';
-import { EMPTY_PARTIAL_LINE_LENGTH, isPartialLine } from '../../../src/protocol/fast-partial.js';
+import { EMPTY_PARTIAL_LINE_LENGTH, isPartialLine, skipPartialLines } from '../../../src/protocol/fast-partial.js';
 
 const PREFIX = '{"type":"partial","text":"';
 
@@ -168,4 +168,40 @@ test('a line given as a range of a larger string: the same answer as the line cu
   const open = `${PREFIX}a\\"}`;
   assert.equal(fastPartialText(`${open}b"}`), 'a"}b');
   assert.equal(partialTextIn(`${open}b"}`, 0, open.length), undefined, 'the literal runs past the range: declined');
+});
+
+/**
+ * skipPartialLines spelled out line by line: from `start`, pass over each line ended by "\n"
+ * that, with one "\r" stripped as the splitter does, isPartialLine accepts with a non-empty text.
+ */
+function skipOneByOne(text: string, start: number): number {
+  let at = start;
+  for (;;) {
+    const nl = text.indexOf('\n', at);
+    if (nl === -1) return at;
+    const end = nl > at && text.charCodeAt(nl - 1) === 0x0d ? nl - 1 : nl;
+    if (!isPartialLine(text, at, end) || end - at === EMPTY_PARTIAL_LINE_LENGTH) return at;
+    at = nl + 1;
+  }
+}
+
+test('skipPartialLines: passes over exactly the newline-ended dominant partials with text, as line by line', () => {
+  const line = fc.oneof(
+    { weight: 4, arbitrary: anyText.map((t) => JSON.stringify({ type: 'partial', text: t })) },
+    { weight: 1, arbitrary: rawText.map((c) => `${PREFIX}${c}"}`) },
+    { weight: 1, arbitrary: fc.constantFrom('', '{"type":"partial","text":""}', '{"type":"result","text":"a"}', '{"type":"partial","text":"a","type":"error","message":"x"}', '{"type":"partial","text":"a"} ', 'x') },
+  );
+  const ending = fc.constantFrom('\n', '\r\n', '\r\r\n', '\n\r');
+  fc.assert(fc.property(rawText, fc.array(fc.tuple(line, ending), { maxLength: 12 }), fc.string({ maxLength: 3 }), (before, lines, after) => {
+    const text = before + lines.map(([l, e]) => l + e).join('') + after;
+    for (const start of [before.length, 0]) {
+      const to = skipPartialLines(text, start);
+      assert.equal(to, skipOneByOne(text, start), JSON.stringify({ text, start }));
+    }
+  }), { numRuns: 5000 });
+  // The last line of a chunk comes without its newline (the splitter keeps it): never passed over.
+  const one = `${PREFIX}a"}`;
+  assert.equal(skipPartialLines(`${one}\n${one}`, 0), one.length + 1);
+  // An empty text is logged when dropped: it stops the run.
+  assert.equal(skipPartialLines(`${one}\n${PREFIX}"}\n${one}\n`, 0), one.length + 1);
 });
