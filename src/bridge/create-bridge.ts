@@ -301,7 +301,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     claimEvent(platform, id, ...more) {
       // A failing store answers true: a rare repeat is better than a lost message.
       const keys = [id, ...more].map((k) => `${platform}:${k}`);
-      return stateOps.run('claim', id, () => (more.length ? state.claimEvents(keys, holder, dedupeTtlMs) : state.claimEvent(keys[0]!, holder, dedupeTtlMs)), true);
+      return stateOps.run('claim', id, () => state.claimEvent(keys, holder, dedupeTtlMs), true);
     },
     ownsThread(platform, conversation) {
       const key = conversationKey(platform, conversation);

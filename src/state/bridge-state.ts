@@ -13,13 +13,12 @@ export interface BridgeState {
     set(key: string, record: SessionRecord): Promise<void>;
     delete(key: string): Promise<boolean>;
   };
-  /** Claim an event id for `ttlMs`: true for exactly one caller (across replicas) until it expires. */
-  claimEvent(id: string, holder: string, ttlMs: number): Promise<boolean>;
   /**
-   * Claim all keys of one message at once, in one commit (Slack: its event id and its channel +
-   * ts, which the twin event of a mention shares): all or none, true when none was taken.
+   * Claim the keys of one message for `ttlMs` (its event id; Slack also its channel + ts, which
+   * the twin event of a mention shares), all at once in one commit: true for exactly one caller
+   * (across replicas) until they expire, and a caller that finds any key taken claims none.
    */
-  claimEvents(ids: readonly string[], holder: string, ttlMs: number): Promise<boolean>;
+  claimEvent(ids: readonly string[], holder: string, ttlMs: number): Promise<boolean>;
   /** Threads the bot answers without a new mention (it started or answered them). */
   readonly threads: {
     own(key: string, ttlMs: number): Promise<void>;
@@ -101,8 +100,7 @@ export function createBridgeState(store: StateStore): BridgeState {
       set: (key, record) => store.set('session', key, record),
       delete: (key) => store.delete('session', key),
     },
-    claimEvent: (id, holder, ttlMs) => store.setIfNotExists('event', id, { holder }, ttlMs),
-    claimEvents: (ids, holder, ttlMs) => store.setIfNoneExist('event', ids, { holder }, ttlMs),
+    claimEvent: (ids, holder, ttlMs) => store.setIfNoneExist('event', ids, { holder }, ttlMs),
     threads: {
       own: async (key, ttlMs) => void (await store.write([writes.threadOwn(key, ttlMs)])),
       owns: async (key) => (await store.get('thread', key)) !== undefined,

@@ -214,12 +214,12 @@ export function stateContract(name: string, rigFactory: () => Promise<StateContr
       assert.equal((await st.sessions.get('slack:T1:C1:1.1'))?.session_id, 's');
       assert.equal(await st.sessions.delete('slack:T1:C1:1.1'), true);
 
-      assert.equal(await st.claimEvent('slack:Ev1', 'r1', 60_000), true);
-      assert.equal(await st.claimEvent('slack:Ev1', 'r2', 60_000), false);
-      assert.equal(await st.claimEvents(['slack:Ev2', 'slack:msg:C1:2.2'], 'r1', 60_000), true);
-      assert.equal(await st.claimEvents(['slack:Ev3', 'slack:msg:C1:2.2'], 'r2', 60_000), false, 'the twin event shares the message key');
-      assert.equal(await st.claimEvent('slack:Ev3', 'r2', 60_000), true, 'and claimed none of its keys');
-      assert.equal(await st.claimEvent('slack:Ev2', 'r2', 60_000), false);
+      assert.equal(await st.claimEvent(['slack:Ev1'], 'r1', 60_000), true);
+      assert.equal(await st.claimEvent(['slack:Ev1'], 'r2', 60_000), false);
+      assert.equal(await st.claimEvent(['slack:Ev2', 'slack:msg:C1:2.2'], 'r1', 60_000), true);
+      assert.equal(await st.claimEvent(['slack:Ev3', 'slack:msg:C1:2.2'], 'r2', 60_000), false, 'the twin event shares the message key');
+      assert.equal(await st.claimEvent(['slack:Ev3'], 'r2', 60_000), true, 'and claimed none of its keys');
+      assert.equal(await st.claimEvent(['slack:Ev2'], 'r2', 60_000), false);
 
       // The first accepted turn's claims: the first author wins; a notice is claimed once, until forgotten.
       assert.equal(await st.conversations.author('slack:T1:C1:1.1'), undefined);
