@@ -1,4 +1,4 @@
-export type { TurnInput, RunHandlers, RunLogger, RunOptions, RunResult } from './types.js';
+export type { TurnInput, RunHandlers, RunLogger, RunOptions, RunResult, ConversationDirs } from './types.js';
 export { run, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_REPLY_BYTES } from './run.js';
 export { processStartTime, endRecordedGroup, type EndOutcome } from './process-identity.js';
 export { checkAgentCwd, sandboxArgs, type LaunchPolicy } from './launch-policy.js';

@@ -50,7 +50,9 @@ export async function run(profile: Profile, turn: TurnInput, handlers: RunHandle
   }
   let launch: LaunchSpec;
   try {
-    launch = resolveLaunch(profile, { sessionId: turn.sessionId ?? '', sessionName: turn.sessionName || 'default' }, options.env ?? process.env, options.launch?.defaultCwd);
+    launch = resolveLaunch(profile, { sessionId: turn.sessionId ?? '', sessionName: turn.sessionName || 'default' }, options.env ?? process.env, options.dirs?.workspace ?? options.launch?.defaultCwd);
+    // The profile's own env.HOME wins, as its cwd does.
+    if (options.dirs?.home && profile.env.HOME === undefined) launch = { ...launch, env: { ...launch.env, HOME: options.dirs.home } };
     if (options.launch) checkAgentCwd(launch.cwd, options.launch, profile);
   } catch (e) {
     if (isTurnbridgeError(e)) return failedBeforeSpawn(e.message, started);

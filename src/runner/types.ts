@@ -5,6 +5,12 @@ import type { LaunchPolicy } from './launch-policy.js';
 /** What the runner logs through: a pino logger fits; the CLI passes a lighter one (no pino at start-up). */
 export type RunLogger = Pick<Logger, 'debug' | 'info' | 'warn'>;
 
+/** A conversation's own directories (see RunOptions.dirs). */
+export interface ConversationDirs {
+  workspace?: string;
+  home?: string;
+}
+
 /** What the bridge (or CLI) asks of one agent turn. */
 export interface TurnInput {
   message: string;
@@ -45,6 +51,12 @@ export interface RunOptions {
   stderrTailBytes?: number;
   /** Default cwd, protected paths, sandbox, run_as (the bridge's agent settings). Absent: the caller's cwd, no sandbox. */
   launch?: LaunchPolicy;
+  /**
+   * This conversation's own places (the bridge makes them, 0700): `workspace` is the agent's cwd
+   * unless the profile names one (it replaces `launch.defaultCwd`), `home` becomes the agent's HOME.
+   * Both are the agent's writable places besides its private tmp.
+   */
+  dirs?: ConversationDirs;
   /** Override profile timeouts in milliseconds (tests). */
   timeoutMs?: number;
   killGraceMs?: number;
