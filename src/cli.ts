@@ -9,20 +9,13 @@ import { isTurnbridgeError } from './errors.js';
 import { helpText, usageLine, versionText, type CommandName } from './cli/help.js';
 import { processIo, type CliIo } from './cli/io.js';
 
-// Variable specifiers keep audit, doctor and allow, and the bridge and platform modules they
-// reach, out of the fast-start bundle of run / chat (bin/cli-cache.js), as in cli/start.ts: they
-// always run through tsx. Bundled, they made every `turnbridge run` parse ~4 MB it never runs.
-const AUDIT_MODULE = './cli/audit.js';
-const DOCTOR_MODULE = './cli/doctor.js';
-const ALLOW_MODULE = './cli/allow.js';
-
 const COMMANDS: Record<CommandName, (argv: string[], io: CliIo) => Promise<number>> = {
   run: async (argv, io) => (await import('./cli/run.js')).runCommand(argv, io),
   chat: async (argv, io) => (await import('./cli/chat.js')).chatCommand(argv, io),
   start: async (argv, io) => (await import('./cli/start.js')).startCommand(argv, io),
-  audit: async (argv, io) => ((await import(AUDIT_MODULE)) as typeof import('./cli/audit.js')).auditCommand(argv, io),
-  doctor: async (argv, io) => ((await import(DOCTOR_MODULE)) as typeof import('./cli/doctor.js')).doctorCommand(argv, io),
-  allow: async (argv, io) => ((await import(ALLOW_MODULE)) as typeof import('./cli/allow.js')).allowCommand(argv, io),
+  audit: async (argv, io) => (await import('./cli/audit.js')).auditCommand(argv, io),
+  doctor: async (argv, io) => (await import('./cli/doctor.js')).doctorCommand(argv, io),
+  allow: async (argv, io) => (await import('./cli/allow.js')).allowCommand(argv, io),
 };
 
 export async function main(argv: string[] = process.argv.slice(2), io: CliIo = processIo()): Promise<number> {
@@ -60,7 +53,7 @@ export async function main(argv: string[] = process.argv.slice(2), io: CliIo = p
   }
 }
 
-// `tsx src/cli.ts chat` (npm run chat) runs this file directly; bin/turnbridge.js imports it.
+// bin/turnbridge.js imports this file; `tsx src/cli.ts chat` runs it directly as well.
 const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href;
 if (invokedDirectly) {
   main().then((code) => { process.exitCode = code; }, (err: unknown) => {

@@ -7,11 +7,8 @@ export async function startCommand(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(helpText('start'));
     return 0;
   }
-  const mod = (await import(MAIN_MODULE)) as typeof import('../main.js');
+  const mod = await import('../main.js');
   await mod.main(argv);
   return 0;
 }
 
-// A variable specifier keeps the bridge out of the CLI's fast-start bundle (bin/cli-cache.js):
-// `start` always runs through tsx, where this resolves to src/main.ts.
-const MAIN_MODULE = '../main.js';
