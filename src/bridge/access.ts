@@ -1,6 +1,7 @@
 /**
  * Who may start a turn (docs/security.md). The global access list applies everywhere, direct
- * messages included; a route can narrow it (allow_users / allow_channels), never widen it.
+ * messages included; a route can narrow it (allow_users / allow_channels), never widen it, and
+ * its lists hold wherever its profile is reached (`route` is the one routing.ts folded).
  * Every refusal names the setting that would allow the message.
  */
 import type { AccessConfig, RouteConfig } from './api.js';
@@ -51,10 +52,10 @@ export async function checkAccess(access: AccessConfig, grants: AccessGrants, ms
     }
   }
   if (route?.allowChannels && !route.allowChannels.includes(msg.conversation.channel)) {
-    return { ok: false, reason: 'route-channel', text: 'Sorry, I am not enabled in this channel (the route\'s allow_channels in turnbridge.yaml).' };
+    return { ok: false, reason: 'route-channel', text: 'Sorry, I am not enabled here (the allow_channels of a route in turnbridge.yaml that names this agent\'s profile; a DM needs a dm: route naming it).' };
   }
   if (route?.allowUsers && !onRouteList(actor, route.allowUsers)) {
-    return { ok: false, reason: 'route-user', text: `Sorry, you are not allowed to use this bot here: ask an admin to add ${identityOf(actor)} to this route's allow_users in turnbridge.yaml.` };
+    return { ok: false, reason: 'route-user', text: `Sorry, you are not allowed to use this bot here: ask an admin to add ${identityOf(actor)} to the allow_users of a route in turnbridge.yaml that names this agent's profile (a route's restrictions hold wherever its profile is reached, DMs included).` };
   }
   return { ok: true, admin };
 }

@@ -21,9 +21,17 @@ export interface RouteConfig {
   approvalTimeoutSecs?: number;
   /** Platform-specific switches (e.g. discord `reply: inline`). */
   options?: Record<string, unknown>;
-  /** Only approvers (and admins) may click Allow here; the turn's author may still Deny. */
+  /** The older spelling of `approvals: approvers` (turnbridge.yaml `approvers_only: true`). */
   approversOnly?: boolean;
+  /** approvers: the turn's author may not Allow here, another approver must (the author may still Deny and Stop). */
+  approvals?: Approvals;
 }
+
+/**
+ * Who may Allow a tool request: `author` (default) the person who started the turn, or an
+ * approver; `approvers` another person, an approver or admin (docs/approvals.md).
+ */
+export type Approvals = 'author' | 'approvers';
 
 /**
  * Who may use the bridge (docs/security.md). Identities are `platform:id` (bridge/identity.ts).
@@ -74,8 +82,15 @@ export interface BridgeConfig {
   file?: string;
   defaultProfile: string;
   routes: RouteConfig[];
+  /**
+   * turnbridge.yaml `dm:`: the route of every direct message (its profile defaults to
+   * defaultProfile). Absent: a DM is served like a channel no route names (bridge/routing.ts).
+   */
+  dm?: RouteConfig;
   /** User ids (or Discord role ids) who may decide any prompt and stop any turn. */
   approvers: string[];
+  /** TURNBRIDGE_APPROVALS / approvals: who may Allow, bridge-wide (absent: author; a route may only make it stricter). */
+  approvals?: Approvals;
   /** Turns waiting per conversation beyond the running one (default 5). */
   queueDepth: number;
   /** Agent processes at once on this replica (default 4). */

@@ -1,4 +1,5 @@
 import type { UserRef } from '../delivery/surface.js';
+import type { Approvals, BridgeConfig, RouteConfig } from './api.js';
 import { onList, samePerson, type Actor } from './identity.js';
 
 export type DecisionAction = 'allow' | 'deny' | 'stop';
@@ -15,8 +16,32 @@ export interface ApproverPolicy {
   groups: readonly string[];
   /** TURNBRIDGE_ADMINS / access.admins: decide anything. */
   admins?: readonly string[];
-  /** The route's approvers_only: the author may not Allow (Deny and Stop still). */
-  approversOnly?: boolean;
+  /**
+   * approvers (the bridge's or the route's `approvals`, or approvers_only): the author's own Allow
+   * is refused, whoever they are (an approver or admin too: another person must allow); Deny,
+   * Stop and Show full input stay theirs. Absent: author.
+   */
+  approvals?: Approvals;
+}
+
+/** Who may decide on a turn served by `route` (the route as routing.ts folded it). */
+export function policyFor(config: Pick<BridgeConfig, 'approvers' | 'approvals'> & { access: { admins: readonly string[] } }, route: RouteConfig | undefined): ApproverPolicy {
+  return {
+    users: [...config.approvers, ...(route?.approvers ?? [])],
+    groups: route?.approverGroups ?? [],
+    admins: config.access.admins,
+    approvals: route?.approvals ?? config.approvals ?? 'author',
+  };
+}
+
+/**
+ * The approvers to show on a prompt of `platform`: bare ids, and `platform:id` entries of that
+ * platform without their prefix (an entry of another platform cannot decide there).
+ */
+export function decidersOn(policy: ApproverPolicy, platform: string): string[] {
+  const prefix = `${platform}:`;
+  const out = policy.users.flatMap((u) => (!u.includes(':') ? [u] : u.startsWith(prefix) && !u.startsWith(`${prefix}role:`) ? [u.slice(prefix.length)] : []));
+  return [...new Set(out)];
 }
 
 /** On a list: a `platform:id` entry for any of the person's identities, or a bare id on the prompt's platform. */
@@ -34,10 +59,11 @@ export function isApprover(clicker: Actor, author: Actor, policy: ApproverPolicy
 }
 
 /**
- * The one check for clicks, forms and `stop`, compared as (platform, id): admins and approvers
- * always; approver groups (roles, or Slack user groups through `groupMembers`, looked up by the
- * platform; a failed lookup is "not a member") on the prompt's platform; the author unless the
- * route is approvers_only and the action is Allow.
+ * The one check for clicks, forms and `stop`, compared as (platform, id): with approvals:
+ * approvers the author's Allow never counts (four eyes, even for an approver or admin); else
+ * admins and approvers always; approver groups (roles, or Slack user groups through
+ * `groupMembers`, looked up by the platform; a failed lookup is "not a member") on the prompt's
+ * platform; the author.
  */
 export async function mayDecide(
   clicker: Actor,
@@ -46,6 +72,7 @@ export async function mayDecide(
   policy: ApproverPolicy,
   groupMembers?: (groupId: string) => Promise<readonly string[]>,
 ): Promise<boolean> {
+  if (policy.approvals === 'approvers' && action === 'allow' && samePerson(clicker, author)) return false;
   if (isApprover(clicker, author, policy)) return true;
   if (clicker.platform === author.platform && groupMembers) {
     for (const g of policy.groups) {
@@ -53,8 +80,7 @@ export async function mayDecide(
       if (members.includes(clicker.user.id)) return true;
     }
   }
-  if (!samePerson(clicker, author)) return false;
-  return !(policy.approversOnly && action === 'allow');
+  return samePerson(clicker, author);
 }
 
 /** The synchronous form for Stop (no group lookup). */
@@ -64,8 +90,8 @@ export function mayStop(clicker: Actor, author: Actor, policy: ApproverPolicy): 
 
 /** Why a click was refused, naming the setting that would allow it. */
 export function refusalText(author: UserRef, action: DecisionAction, policy: ApproverPolicy, self: boolean): string {
-  if (self && policy.approversOnly && action === 'allow') {
-    return 'Only approvers can allow tool use here (this route has approvers_only: true; approvers are TURNBRIDGE_APPROVERS / approvers, or the route\'s approvers). You can still Deny.';
+  if (self && policy.approvals === 'approvers' && action === 'allow') {
+    return 'An approver must allow this: you started this turn, and here your own Allow does not count (approvals: approvers, or a route\'s approvers_only: true, in turnbridge.yaml / TURNBRIDGE_APPROVALS; approvers are TURNBRIDGE_APPROVERS / approvers, or the route\'s approvers). You can still Deny or Stop.';
   }
   const what = action === 'stop' ? 'stop this turn' : 'answer this request';
   return `Only ${mention(author)} or an approver can ${what} (approvers: TURNBRIDGE_APPROVERS / approvers, or TURNBRIDGE_ADMINS).`;

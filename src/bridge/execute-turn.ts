@@ -1,5 +1,6 @@
 import type { Attachment, PermissionDecision } from '../protocol/types.js';
 import type { RunResult } from '../runner/types.js';
+import { policyFor } from './approvers.js';
 import type { BridgeContext } from './context.js';
 import { createMentionGuard } from './mention-guard.js';
 import { releaseTicket } from './conversation-order.js';
@@ -126,11 +127,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
               request,
               signal,
               timeoutMs: permissionTimeoutMs(ctx, turn),
-              approvers: {
-                users: [...ctx.config.approvers, ...(turn.route?.approvers ?? [])],
-                groups: turn.route?.approverGroups ?? [],
-                approversOnly: turn.route?.approversOnly === true,
-              },
+              approvers: policyFor(ctx.config, turn.route),
               log,
               onAutoAllowed: (line) => turn.reply?.addNotice(`_${line}_`),
               // Through delivery: below the reply, paced and retried like any message.

@@ -3,7 +3,7 @@ import type { Conversation, MessageRef, PermissionPromptView, PromptHow, PromptS
 import type { PromptPost, PromptShown } from '../delivery/types.js';
 import type { Logger } from '../log.js';
 import type { PermissionDecision, PermissionRequest } from '../protocol/types.js';
-import { mayDecide as mayDecideFor, mention, refusalText, type ApproverPolicy, type DecisionAction } from './approvers.js';
+import { decidersOn, mayDecide as mayDecideFor, mention, refusalText, type ApproverPolicy, type DecisionAction } from './approvers.js';
 import { samePerson } from './identity.js';
 import { BoundedMap } from '../bounded-map.js';
 import { auditPerson, inputDigest, requestFacts, type AuditTrail, type DecisionSource } from './audit.js';
@@ -218,7 +218,10 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
       ...(opts.rules ? { rule: describeRule(rule) } : {}),
       ...(inputAsText(req.request.input).length > PREVIEW_MAX_CHARS ? { truncated: true } : {}),
       editable: editable(req.request),
-      deciders: { author: req.author, users: [...policy.users], groups: [...policy.groups] },
+      deciders: {
+        author: req.author, users: decidersOn(policy, req.surface.platform), groups: [...policy.groups],
+        ...(policy.approvals === 'approvers' ? { approvals: 'approvers' as const } : {}),
+      },
       expiresAt: createdAt + timeoutMs,
     };
     return new Promise<PermissionDecision>((resolve) => {

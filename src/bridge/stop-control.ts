@@ -1,5 +1,5 @@
 import type { UserRef } from '../delivery/surface.js';
-import { mayStop, mention, refusalText } from './approvers.js';
+import { mayStop, mention, policyFor, refusalText } from './approvers.js';
 import type { BridgeContext } from './context.js';
 import type { Turn } from './turn.js';
 import { isWaiting } from './turn-phase.js';
@@ -12,7 +12,7 @@ export function stopTurn(ctx: BridgeContext, turn: Turn | undefined, user: UserR
   if (!turn || phase === 'finishing' || phase === 'done' || phase === 'interrupted') {
     return { ok: false, reason: 'finished', text: 'This turn has already finished.' };
   }
-  const policy = { users: [...ctx.config.approvers, ...(turn.route?.approvers ?? [])], groups: turn.route?.approverGroups ?? [], admins: ctx.config.access.admins };
+  const policy = policyFor(ctx.config, turn.route);
   if (!mayStop({ platform, user }, { platform: turn.msg.platform, user: turn.msg.user }, policy)) {
     turn.log.info({ platform, user: user.id }, 'stop refused: not the author or an approver');
     return { ok: false, reason: 'not-allowed', text: refusalText(turn.msg.user, 'stop', policy, false) };

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
-import type { BridgeConfig } from '../bridge/api.js';
+import type { BridgeConfig, RouteConfig } from '../bridge/api.js';
 import { TurnbridgeError } from '../errors.js';
 import { DEFAULTS, LOG_LEVELS, PLATFORM_KEYS, defaultProfilePath } from './defaults.js';
 import {
@@ -15,7 +15,8 @@ import {
   isRecord,
   splitCommaList,
 } from './field-checks.js';
-import { parseRoutes } from './parse-routes.js';
+import { checkApprovers } from './approvals-check.js';
+import { checkApprovals, parseDmRoute, parseRoutes } from './parse-routes.js';
 import { secretFilePaths } from './secret-files.js';
 import { SECURITY_KEYS, checkIdentityList, defaultAccess, defaultLimits, defaultWorkspace, securityFromEnv, securityFromFile, type SecurityValues } from './security-config.js';
 
@@ -30,7 +31,7 @@ export interface LoadConfigOptions {
 
 /** Top-level keys of turnbridge.yaml. */
 export const KNOWN_KEYS = [
-  'default_profile', 'routes', 'approvers', 'queue_depth', 'max_concurrent', 'shared_max_concurrent', 'permission_timeout_secs',
+  'default_profile', 'routes', 'dm', 'approvers', 'approvals', 'queue_depth', 'max_concurrent', 'shared_max_concurrent', 'permission_timeout_secs',
   'data_dir', 'redis_url', 'host', 'port', 'shutdown_grace_secs', 'log_level', ...SECURITY_KEYS, ...PLATFORM_KEYS,
 ] as const;
 
@@ -90,7 +91,7 @@ function pickFile(env: NodeJS.ProcessEnv, cwd: string, file?: string): string | 
   return existsSync(local) ? local : undefined;
 }
 
-type Values = Partial<BridgeConfig> & { security?: SecurityValues };
+type Values = Partial<Omit<BridgeConfig, 'dm'>> & { security?: SecurityValues; dm?: Omit<RouteConfig, 'profile'> & { profile?: string } };
 
 function fromFile(raw: Record<string, unknown>, file: string): Values {
   const src: Source = { file };
@@ -106,6 +107,8 @@ function fromFile(raw: Record<string, unknown>, file: string): Values {
   if (raw.default_profile !== undefined) out.defaultProfile = path('default_profile', raw.default_profile);
   if (raw.routes !== undefined) out.routes = parseRoutes(src, raw.routes, base);
   if (raw.approvers !== undefined) out.approvers = checkIdentityList(src, 'approvers', raw.approvers, true);
+  if (raw.approvals !== undefined) out.approvals = checkApprovals(src, 'approvals', raw.approvals);
+  if (raw.dm !== undefined && raw.dm !== null) out.dm = parseDmRoute(src, raw.dm, base);
   if (raw.queue_depth !== undefined) out.queueDepth = checkInt(src, 'queue_depth', raw.queue_depth, 0, 1000);
   if (raw.max_concurrent !== undefined) out.maxConcurrent = checkInt(src, 'max_concurrent', raw.max_concurrent, 1, 1000);
   if (raw.shared_max_concurrent !== undefined) out.sharedMaxConcurrent = checkInt(src, 'shared_max_concurrent', raw.shared_max_concurrent, 1, 100_000);
@@ -127,6 +130,18 @@ function fromFile(raw: Record<string, unknown>, file: string): Values {
   }
   out.platforms = platforms;
   return out;
+}
+
+/**
+ * The bridge-wide `approvals: approvers` is a floor: a route's `approvals: author` would read as
+ * an exception it is not, so it is refused.
+ */
+function checkRouteApprovals(c: Pick<BridgeConfig, 'approvals' | 'routes' | 'dm' | 'file'>, fromEnv: boolean): void {
+  if (c.approvals !== 'approvers') return;
+  const loose = [...c.routes.map((r, i) => [r, `routes[${i}].approvals`] as const), ...(c.dm ? [[c.dm, 'dm.approvals'] as const] : [])].find(([r]) => r.approvals === 'author');
+  if (!loose) return;
+  const by = fromEnv ? 'TURNBRIDGE_APPROVALS=approvers' : 'approvals: approvers';
+  fail({ file: c.file }, loose[1], 'author', `approvers, or no approvals there (${by} holds on every route)`, `remove ${loose[1]}: a route can make approvals stricter, never looser than ${by}`);
 }
 
 /** The shared cap lives in Redis: without REDIS_URL it would silently count per replica. */
@@ -153,9 +168,9 @@ function checkLogLevel(src: Source, field: string, v: unknown): string {
   return s;
 }
 
-function fromEnv(env: NodeJS.ProcessEnv, cwd: string): Values {
+function fromEnv(env: NodeJS.ProcessEnv, cwd: string): Omit<Values, 'dm'> {
   const src: Source = { label: 'environment' };
-  const out: Values = { security: securityFromEnv(env, cwd) };
+  const out: Omit<Values, 'dm'> = { security: securityFromEnv(env, cwd) };
   const val = (name: string): string | undefined => {
     const v = env[name];
     return v === undefined || v.trim() === '' ? undefined : v.trim();
@@ -182,6 +197,8 @@ function fromEnv(env: NodeJS.ProcessEnv, cwd: string): Values {
   if (depth) out.queueDepth = checkInt(src, 'TURNBRIDGE_QUEUE_DEPTH', depth, 0, 1000);
   const approvers = val('TURNBRIDGE_APPROVERS');
   if (approvers) out.approvers = checkIdentityList(src, 'TURNBRIDGE_APPROVERS', approvers, true);
+  const approvals = val('TURNBRIDGE_APPROVALS');
+  if (approvals) out.approvals = checkApprovals(src, 'TURNBRIDGE_APPROVALS', approvals);
   const permTimeout = val('TURNBRIDGE_PERMISSION_TIMEOUT_SECS');
   if (permTimeout) out.permissionTimeoutSecs = checkPositive(src, 'TURNBRIDGE_PERMISSION_TIMEOUT_SECS', permTimeout, 86_400);
   return out;
@@ -198,6 +215,7 @@ export function loadConfig(opts: LoadConfigOptions = {}): BridgeConfig {
   const file = pickFile(env, cwd, opts.file);
   const { security: fileSec = {}, ...fileValues }: Values = file ? fromFile(readConfigFile(file), file) : {};
   const { security: envSec = {}, ...envValues } = fromEnv(env, cwd);
+  const { dm: fileDm, ...fileRest } = fileValues;
   const merged: Omit<BridgeConfig, 'access' | 'limits' | 'agent' | 'allowedHosts'> = {
     defaultProfile: defaultProfilePath(),
     routes: [],
@@ -211,17 +229,21 @@ export function loadConfig(opts: LoadConfigOptions = {}): BridgeConfig {
     shutdownGraceSecs: DEFAULTS.shutdownGraceSecs,
     logLevel: DEFAULTS.logLevel,
     platforms: {},
-    ...fileValues,
+    ...fileRest,
     ...envValues,
   };
   if (file) merged.file = file;
+  if (fileDm) merged.dm = { ...fileDm, profile: fileDm.profile ?? merged.defaultProfile };
+  checkRouteApprovals(merged, envValues.approvals !== undefined);
   checkSharedCap(merged, envValues.sharedMaxConcurrent !== undefined ? undefined : file);
   const protectedPaths = [cwd, resolve(cwd, '.env'), merged.dataDir, ...(file ? [file] : []), ...secretFilePaths(env, cwd)];
   const agent = { workspace: defaultWorkspace(), sandbox: 'off' as const, ...fileSec.agent, ...envSec.agent, protectedPaths };
   const { localToken, metricsToken } = envSec;
+  const access = { ...defaultAccess(), ...fileSec.access, ...envSec.access };
+  checkApprovers({ ...merged, access }, { fromEnv: envValues.approvals !== undefined });
   return {
     ...merged,
-    access: { ...defaultAccess(), ...fileSec.access, ...envSec.access },
+    access,
     limits: { ...defaultLimits(merged.maxConcurrent), ...fileSec.limits, ...envSec.limits },
     agent,
     allowedHosts: envSec.allowedHosts ?? fileSec.allowedHosts ?? [],

@@ -86,8 +86,11 @@ export interface PermissionPromptView {
   truncated?: boolean;
   /** "Edit and allow" is offered. */
   editable?: boolean;
-  /** Who may decide: the author, approver user ids, approver group ids (Slack subteams, Discord roles). */
-  deciders?: { author: UserRef; users: string[]; groups: string[] };
+  /**
+   * Who may decide: the author, approver user ids, approver group ids (Slack subteams, Discord
+   * roles); `approvals: 'approvers'`: an approver must allow, the author may only deny.
+   */
+  deciders?: { author: UserRef; users: string[]; groups: string[]; approvals?: 'author' | 'approvers' };
   /** When a pending prompt times out (ms since the epoch). */
   expiresAt?: number;
   /** When it was decided (ms since the epoch). */

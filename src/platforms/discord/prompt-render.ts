@@ -33,6 +33,7 @@ function deciders(view: PermissionPromptView): string | undefined {
   const list = [...d.users.map((u) => `<@${u}>`), ...d.groups.map((g) => `<@&${g}>`)];
   const shown = list.slice(0, MAX_DECIDERS_SHOWN).join(', ');
   const more = list.length > MAX_DECIDERS_SHOWN ? ` and ${list.length - MAX_DECIDERS_SHOWN} more` : '';
+  if (d.approvals === 'approvers') return `an approver must decide${list.length ? ` (${shown}${more})` : ''}; <@${d.author.id}> may only deny`;
   return list.length ? `<@${d.author.id}> or an approver (${shown}${more}) may decide` : `<@${d.author.id}> may decide`;
 }
 

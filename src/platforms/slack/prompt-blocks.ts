@@ -58,6 +58,7 @@ function deciders(view: PermissionPromptView): string | undefined {
   const who = [...d.users.map((u) => `<@${u}>`), ...d.groups.map((g) => `<!subteam^${g}>`)];
   const shown = who.slice(0, MAX_DECIDERS_SHOWN).join(', ');
   const more = who.length > MAX_DECIDERS_SHOWN ? ` and ${who.length - MAX_DECIDERS_SHOWN} more` : '';
+  if (d.approvals === 'approvers') return `an approver must decide${who.length ? ` (${shown}${more})` : ''}; <@${d.author.id}> may only deny`;
   return who.length ? `<@${d.author.id}> or an approver (${shown}${more}) may decide` : `<@${d.author.id}> may decide`;
 }
 

@@ -19,10 +19,8 @@ describe('discord access (real discord.js + bridge, access closed)', () => {
   before(async () => {
     rig = await makeTurnRig({ config: { routes: [] } });
     role = rig.fake.world.guild.roles[1]!.id;
-    const { carol } = rig.fake.world.users;
-    // Global list: everyone with the server role (carol). A route scoped to the server narrows it to carol.
+    // Global list: everyone with the server role (carol).
     rig.config.access = { mode: 'closed', allowUsers: [`discord:role:${role}`], admins: [], dms: true };
-    rig.config.routes.push({ platform: 'discord', space: rig.fake.world.guild.id, profile: rig.config.defaultProfile, allowUsers: [carol.id] });
   });
   after(async () => {
     await rig.close();
@@ -57,6 +55,9 @@ describe('discord access (real discord.js + bridge, access closed)', () => {
   it('a role on the list works in the server; in a DM there is no role, so the DM cannot get past the server\'s route', async () => {
     const { fake } = rig;
     const { carol, erin } = fake.world.users;
+    // A route scoped to the server narrows the list to carol (and, since it names the default
+    // profile, holds in DMs too: test/e2e/discord/route-guard.test.ts).
+    rig.config.routes.push({ platform: 'discord', space: rig.fake.world.guild.id, profile: rig.config.defaultProfile, allowUsers: [carol.id] });
     const inGuild = fake.say(fake.world.general.id, carol, 'in the server', { mention: true });
     await fake.waitFor(() => botSaid().some((m) => m.content === 'echo: in the server'), 20_000, 'carol\'s reply in the server');
     // erin gets the role: the global list lets her in, the server's route (carol only) does not.

@@ -108,7 +108,7 @@ describe('identities and decisions', () => {
     assert.equal(parseLegacyId('local-user'), undefined);
   });
 
-  it('a click is matched on (platform, id); approvers_only keeps Allow for approvers, Deny and Stop stay the author\'s', async () => {
+  it('a click is matched on (platform, id); approvals: approvers keeps Allow for approvers, Deny and Stop stay the author\'s', async () => {
     const policy = { users: ['slack:U0BOSS'], groups: [], admins: ['discord:99999'] };
     const author = { platform: 'slack', user: { id: 'U0ANA' } };
     assert.equal(await mayDecide({ platform: 'slack', user: { id: 'U0ANA' } }, author, 'allow', policy), true);
@@ -116,9 +116,16 @@ describe('identities and decisions', () => {
     assert.equal(await mayDecide({ platform: 'local', user: { id: 'U0BOSS' } }, author, 'allow', policy), false, 'an approver\'s id on the local page');
     assert.equal(await mayDecide({ platform: 'slack', user: { id: 'U0BOSS' } }, author, 'allow', policy), true);
     assert.equal(await mayDecide({ platform: 'discord', user: { id: '99999' } }, author, 'stop', policy), true, 'admins decide anything');
-    const strict = { ...policy, approversOnly: true };
+    const strict = { ...policy, approvals: 'approvers' as const };
     assert.equal(await mayDecide({ platform: 'slack', user: { id: 'U0ANA' } }, author, 'allow', strict), false);
     assert.equal(await mayDecide({ platform: 'slack', user: { id: 'U0ANA' } }, author, 'deny', strict), true);
     assert.equal(await mayDecide({ platform: 'slack', user: { id: 'U0BOSS' } }, author, 'allow', strict), true);
+    // Four eyes: an approver (or admin) who started the turn does not allow it either.
+    const boss = { platform: 'slack', user: { id: 'U0BOSS' } };
+    assert.equal(await mayDecide(boss, boss, 'allow', strict), false, 'an approver\'s own turn');
+    assert.equal(await mayDecide(boss, boss, 'deny', strict), true);
+    const admin = { platform: 'discord', user: { id: '99999' } };
+    assert.equal(await mayDecide(admin, admin, 'allow', strict), false, 'an admin\'s own turn');
+    assert.equal(await mayDecide(admin, author, 'allow', strict), true, 'an admin decides another\'s turn');
   });
 });

@@ -29,7 +29,7 @@ describe('routing and access', () => {
 
   it('falls back to the default profile without a route (access is checked apart: access.test.ts)', () => {
     const r = routeMessage(makeConfig({ defaultProfile: '/d.yaml' }), makeMsg());
-    assert.deepEqual(r, { route: undefined, profilePath: '/d.yaml' });
+    assert.deepEqual(r, { profilePath: '/d.yaml' });
   });
 });
 

@@ -46,6 +46,7 @@ function decidersText(v) {
   if (!d) return '';
   const author = d.author.name ?? d.author.id;
   const others = [...d.users, ...d.groups.map((g) => `group ${g}`)];
+  if (d.approvals === 'approvers') return `an approver must decide${others.length ? ` (${others.join(', ')})` : ''}; ${author} may only deny`;
   return others.length ? `${author} or an approver (${others.join(', ')}) may decide` : `${author} may decide`;
 }
 
