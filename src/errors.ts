@@ -72,3 +72,48 @@ export function describeFieldError(file: string | undefined, field: string, foun
   const shown = found === undefined ? 'nothing' : JSON.stringify(found);
   return `${where}field "${field}": found ${shown}, expected ${expected}${hint ? `. ${hint}` : ''}`;
 }
+
+/**
+ * An error as the two lines a person reads: what is wrong, and `fix`. Messages built by
+ * describeFieldError end with their hint; it is cut from the text so that it is printed once.
+ */
+export function problemLines(err: { message: string; hint?: string }): { text: string; fix?: string } {
+  const { message, hint } = err;
+  if (!hint) return { text: message };
+  const text = message.endsWith(`. ${hint}`) ? message.slice(0, -hint.length - 2) : message.endsWith(hint) ? message.slice(0, -hint.length).trimEnd() : message;
+  return { text, fix: hint };
+}
+
+/**
+ * The yaml package's message for a syntax error, on one line: "Flow sequence ... end with a ] at
+ * line 2, column 1:" is followed by a code frame; the trailing colon would point at nothing.
+ */
+export function yamlErrorText(e: unknown): string {
+  const first = ((e as Error)?.message ?? String(e)).split('\n')[0]!.trim();
+  return first.replace(/:$/, '');
+}
+
+/** The known name closest to `name` (at most 2 edits away), for "did you mean". */
+export function closestName(name: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const k of known) {
+    const d = editDistance(name, k);
+    if (d < bestDistance) { best = k; bestDistance = d; }
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cur = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = cur;
+    }
+  }
+  return row[b.length]!;
+}

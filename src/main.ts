@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createBridge, createMetrics, loadConfig } from './bridge/index.js';
 import type { BridgeConfig, CoreBridge, Platform, PlatformFactoryOptions } from './bridge/index.js';
-import { isTurnbridgeError, TurnbridgeError } from './errors.js';
+import { isTurnbridgeError, problemLines, TurnbridgeError } from './errors.js';
 import { createHttpServer, type HttpServer } from './http/index.js';
 import { createDelivery, type SharedLimiters } from './delivery/index.js';
 import { createLogger, type Logger } from './log.js';
@@ -18,7 +18,7 @@ import { dotEnvVars } from './config/bridge-env.js';
 import { withSecretFiles } from './config/secret-files.js';
 import { sandboxProblem } from './runner/index.js';
 import { choosePlatforms } from './config/index.js';
-import { metricsExposure, startStartupChecks, type StartupCheckRun } from './doctor/index.js';
+import { metricsExposure, preflightProfiles, startStartupChecks, type StartupCheckRun } from './doctor/index.js';
 
 export { choosePlatforms };
 
@@ -100,6 +100,9 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
   const print = opts.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   const config = loadConfig({ env, file: opts.configFile });
   parseLocalConfig(config.platforms.local, config.file); // config mistakes surface before anything binds
+  // So do broken profiles, before the store, the workspace and the sockets; checked against the
+  // environment turns get (process.env: the runner expands profiles from it).
+  await preflightProfiles(config, process.env);
   const logger = opts.logger ?? createLogger({ level: config.logLevel });
   const metrics = createMetrics({ processMetrics: true });
   // With Redis, every replica spends one set of platform budgets (bottleneck clustered on Redis)
@@ -307,8 +310,9 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   } catch (err) {
     if (isTurnbridgeError(err)) {
       const e = err as TurnbridgeError;
-      process.stderr.write(`turnbridge: ${e.code === 'TB_CONFIG_INVALID' ? 'configuration error: ' : ''}${e.message}\n`);
-      if (e.hint && !e.message.includes(e.hint)) process.stderr.write(`  fix: ${e.hint}\n`);
+      const { text, fix } = problemLines(e);
+      process.stderr.write(`turnbridge: ${e.code === 'TB_CONFIG_INVALID' ? 'configuration error: ' : ''}${text}\n`);
+      if (fix) process.stderr.write(`  fix: ${fix}\n`);
       else if (e.code === 'TB_CONFIG_INVALID') process.stderr.write('  fix: see turnbridge.example.yaml and .env.example\n');
       process.exit(e.code === 'TB_USAGE' ? 2 : 1);
     }

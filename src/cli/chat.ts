@@ -6,7 +6,7 @@ import type { RunResult } from '../runner/types.js';
 import { parseCommandArgs } from './args.js';
 import { helpText } from './help.js';
 import { createCliLogger } from './cli-logger.js';
-import { dimmer, type CliIo } from './io.js';
+import { dimmer, writeProblem, type CliIo } from './io.js';
 import { LineQueue } from './line-queue.js';
 import { createPartialPrinter } from './partial-printer.js';
 import { describePermissionRequest, isYes } from './permission-prompt.js';
@@ -27,13 +27,13 @@ export async function chatCommand(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(helpText('chat'));
     return 0;
   }
-  const [{ loadProfile }, { run }] = await Promise.all([import('../profile/index.js'), import('../runner/index.js')]);
+  const [{ loadRunnableProfile }, { run }] = await Promise.all([import('../doctor/profile-preflight.js'), import('../runner/index.js')]);
   let profile: Profile;
   try {
-    profile = await loadProfile(positionals[0]!);
+    profile = await loadRunnableProfile(positionals[0]!, io.env);
   } catch (err) {
     if (!isTurnbridgeError(err)) throw err;
-    io.stderr.write(`error: ${err.message}\n`);
+    writeProblem(io.stderr, err);
     return EXIT_BAD_PROFILE;
   }
   if (values['no-stream']) profile = { ...profile, streaming: false };

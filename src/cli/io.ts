@@ -1,3 +1,4 @@
+import { problemLines } from '../errors.js';
 /** The process streams a command uses; passed in so the commands hold no globals. */
 export interface CliIo {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
@@ -18,4 +19,10 @@ export function processIo(): CliIo {
 export function dimmer(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): (text: string) => string {
   if (stream.isTTY !== true || env.NO_COLOR) return (text) => text;
   return (text) => `\x1b[2m${text}\x1b[22m`;
+}
+
+/** A TurnbridgeError for a person: `error: what is wrong`, then `  fix: …` once (as start-up and the doctor print it). */
+export function writeProblem(stream: NodeJS.WritableStream, err: { message: string; hint?: string }): void {
+  const { text, fix } = problemLines(err);
+  stream.write(`error: ${text}\n${fix ? `  fix: ${fix}\n` : ''}`);
 }

@@ -7,7 +7,7 @@ import { createPartialPrinter } from './partial-printer.js';
 import { attachmentFromUrl } from './attachments.js';
 import { helpText } from './help.js';
 import { createCliLogger } from './cli-logger.js';
-import type { CliIo } from './io.js';
+import { writeProblem, type CliIo } from './io.js';
 import { failedJsonResult, toJsonResult } from './json-result.js';
 import { describePermissionRequest, isYes } from './permission-prompt.js';
 
@@ -40,14 +40,14 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   if (!message && attachments.length === 0) throw usageError('run', '--message is empty and no --attach was given: an empty turn cannot be sent');
   const json = values.json === true;
 
-  const [{ loadProfile }, { run }] = await Promise.all([import('../profile/index.js'), import('../runner/index.js')]);
+  const [{ loadRunnableProfile }, { run }] = await Promise.all([import('../doctor/profile-preflight.js'), import('../runner/index.js')]);
   let profile: Profile;
   try {
-    profile = await loadProfile(positionals[0]!);
+    profile = await loadRunnableProfile(positionals[0]!, io.env);
   } catch (err) {
     if (!isTurnbridgeError(err)) throw err;
     if (json) io.stdout.write(`${JSON.stringify(failedJsonResult(err.message, EXIT_BAD_PROFILE))}\n`);
-    else io.stderr.write(`error: ${err.message}\n`);
+    else writeProblem(io.stderr, err);
     return EXIT_BAD_PROFILE;
   }
   if (values['no-stream']) profile = { ...profile, streaming: false };

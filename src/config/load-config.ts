@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { BridgeConfig, RouteConfig } from '../bridge/api.js';
-import { TurnbridgeError } from '../errors.js';
+import { TurnbridgeError, yamlErrorText } from '../errors.js';
 import { DEFAULTS, LOG_LEVELS, PLATFORM_KEYS, defaultProfilePath } from './defaults.js';
 import {
   type Source,
@@ -51,7 +51,7 @@ function readConfigFile(file: string): Record<string, unknown> {
   if (doc.errors.length > 0) {
     const first = doc.errors[0]!;
     const line = first.linePos?.[0]?.line;
-    throw new TurnbridgeError('TB_CONFIG_INVALID', `${file}${line ? `:${line}` : ''}: not valid YAML: ${first.message.split('\n')[0]}`, {
+    throw new TurnbridgeError('TB_CONFIG_INVALID', `${file}${line ? `:${line}` : ''}: not valid YAML: ${yamlErrorText(first)}`, {
       file,
       hint: 'fix the YAML syntax (indentation, quotes, colons)',
       cause: first,

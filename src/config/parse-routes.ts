@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { Approvals, RouteConfig } from '../bridge/api.js';
 import { type Source, checkId, checkKnownKeys, checkPositive, checkString, checkStringList, fail, isRecord } from './field-checks.js';
+import { checkRoutePlace, checkRoutePlatform } from './route-ids.js';
 
 /** What a route may restrict, on `routes:` entries and on `dm:`. */
 const RESTRICTION_KEYS = ['allow_users', 'approvers', 'approver_groups', 'approval_timeout_secs', 'approvers_only', 'approvals'] as const;
@@ -52,6 +53,10 @@ export function parseRoutes(src: Source, raw: unknown, baseDir: string): RouteCo
       const v = r[key];
       if (v === undefined || v === null) continue;
       route[key] = checkId(src, `${at}.${key}`, v);
+    }
+    if (route.platform !== undefined) route.platform = checkRoutePlatform(src, `${at}.platform`, route.platform);
+    for (const key of ['space', 'channel'] as const) {
+      if (route[key] !== undefined) checkRoutePlace(src, `${at}.${key}`, route[key], route.platform);
     }
     if (r.allow_channels !== undefined) route.allowChannels = checkStringList(src, `${at}.allow_channels`, r.allow_channels);
     parseRestrictions(src, at, r, route);

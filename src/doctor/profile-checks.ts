@@ -1,23 +1,21 @@
 /**
  * Profiles: each one the config names loads, its command is found, the agent CLI behind a ready
- * profile is installed (its --version) and logged in where that can be told, and the agent's cwd
- * exists and is writable.
+ * profile is installed (its --version) and logged in where that can be told, and the cwd agents
+ * really get (the profile's `cwd:`, else the agent workspace) is allowed, exists and is writable.
+ * The load, command and cwd steps are start-up's own (profile-preflight.ts), so both say the same.
  */
 import { execFile } from 'node:child_process';
 import { accessSync, constants, existsSync } from 'node:fs';
-import { relative } from 'node:path';
+import { dirname, relative } from 'node:path';
 import type { BridgeConfig } from '../bridge/api.js';
-import { loadProfile, resolveLaunch, type Profile } from '../profile/index.js';
+import { problemLines } from '../errors.js';
+import { loadProfile, type Profile } from '../profile/index.js';
 import { AGENT_CLIS } from './agent-clis.js';
 import { findCommand } from './find-command.js';
+import { agentPlace, findProfileCommand, namedBy, profileLaunch, profilePaths, type AgentPlace, type ProfileLaunch } from './profile-preflight.js';
 import { fail, pass, type CheckResult } from './types.js';
 
 const S = 'Profiles';
-
-/** Every profile path the config names, the default first. */
-export function profilePaths(config: BridgeConfig): string[] {
-  return [...new Set([config.defaultProfile, ...config.routes.map((r) => r.profile)])];
-}
 
 function shortPath(file: string): string {
   const rel = relative(process.cwd(), file);
@@ -34,32 +32,39 @@ function version(file: string, env: NodeJS.ProcessEnv): Promise<string | undefin
 
 export async function profileChecks(config: BridgeConfig, env: NodeJS.ProcessEnv): Promise<CheckResult[]> {
   const out: CheckResult[] = [];
-  for (const path of profilePaths(config)) out.push(...(await checkProfile(path, env)));
+  const place = agentPlace(config);
+  for (const path of profilePaths(config)) out.push(...(await checkProfile(path, env, place, namedBy(config, path))));
   return out;
 }
 
-async function checkProfile(path: string, env: NodeJS.ProcessEnv): Promise<CheckResult[]> {
+/** An error as one ✗ line and its fix, each said once; the profile is named unless the text names it. */
+function failed(name: string, path: string, err: unknown, fallbackFix: string, who?: string): CheckResult {
+  const p = problemLines(err as Error & { hint?: string });
+  const text = p.text.includes(path) ? p.text : `${name}: ${p.text}`;
+  return fail(S, who ? `${text} (named by ${who})` : text, p.fix ?? fallbackFix);
+}
+
+async function checkProfile(path: string, env: NodeJS.ProcessEnv, place: AgentPlace, who: string): Promise<CheckResult[]> {
   const name = shortPath(path);
   let profile: Profile;
   try {
     profile = await loadProfile(path);
   } catch (e) {
-    return [fail(S, `${name} does not load: ${(e as Error).message}`, 'fix the profile (docs/profiles.md), or point the route / TURNBRIDGE_PROFILE at another one')];
+    return [failed(name, path, e, 'fix the profile (docs/profiles.md), or point the route / TURNBRIDGE_PROFILE at another one', who)];
   }
   const out: CheckResult[] = [pass(S, `${name} loads`)];
-  let launch;
+  let resolved: ProfileLaunch;
   try {
-    launch = resolveLaunch(profile, { sessionId: '', sessionName: 'doctor' }, env);
+    resolved = profileLaunch(profile, env, place);
   } catch (e) {
-    out.push(fail(S, `${name}: ${(e as Error).message}`, 'create the directory or change `cwd` in the profile'));
+    out.push(failed(name, path, e, 'create the directory or change `cwd` in the profile', who));
     return out;
   }
-  const found = findCommand(launch.command, launch.env.PATH ?? env.PATH, launch.cwd);
-  if (!found) {
-    out.push(fail(S, `${name}: command "${launch.command}" not found${launch.command.includes('/') ? '' : ' on PATH'}`,
-      `install it, or fix \`command\` in ${name}`));
-  } else {
-    out.push(pass(S, `${name}: command ${launch.command} found (${found})`));
+  const { launch } = resolved;
+  try {
+    out.push(pass(S, `${name}: command ${launch.command} found (${findProfileCommand(profile, launch, env)})`));
+  } catch (e) {
+    out.push(failed(name, path, e, `install it, or fix \`command\` in ${name}`, who));
   }
   const cli = profile.name ? AGENT_CLIS[profile.name] : undefined;
   if (cli) {
@@ -79,11 +84,17 @@ async function checkProfile(path: string, env: NodeJS.ProcessEnv): Promise<Check
       else out.push(fail(S, `${name}: ${cli.bin} is not logged in and no ${cli.keys.join(' / ')} is set`, cli.login));
     }
   }
+  const what = profile.cwd === undefined ? 'agent workspace' : 'agent cwd (the profile\'s `cwd:`)';
+  // A workspace not there yet is created at start: its nearest existing parent must be writable.
+  let dir = launch.cwd;
+  while (resolved.workspacePending && !existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
   try {
-    accessSync(launch.cwd, constants.W_OK);
-    out.push(pass(S, `${name}: agent cwd ${launch.cwd} is writable`));
+    accessSync(dir, constants.W_OK);
+    out.push(pass(S, resolved.workspacePending
+      ? `${name}: ${what} ${launch.cwd} does not exist yet; the bridge creates it at start (${dir} is writable)`
+      : `${name}: ${what} ${launch.cwd} is writable`));
   } catch {
-    out.push(fail(S, `${name}: agent cwd ${launch.cwd} is not writable`, 'give the bridge user write access to it, or set `cwd` in the profile to a directory it may write'));
+    out.push(fail(S, `${name}: ${what} ${dir} is not writable`, 'give the bridge user write access to it, or set TURNBRIDGE_WORKSPACE (or `cwd` in the profile) to a directory it may write'));
   }
   return out;
 }

@@ -5,6 +5,7 @@
  */
 import type { BridgeConfig } from '../bridge/api.js';
 import { choosePlatforms, loadConfig } from '../config/index.js';
+import { problemLines } from '../errors.js';
 import { profileChecks } from './profile-checks.js';
 import { securityChecks } from './security-checks.js';
 import { storeChecks } from './store-checks.js';
@@ -32,8 +33,8 @@ async function guarded(section: string, fn: () => Promise<CheckResult[]> | Check
 }
 
 function configError(section: string, e: unknown): CheckResult {
-  const err = e as Error & { hint?: string };
-  return fail(section, `configuration: ${err.message}`, err.hint ?? 'see turnbridge.example.yaml and docs/operations.md');
+  const { text, fix } = problemLines(e as Error & { hint?: string });
+  return fail(section, `configuration: ${text}`, fix ?? 'see turnbridge.example.yaml and docs/operations.md');
 }
 
 export async function runDoctor(opts: DoctorOptions): Promise<DoctorReport> {

@@ -1,6 +1,6 @@
 import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { TurnbridgeError, describeFieldError } from '../errors.js';
+import { TurnbridgeError, closestName, describeFieldError, yamlErrorText } from '../errors.js';
 import type { Profile } from './types.js';
 import { unknownPlaceholders } from './template.js';
 
@@ -35,7 +35,9 @@ function positiveSeconds(raw: Record<string, unknown>, key: string, dflt: number
   const v = raw[key];
   if (v === undefined || v === null) return dflt;
   if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) {
-    throw invalid(file, prefix + key, v, 'a positive number of seconds', `0 or a negative value does not mean "off"; omit ${key} for the default (${dflt})`);
+    throw invalid(file, prefix + key, v, 'a positive number of seconds', typeof v === 'number'
+      ? `0 or a negative value does not mean "off"; omit ${key} for the default (${dflt})`
+      : `write a number without quotes, e.g. ${key}: ${dflt}`);
   }
   return v;
 }
@@ -56,7 +58,9 @@ export function parseProfileText(text: string, file?: string): ParsedProfile {
   try {
     doc = parseYaml(text);
   } catch (e) {
-    throw new TurnbridgeError('TB_PROFILE_INVALID', `${file ?? 'profile'}: not valid YAML: ${(e as Error).message.split('\n')[0]}`, { file, cause: e });
+    throw new TurnbridgeError('TB_PROFILE_INVALID', `${file ?? 'profile'}: not valid YAML: ${yamlErrorText(e)}`, {
+      file, hint: 'fix the YAML syntax there (indentation, quotes, a missing ] or })', cause: e,
+    });
   }
   if (!isObject(doc)) throw invalid(file, '(document)', doc, 'a YAML mapping with at least a "command" field');
 
@@ -66,10 +70,15 @@ export function parseProfileText(text: string, file?: string): ParsedProfile {
   const raw: Record<string, unknown> = hub ? (doc.agentproc as Record<string, unknown>) : doc;
   const prefix = hub ? 'agentproc.' : '';
 
+  // A misspelt field would silently fall back to its default (timeout_sec: 10 -> 30 minutes): refuse it.
   for (const key of Object.keys(raw)) {
     if (LAUNCH_FIELDS.includes(key)) continue;
     if (!hub && METADATA_FIELDS.includes(key)) continue;
-    warnings.push(`unknown profile field "${prefix}${key}" ignored (known: ${LAUNCH_FIELDS.join(', ')})`);
+    const near = closestName(key, LAUNCH_FIELDS);
+    const hint = near ? `rename it to "${prefix}${near}"` : `remove it or fix its spelling (the fields: ${LAUNCH_FIELDS.join(', ')}; docs/profiles.md)`;
+    throw new TurnbridgeError('TB_PROFILE_INVALID', `${file ?? 'profile'}: unknown field "${prefix}${key}"${near ? ` (did you mean "${prefix}${near}"?)` : ''}. ${hint}`, {
+      file, field: prefix + key, found: key, expected: 'a profile field', hint,
+    });
   }
 
   const profileDir = file ? dirname(resolve(file)) : '';

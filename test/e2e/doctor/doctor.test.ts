@@ -38,7 +38,7 @@ describe('turnbridge doctor', () => {
       /✓ invite URL \(exactly the permissions needed\): https:\/\/discord\.com\/oauth2\/authorize\?client_id=\d+&scope=bot&permissions=309237746752/,
       /✓ in server .+ with the permissions it needs/, /✓ bot can see channel #general \(\d+\) named in routes/,
       /✓ profiles\/claude-code\/profile\.yaml loads/, /✓ profiles\/claude-code\/profile\.yaml: claude 2\.0\.14 \(Claude Code\)/,
-      /✓ profiles\/claude-code\/profile\.yaml: ANTHROPIC_API_KEY is set/, /agent cwd .+ is writable/,
+      /✓ profiles\/claude-code\/profile\.yaml: ANTHROPIC_API_KEY is set/, /agent workspace .+ (is writable|does not exist yet; the bridge creates it at start)/,
       /✓ embedded store: .+ will be created on start/,
       /✓ access is closed: 2 allowed/, /✓ admins: slack:U0ALICE/, /✓ agents run sandboxed with bubblewrap$/m,
       /✓ \/metrics is served on loopback only \(HOST 127\.0\.0\.1\), no token needed$/m,

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { loadProfile, parseProfile, parseProfileText, resolveLaunch } from '../../../src/profile/index.js';
 import { run } from '../../../src/runner/index.js';
 import { agentProfile } from '../runner/helpers.js';
+import type { TurnbridgeError } from '../../../src/errors.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'tb-prof-'));
 test.after(() => rmSync(tmp, { recursive: true, force: true }));
@@ -70,10 +71,30 @@ test('executor: unknown name warns and uses command; without command it is a har
   assert.match(e.message, /built-in executors: none/);
 });
 
-test('unknown fields and {{MESSAGE}} are warned about', () => {
-  const { warnings } = parseProfileText('command: node\ntimeout_sec: 5\nargs: ["{{MESSAGE}}"]\n');
-  assert.ok(warnings.some((w) => w.includes('timeout_sec')));
+test('{{MESSAGE}} is warned about', () => {
+  const { warnings } = parseProfileText('command: node\nargs: ["{{MESSAGE}}"]\n');
   assert.ok(warnings.some((w) => w.includes('{{MESSAGE}}')));
+});
+
+test('an unknown field is refused, with the field it was probably meant to be (a typo would silently keep the default)', () => {
+  assert.throws(() => parseProfileText('command: node\ntimeout_sec: 5\n', '/p/profile.yaml'), (e: TurnbridgeError) => {
+    assert.equal(e.code, 'TB_PROFILE_INVALID');
+    assert.equal(e.field, 'timeout_sec');
+    assert.equal(e.message, '/p/profile.yaml: unknown field "timeout_sec" (did you mean "timeout_secs"?). rename it to "timeout_secs"');
+    return true;
+  });
+  assert.throws(() => parseProfileText('agentproc:\n  command: node\n  argz: []\n'), /unknown field "agentproc\.argz" \(did you mean "agentproc\.args"\?\)/);
+  assert.throws(() => parseProfileText('command: node\nwibble: 1\n'), (e: TurnbridgeError) => !e.message.includes('did you mean') && /the fields: command, args/.test(e.hint ?? ''));
+  // Hub metadata beside the launch fields stays allowed.
+  assert.equal(parseProfileText('name: x\ndescription: y\ncommand: node\n').profile.command, 'node');
+});
+
+test('a YAML error names the line and column and does not end in a dangling colon', () => {
+  assert.throws(() => parseProfileText('command: [node\nargs: []\n', '/p/profile.yaml'), (e: TurnbridgeError) => {
+    assert.match(e.message, /^\/p\/profile\.yaml: not valid YAML: .+ at line 2, column 1$/);
+    assert.match(e.hint ?? '', /fix the YAML syntax/);
+    return true;
+  });
 });
 
 test('placeholders in command, args, cwd and env; a value never adds argv tokens', () => {

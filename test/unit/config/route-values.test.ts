@@ -1,0 +1,65 @@
+/**
+ * Route values a person gets wrong (a misspelt platform, a channel by name, an id of the wrong
+ * length) would make a route that matches nothing, silently: refused with the field and how to
+ * find the id. Also: a YAML error in turnbridge.yaml does not end on a dangling colon.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../../src/config/index.js';
+import { problemLines } from '../../../src/errors.js';
+import { configError } from './config-error.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'tb-routes-'));
+function routesFile(route: string): string {
+  const file = join(dir, `tb-${Math.random().toString(36).slice(2)}.yaml`);
+  writeFileSync(file, `routes:\n  - profile: a.yaml\n${route.split('\n').map((l) => `    ${l}`).join('\n')}\n`);
+  return file;
+}
+
+describe('route values', () => {
+  it('platform: slak is refused, with the platform it probably means', () => {
+    const e = configError(() => loadConfig({ file: routesFile('platform: slak'), env: {} }), 'TB_CONFIG_INVALID');
+    assert.equal(e.field, 'routes[0].platform');
+    assert.match(e.message, /found "slak", expected slack, discord, local/);
+    assert.equal(problemLines(e).fix, 'did you mean "slack"?');
+  });
+
+  it('channel: "#general" is refused: a channel id, with where to find it', () => {
+    const e = configError(() => loadConfig({ file: routesFile('channel: "#general"'), env: {} }), 'TB_CONFIG_INVALID');
+    assert.equal(e.field, 'routes[0].channel');
+    assert.match(e.message, /expected a channel id, not its name/);
+    assert.match(e.hint ?? '', /Copy ID/);
+    assert.match(e.hint ?? '', /C0123ABCD/);
+  });
+
+  it('a 25-digit Discord id is refused (snowflakes have 17 to 20 digits), with or without platform: discord', () => {
+    for (const route of ['platform: discord\nchannel: "1234567890123456789012345"', 'channel: 1234567890123456789012345', 'platform: discord\nspace: "12345"']) {
+      const e = configError(() => loadConfig({ file: routesFile(route), env: {} }), 'TB_CONFIG_INVALID');
+      assert.match(e.field ?? '', /^routes\[0\]\.(channel|space)$/);
+      assert.match(e.message, /expected a Discord id: 17 to 20 digits \(this one has (25|5)\)/);
+    }
+  });
+
+  it('a Slack route with a lower-case or named channel is refused', () => {
+    const e = configError(() => loadConfig({ file: routesFile('platform: slack\nchannel: general'), env: {} }), 'TB_CONFIG_INVALID');
+    assert.match(e.message, /expected a Slack id: upper-case letters and digits/);
+  });
+
+  it('good values pass: Slack ids, Discord snowflakes, local page names', () => {
+    const c = loadConfig({ file: routesFile('platform: slack\nspace: T0123ABCD\nchannel: C0123ABCD'), env: {} });
+    assert.deepEqual([c.routes[0]!.platform, c.routes[0]!.space, c.routes[0]!.channel], ['slack', 'T0123ABCD', 'C0123ABCD']);
+    assert.equal(loadConfig({ file: routesFile('channel: 1234567890123456789'), env: {} }).routes[0]!.channel, '1234567890123456789');
+    assert.equal(loadConfig({ file: routesFile('platform: local\nchannel: my-page'), env: {} }).routes[0]!.channel, 'my-page');
+  });
+
+  it('a YAML error names its line and column without a dangling colon', () => {
+    const file = join(dir, 'broken.yaml');
+    writeFileSync(file, 'queue_depth: 3\nroutes: [\n');
+    const e = configError(() => loadConfig({ file, env: {} }));
+    assert.doesNotMatch(e.message, /:$/);
+    assert.match(e.message, /at line \d+, column \d+$/);
+  });
+});
