@@ -26,7 +26,7 @@ export function agentPlace(config: BridgeConfig): AgentPlace {
 
 /** Every profile path the config names, the default first. */
 export function profilePaths(config: BridgeConfig): string[] {
-  return [...new Set([config.defaultProfile, ...config.routes.map((r) => r.profile)])];
+  return [...new Set([config.defaultProfile, ...config.routes.map((r) => r.profile), ...(config.dm ? [config.dm.profile] : [])])];
 }
 
 export interface ProfileLaunch {
@@ -70,7 +70,9 @@ export async function preflightProfile(path: string, env: NodeJS.ProcessEnv, pla
 /** Which setting names a profile path: "routes[2].profile in turnbridge.yaml", or the default's. */
 export function namedBy(config: BridgeConfig, path: string): string {
   const i = config.routes.findIndex((r) => r.profile === path);
-  if (path !== config.defaultProfile && i >= 0) return `routes[${i}].profile${config.file ? ` in ${config.file}` : ''}`;
+  const inFile = config.file ? ` in ${config.file}` : '';
+  if (path !== config.defaultProfile && i >= 0) return `routes[${i}].profile${inFile}`;
+  if (path !== config.defaultProfile && config.dm?.profile === path) return `dm.profile${inFile}`;
   return 'TURNBRIDGE_PROFILE / default_profile';
 }
 
