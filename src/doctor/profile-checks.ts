@@ -17,7 +17,8 @@ import { fail, pass, type CheckResult } from './types.js';
 
 const S = 'Profiles';
 
-function shortPath(file: string): string {
+/** A path relative to the current directory when it lies inside it. */
+export function shortPath(file: string): string {
   const rel = relative(process.cwd(), file);
   return rel && !rel.startsWith('..') ? rel : file;
 }

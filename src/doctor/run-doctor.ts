@@ -1,12 +1,13 @@
 /**
  * Runs every section of the doctor against one configuration: config, Slack, Discord (only
- * those with tokens), profiles, store, security. Platform checks load their platform's module
+ * those with tokens), profiles, routes, store, security. Platform checks load their platform's module
  * only when that platform is on.
  */
 import type { BridgeConfig } from '../bridge/api.js';
 import { choosePlatforms, loadConfig } from '../config/index.js';
 import { problemLines } from '../errors.js';
 import { profileChecks } from './profile-checks.js';
+import { routeChecks } from './route-checks.js';
 import { securityChecks } from './security-checks.js';
 import { storeChecks } from './store-checks.js';
 import { fail, pass, type CheckResult, type DoctorReport } from './types.js';
@@ -80,6 +81,7 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorReport> {
     checks.push(pass('Platforms', 'no SLACK_BOT_TOKEN or DISCORD_TOKEN: `turnbridge start` serves the local chat page (docs/slack.md, docs/discord.md to connect one)'));
   }
   checks.push(...(await guarded('Profiles', () => profileChecks(config, env))));
+  checks.push(...(await guarded('Routes', () => routeChecks(config))));
   checks.push(...(await guarded('Store', () => storeChecks(config))));
   checks.push(...(await guarded('Security', () => securityChecks(config, env, wanted.slack || wanted.discord))));
   return report(checks);

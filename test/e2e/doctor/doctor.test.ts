@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MANIFEST_SCOPES } from '../../fakes/slack/index.js';
-import { CHANNEL, makeDoctorRig, routesYaml, runDoctorCommand, type DoctorRig } from './doctor-rig.js';
+import { CHANNEL, CLAUDE_PROFILE, makeDoctorRig, routesYaml, runDoctorCommand, type DoctorRig } from './doctor-rig.js';
 import { runCli } from '../../unit/cli/cli-process.js';
 import { startRedisServer } from '../../fakes/redis-server.js';
 
@@ -145,6 +145,20 @@ describe('turnbridge doctor', () => {
     assert.ok(empty instanceof Error && /TURNBRIDGE_METRICS_TOKEN_FILE: .* is empty/.test(empty.message), String(empty));
   });
 
+  it('a profile restricted on one route and reached with fewer restrictions elsewhere: a warning per place, saying what to write (exit 0)', async () => {
+    const file = join(rig.dir, 'turnbridge-restricted.yaml');
+    writeFileSync(file, `routes:\n  - platform: slack\n    channel: ${CHANNEL}\n    profile: ${CLAUDE_PROFILE}\n    allow_users: [U0ALICE]\n    approvers_only: true\n`
+      + `  - platform: discord\n    channel: "${rig.discord.world.general.id}"\n    profile: ${CLAUDE_PROFILE}\n`);
+    const run = await runDoctorCommand({ ...rig.env, TURNBRIDGE_CONFIG: file });
+    assert.equal(run.code, 0, run.stdout);
+    assert.match(run.stdout, /^Routes$/m);
+    assert.deepEqual(run.warnings.map((w) => w.split('\n')[0]!.replace(/\S*profiles\/claude-code\/profile\.yaml/, 'P')), [
+      '! P is restricted on routes[0] but also reached through routes[1] without allow_users: [slack:U0ALICE], approvals: approvers: the bridge applies them there too',
+      '! P is restricted on routes[0] but also reached through channels and DMs no route names (default_profile) without allow_users: [slack:U0ALICE], approvals: approvers: the bridge applies them there too',
+    ]);
+    assert.match(run.warnings[0]!, /\nfix: to make it explicit, write allow_users: \[slack:U0ALICE\], approvals: approvers on routes\[1\]; or give routes\[0\] a profile of its own/);
+  });
+
   it('HTTP mode: no app token, a signing secret: the URL Slack must reach', async () => {
     const run = await runDoctorCommand({ ...rig.env, SLACK_APP_TOKEN: '', SLACK_SIGNING_SECRET: 'secret', PORT: '3999' });
     assert.equal(run.code, 0, run.stdout);
@@ -166,7 +180,7 @@ describe('turnbridge doctor', () => {
     assert.equal(run.code, 0, run.stdout);
     const out = JSON.parse(run.stdout) as { ok: boolean; checks: Array<{ section: string; status: string; text: string; fix?: string }> };
     assert.equal(out.ok, true);
-    assert.deepEqual([...new Set(out.checks.map((c) => c.section))], ['Config', 'Slack', 'Discord', 'Profiles', 'Store', 'Security']);
+    assert.deepEqual([...new Set(out.checks.map((c) => c.section))], ['Config', 'Slack', 'Discord', 'Profiles', 'Routes', 'Store', 'Security']);
     const warned = out.checks.filter((c) => c.status === 'warn');
     assert.equal(warned.length, 1);
     assert.match(warned[0]!.text, /agents run unsandboxed/);

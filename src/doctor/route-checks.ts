@@ -1,0 +1,69 @@
+/**
+ * Routes: a route's restrictions follow its profile (bridge/routing.ts), so a profile restricted
+ * on one route and reached elsewhere (a DM, a channel no route names, another channel's route)
+ * is restricted there too without it being written there. Each such place is a warning that
+ * says what holds there and what to write to make it explicit, or how to give it its own profile.
+ */
+import type { BridgeConfig, RouteConfig } from '../bridge/api.js';
+import { needsApprover, qualifyIds, routesNaming } from '../bridge/routing.js';
+import { shortPath } from './profile-checks.js';
+import { pass, warn, type CheckResult } from './types.js';
+
+const S = 'Routes';
+
+interface Reach {
+  /** How the place is named in the line: `routes[2]`, `dm:`, "channels no route names". */
+  name: string;
+  /** What is written there (undefined: nothing, the default profile). */
+  route?: RouteConfig;
+  /** What to edit to write it there. */
+  where: string;
+}
+
+/** The places that reach `profile`. */
+function reaches(config: BridgeConfig, profile: string): Reach[] {
+  const out: Reach[] = config.routes.flatMap((r, i) => (r.profile === profile ? [{ name: `routes[${i}]`, route: r, where: `routes[${i}]` }] : []));
+  if (config.dm?.profile === profile) out.push({ name: 'dm:', route: config.dm, where: 'dm:' });
+  // A route naming only its platform also serves that platform's DMs when there is no dm: route.
+  const catchAll = config.routes.some((r) => r.platform === undefined && r.space === undefined && r.channel === undefined);
+  if (profile === config.defaultProfile && !catchAll) {
+    out.push({
+      name: `channels${config.dm ? '' : ' and DMs'} no route names (default_profile)`,
+      where: `a catch-all route \`- profile: ${shortPath(profile)}\` (and a dm: route), or point default_profile at another profile`,
+    });
+  }
+  return out;
+}
+
+/** The restrictions some route naming the profile writes and this place does not. */
+function missing(config: BridgeConfig, naming: RouteConfig[], at: Reach): string[] {
+  const out: string[] = [];
+  const own = at.route;
+  const users = [...new Set(naming.flatMap((r) => qualifyIds(r.allowUsers ?? [], r.platform)))];
+  if (users.length && !own?.allowUsers) out.push(`allow_users: [${users.join(', ')}]`);
+  const channels = [...new Set(naming.flatMap((r) => r.allowChannels ?? []))];
+  if (channels.length && !own?.allowChannels && own !== config.dm) out.push(`allow_channels: [${channels.join(', ')}]`);
+  if (config.approvals !== 'approvers' && naming.some(needsApprover) && !needsApprover(own)) out.push('approvals: approvers');
+  return out;
+}
+
+export function routeChecks(config: BridgeConfig): CheckResult[] {
+  const out: CheckResult[] = [];
+  const profiles = [...new Set([...config.routes.map((r) => r.profile), ...(config.dm ? [config.dm.profile] : [])])];
+  let restricted = 0;
+  for (const profile of profiles) {
+    const naming = routesNaming(config, profile);
+    const restricting = naming.filter((r) => r.allowUsers || r.allowChannels || needsApprover(r));
+    if (!restricting.length) continue;
+    restricted++;
+    const by = restricting.map((r) => (r === config.dm ? 'dm:' : `routes[${config.routes.indexOf(r)}]`)).join(', ');
+    for (const at of reaches(config, profile)) {
+      const lack = missing(config, naming, at);
+      if (!lack.length) continue;
+      out.push(warn(S, `${shortPath(profile)} is restricted on ${by} but also reached through ${at.name} without ${lack.join(', ')}: the bridge applies them there too`,
+        `to make it explicit, write ${lack.join(', ')} on ${at.where}; or give ${by} a profile of its own`));
+    }
+  }
+  if (!out.length) out.push(pass(S, restricted ? `every place that reaches a restricted profile writes its restrictions (${restricted} restricted)` : 'no route restricts its profile'));
+  return out;
+}
