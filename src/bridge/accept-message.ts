@@ -208,6 +208,7 @@ async function enqueue(
   const id = resumed?.turnId ?? ctx.idFactory();
   const enqueuedAt = ctx.now();
   const log = ctx.logger.child({ turn: id, platform: msg.platform, conversation: t.key, profile: t.profilePath, user: msg.user.id });
+  const stopActionId = `stop-${ctx.idFactory()}`;
   const turn: Turn = createTurn({
     id,
     key: t.key,
@@ -217,10 +218,10 @@ async function enqueue(
     profilePath: t.profilePath,
     profile: t.profile,
     route: t.route,
-    stopActionId: `stop-${ctx.idFactory()}`,
+    stopActionId,
     log,
     enqueuedAt,
-    recorder: createTurnRecorder(ctx, { id, key: t.key, msg, enqueuedAt }),
+    recorder: createTurnRecorder(ctx, { id, key: t.key, msg, enqueuedAt, ...(t.surface.capabilities.buttons ? { marker: stopActionId } : {}) }),
     registry: ctx.turns,
     onPosition: (self, position) => {
       if (!self.reply) return;

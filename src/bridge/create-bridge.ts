@@ -162,7 +162,12 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
       audit,
       now,
       record: {
-        // One chain for prompt records: "shown" is stored before "settled" removes it.
+        // One chain for prompt records: "posting" is stored before "shown" replaces it, and that
+        // before "settled" removes it.
+        posting: (p) => {
+          promptWrites = promptWrites.then(() => stateOps.run('record prompt posting', p.id, () => state.ledger.put({ kind: 'posting', holder, ...p }), undefined));
+          return promptWrites;
+        },
         shown: (p) => {
           promptWrites = promptWrites.then(() => stateOps.run('record prompt', p.id, () => state.ledger.put({ kind: 'prompt', holder, ...p }), undefined));
         },

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Conversation, MessageRef, PermissionPromptView, PromptHow, PromptState, Surface, UserRef } from '../delivery/surface.js';
-import type { PromptPost, PromptShown } from '../delivery/types.js';
+import type { PromptPost, PromptRender, PromptShown } from '../delivery/types.js';
 import type { Logger } from '../log.js';
 import type { PermissionDecision, PermissionRequest } from '../protocol/types.js';
 import { decidersOn, mayDecide as mayDecideFor, mention, refusalText, type ApproverPolicy, type DecisionAction } from './approvers.js';
@@ -32,7 +32,7 @@ export interface PromptRequest {
    * Post the prompt through delivery (LiveReply.postPrompt: below the turn's reply, paced and
    * retried like every message; the reply continues below it). The broker only decides.
    */
-  post(render: () => PermissionPromptView): PromptPost;
+  post(render: PromptRender): PromptPost;
   /** A person must decide (no rule answered): the turn may give its slot away meanwhile. */
   onWaiting?: () => void;
   /** The prompt could not be shown (the platform refused it for good): the line the reply shows. */
@@ -67,8 +67,12 @@ export interface PermissionBrokerOptions {
   idFactory?: () => string;
   /** How many settled prompt ids are remembered for "already decided" answers (default 1000). */
   rememberSettled?: number;
-  /** The ledger: an open prompt is recorded once shown, and forgotten once its final state landed. */
+  /**
+   * The ledger: a prompt is recorded as being posted before its post goes out (resolves once on
+   * disk), recorded once shown, and forgotten once its final state landed.
+   */
   record?: {
+    posting(p: { id: string; turnId: string; platform: string; conversation: Conversation; view: PermissionPromptView }): Promise<void>;
     shown(p: { id: string; turnId: string; platform: string; ref: MessageRef; view: PermissionPromptView }): void;
     settled(id: string): void;
   };
@@ -234,10 +238,14 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
       log.info({ tool: view.toolName, timeoutMs: Math.round(timeoutMs) }, 'permission requested');
       log.debug({ input: req.request.input }, 'permission input');
       req.signal.addEventListener('abort', () => settle(p, { behavior: 'deny', message: 'The turn ended.' }, { state: 'expired', source: 'expired', note: EXPIRED_NOTE }), { once: true });
-      // Rendered when delivery lets the post go: the expiry counts from when the prompt shows.
-      p.post = req.post(() => {
+      // Rendered when delivery lets the post go: the expiry counts from when the prompt shows. What
+      // can be seen is on disk first (write-ahead): a crash right after the post leaves a record
+      // that recovery finds the message by (its buttons carry the id).
+      p.post = req.post(async () => {
         if (p.view.state === 'pending') p.view = { ...p.view, expiresAt: now() + timeoutMs };
-        return p.view;
+        const view = p.view;
+        await opts.record?.posting({ id, turnId: p.turnId, platform: p.surface.platform, conversation: req.conversation, view });
+        return view;
       });
       p.ref = p.post.shown.then((shown) => onShown(p, req, shown, timeoutMs));
       track(p.ref.then(() => undefined));
@@ -247,6 +255,8 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
   /** The prompt is visible: record it and start its timeout. Or it never will be: deny, and say so. */
   function onShown(p: OpenPrompt, req: PromptRequest, shown: PromptShown, timeoutMs: number): MessageRef | undefined {
     if (!shown.ok) {
+      // Nothing shows: the write-ahead record (if render got that far) goes.
+      opts.record?.settled(p.id);
       if (shown.why === 'cancelled' || !open.has(p.id)) return undefined;
       p.log.error({ why: shown.why, err: shown.detail }, 'could not show the permission prompt; answering deny');
       req.onNotShown?.(`⚠️ A permission request for ${p.request.toolName} could not be shown here (${shown.detail}), so it was denied.`);

@@ -7,7 +7,8 @@
  * here.
  *
  * - agent process groups still running are ended (only when pid AND start time match);
- * - open permission prompts show "expired" without buttons;
+ * - open permission prompts show "expired" without buttons, and so do prompts that were being
+ *   posted (write-ahead records): found on the platform by the id their buttons carry;
  * - live replies get their final edit ("interrupted: the bridge restarted", no Stop), native
  *   streams are stopped, 👀 becomes the failure reaction, and the author gets **Run again**;
  * - turns that were queued but never started run now, in order, reusing their "queued" message.
@@ -16,7 +17,7 @@
  * repeats the remaining steps (every step is safe to repeat).
  */
 import type { JournalPart } from '../delivery/types.js';
-import type { MessageContent } from '../delivery/surface.js';
+import type { MessageContent, MessageRef } from '../delivery/surface.js';
 import { endRecordedGroup } from '../runner/index.js';
 import type { LedgerRecord, QueuedTurnRecord } from '../state/index.js';
 import { acceptMessage } from './accept-message.js';
@@ -100,6 +101,19 @@ export async function recover(ctx: BridgeContext, whose?: RecoverFor): Promise<R
         await forget(r.id);
       } else report.left++;
     }),
+    // Being posted when the crash came: the platform may show it though nothing recorded where.
+    ...records.filter((r) => r.kind === 'posting').map(async (r) => {
+      const delivery = ctx.surfaces.get(r.platform)?.delivery;
+      if (!delivery) return void report.left++;
+      const found = await delivery.findPosted(r.conversation, r.id);
+      if (found.kind === 'failed') return void report.left++;
+      if (found.kind === 'found') {
+        if (!(await delivery.rewritePrompt(found.refs[0], { ...r.view, state: 'expired', note: note.prompt }))) return void report.left++;
+        report.prompts++;
+      }
+      log.info({ promptId: r.id, found: found.kind }, 'a prompt that was being posted');
+      await forget(r.id);
+    }),
     ...[...replies.values()].filter((r) => !queuedIds.has(r.id)).map(async (r) => {
       if (await finalizeReply(ctx, r, note.reply)) {
         report.replies++;
@@ -118,7 +132,13 @@ export async function recover(ctx: BridgeContext, whose?: RecoverFor): Promise<R
         report.left++;
         continue;
       }
-      const reuse = replies.get(item.turnId)?.journal.parts.find((p) => p.kind === 'part')?.ref;
+      const reply = replies.get(item.turnId);
+      // Its "queued" message, recorded, or found by its marker when the crash came before the record.
+      let reuse = reply?.journal.parts.find((p) => p.kind === 'part')?.ref;
+      if (!reuse && reply) {
+        const found = await unrecordedParts(ctx, reply);
+        if (found !== 'failed') reuse = found[0];
+      }
       const msg = rebuildMessage(ctx, item.message);
       log.info({ turnId: item.turnId, conversation: q.key }, takeover ? 'running a turn queued on the departed replica' : 'running a turn that was queued before the restart');
       await acceptMessage(ctx, msg, { turnId: item.turnId, ...(reuse ? { reuse } : {}) });
@@ -130,13 +150,32 @@ export async function recover(ctx: BridgeContext, whose?: RecoverFor): Promise<R
   return report;
 }
 
+/**
+ * Messages of the reply that the platform shows live but its journal does not hold (posted right
+ * before the crash, the journal write lost; or a placeholder being retired), oldest first: found
+ * by the marker their Stop button carries. 'failed' when the platform could not be asked.
+ */
+async function unrecordedParts(ctx: BridgeContext, r: ReplyRecord): Promise<MessageRef[] | 'failed'> {
+  const delivery = ctx.surfaces.get(r.message.platform)?.delivery;
+  if (!r.marker || !delivery) return [];
+  const found = await delivery.findPosted(r.message.conversation, r.marker);
+  if (found.kind === 'failed') return 'failed';
+  if (found.kind === 'absent') return [];
+  return found.refs.filter((ref) => !r.journal.parts.some((p) => p.ref.id === ref.id));
+}
+
 /** The final edits of one orphaned reply; true once all of them landed. */
 async function finalizeReply(ctx: BridgeContext, r: ReplyRecord, status: string): Promise<boolean> {
   const attached = ctx.surfaces.get(r.message.platform);
   if (!attached) return false;
   const { surface, delivery } = attached;
+  const found = await unrecordedParts(ctx, r);
+  if (found === 'failed') return false;
+  const unrecorded = found.at(-1);
   const live = r.journal.parts.filter(isLive);
-  const last = live.at(-1);
+  // The newest unrecorded message carries the status (what it showed is not known: it was posted
+  // an instant before the crash, a placeholder below a prompt, say); older ones lose their Stop.
+  const last = unrecorded ? undefined : live.at(-1);
   const rerunId = surface.capabilities.buttons ? rerunActionId(r.id) : undefined;
   const results: boolean[] = [];
   for (const p of r.journal.parts) {
@@ -155,6 +194,14 @@ async function finalizeReply(ctx: BridgeContext, r: ReplyRecord, status: string)
       }
     }
     results.push(await delivery.rewrite(p.ref, content));
+  }
+  for (const ref of found.slice(0, -1)) results.push(await delivery.rewrite(ref, { text: '' }));
+  if (unrecorded) {
+    const content: MessageContent = { text: '', status, tone: 'warning', ...(rerunId ? { rerunActionId: rerunId } : {}) };
+    if (rerunId) {
+      await ctx.guarded('rerun', rerunId, () => ctx.state.reruns.put(rerunId, { message: r.message, author: r.author, ref: unrecorded, content: { text: '', status, tone: 'warning' } }, RERUN_TTL_MS), undefined);
+    }
+    results.push(await delivery.rewrite(unrecorded, content));
   }
   if (r.message.source && surface.react) {
     await surface.react(r.message.source, 'failure').catch((err: unknown) => ctx.logger.debug({ err }, 'reaction failed'));

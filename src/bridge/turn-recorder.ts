@@ -28,10 +28,12 @@ export interface TurnRecorder {
   finished(): Promise<void>;
 }
 
-export function createTurnRecorder(ctx: BridgeContext, t: { id: string; key: string; msg: InboundMessage; enqueuedAt: number }): TurnRecorder {
+/** `marker`: what the reply's live message carries (its Stop button's id), when the platform has buttons. */
+export function createTurnRecorder(ctx: BridgeContext, t: { id: string; key: string; msg: InboundMessage; enqueuedAt: number; marker?: string }): TurnRecorder {
   const message = toStored(t.msg);
   const reply: Extract<LedgerRecord, { kind: 'reply' }> = {
     kind: 'reply', id: t.id, holder: ctx.holder, turn: 'queued', message, author: t.msg.user, journal: { parts: [] }, updatedAt: ctx.now(),
+    ...(t.marker ? { marker: t.marker } : {}),
   };
   const agentId = `agent:${t.id}`;
   let chain: Promise<void> = Promise.resolve();

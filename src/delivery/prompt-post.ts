@@ -10,7 +10,7 @@ import { attempt, describeFailure, type AttemptResult } from './attempt.js';
 import type { RunOptions } from './limiter-pool.js';
 import type { SlotDeps } from './message-slot.js';
 import type { MessageRef, PermissionPromptView, RateBudget } from './surface.js';
-import type { PromptPost, PromptShown } from './types.js';
+import type { PromptPost, PromptRender, PromptShown } from './types.js';
 
 /** What a prompt needs is what a message slot needs (the same pool, stats and policy), plus its order. */
 export interface PromptPostDeps extends Pick<SlotDeps, 'surface' | 'pool' | 'conversation' | 'now' | 'logger' | 'stats' | 'maxAttempts'> {
@@ -23,7 +23,7 @@ export interface PromptPostDeps extends Pick<SlotDeps, 'surface' | 'pool' | 'con
   onShown?: (ref: MessageRef) => void;
 }
 
-export function postPrompt(deps: PromptPostDeps, render: () => PermissionPromptView): PromptPost {
+export function postPrompt(deps: PromptPostDeps, render: PromptRender): PromptPost {
   const { surface, pool, conversation, logger, stats } = deps;
   const policy = { maxFailures: deps.maxAttempts };
   /** One prompt call through the limiters and the attempt policy (a 429 penalizes its buckets). */
@@ -52,7 +52,8 @@ export function postPrompt(deps: PromptPostDeps, render: () => PermissionPromptV
     const r = await pooled('prompt', budgets, async () => {
       went = true;
       await landed();
-      return surface.postPrompt(conversation, render());
+      // render() may record the prompt as being posted first (write-ahead): awaited before the post.
+      return surface.postPrompt(conversation, await render());
     }, { priority: 'final', signal: cancel.signal });
     if (!r.ok) {
       logger.error({ why: r.why, err: describeFailure(r.error) }, 'could not post the permission prompt');

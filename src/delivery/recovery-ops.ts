@@ -6,8 +6,8 @@ import type { Logger } from '../log.js';
 import { attempt, describeFailure } from './attempt.js';
 import type { LimiterPool } from './limiter-pool.js';
 import { MessageSlot } from './message-slot.js';
-import type { MessageContent, MessageRef, PermissionPromptView, RateBudget, Surface } from './surface.js';
-import type { DeliveryStats } from './types.js';
+import type { Conversation, MessageContent, MessageRef, PermissionPromptView, RateBudget, Surface } from './surface.js';
+import type { DeliveryStats, FoundPost } from './types.js';
 
 export interface RecoveryOpsDeps {
   surface: Surface;
@@ -23,6 +23,10 @@ export function createRecoveryOps(deps: RecoveryOpsDeps) {
   const max = deps.maxAttempts ?? 5;
 
   async function once(op: string, budgets: RateBudget[], fn: () => Promise<void>): Promise<boolean> {
+    return (await onceWith(op, budgets, fn)).ok;
+  }
+
+  async function onceWith<T>(op: string, budgets: RateBudget[], fn: () => Promise<T>) {
     const r = await attempt(() => pool.run(budgets, fn, { priority: 'final' }), {
       policy: { maxFailures: max },
       onRateLimited: (retryAfterMs) => pool.penalize(budgets, retryAfterMs),
@@ -31,7 +35,7 @@ export function createRecoveryOps(deps: RecoveryOpsDeps) {
       },
     });
     if (!r.ok) logger.error({ op, why: r.why }, 'giving up on a recovery operation');
-    return r.ok;
+    return r;
   }
 
   return {
@@ -45,6 +49,15 @@ export function createRecoveryOps(deps: RecoveryOpsDeps) {
     },
     rewritePrompt(ref: MessageRef, view: PermissionPromptView): Promise<boolean> {
       return once('prompt', surface.budgets('edit', ref.conversation), () => surface.updatePrompt(ref, view));
+    },
+    async findPosted(conversation: Conversation, marker: string): Promise<FoundPost> {
+      const find = surface.findPosted;
+      // A platform that cannot be read back has nothing to find (its records are all there is).
+      if (!find) return { kind: 'absent' };
+      const r = await onceWith('find posted', surface.findBudgets?.(conversation) ?? [], () => find.call(surface, conversation, marker));
+      if (!r.ok) return { kind: 'failed' };
+      const [first, ...rest] = r.value;
+      return first ? { kind: 'found', refs: [first, ...rest] } : { kind: 'absent' };
     },
     stopStream(ref: MessageRef, final: MessageContent): Promise<boolean> {
       const streaming = surface.streaming;

@@ -229,4 +229,14 @@ export interface SurfaceExtras {
    * Discord roles come with the member). Absent = groups are matched on UserRef.roles only.
    */
   groupMembers?(groupId: string): Promise<readonly string[]>;
+  /**
+   * Crash recovery: the messages this Surface posted in the conversation that carry `marker` (a
+   * prompt's id in its buttons, a live reply's Stop id), oldest first; empty when the platform
+   * holds none. Reads the platform's own record of the conversation (Slack conversations.replies,
+   * Discord channel messages), so a post that landed but was never recorded is found. Throws when
+   * the platform could not be asked.
+   */
+  findPosted?(conversation: Conversation, marker: string): Promise<MessageRef[]>;
+  /** The budgets one `findPosted` consumes. */
+  findBudgets?(conversation: Conversation): RateBudget[];
 }

@@ -89,7 +89,7 @@ export interface LiveReply {
    * through the same limiters and attempt policy as every message; once it is visible the reply
    * continues below it (continueBelow()). `render` is called when the post goes out.
    */
-  postPrompt(render: () => PermissionPromptView): PromptPost;
+  postPrompt(render: PromptRender): PromptPost;
   /** Add a notice shown at the end. */
   addNotice(text: string): void;
   /** Write the final state. Always lands the final text (retries through 429s); resolves with stats. */
@@ -100,6 +100,15 @@ export interface LiveReply {
 export type PromptShown =
   | { ok: true; ref: MessageRef; at: number }
   | { ok: false; why: 'permanent' | 'failures' | 'rate-limits' | 'cancelled'; detail: string };
+
+/**
+ * Renders a prompt when its post goes out. It may first record the prompt as being posted (the
+ * broker's write-ahead: on disk before it can be seen), so it may answer a promise.
+ */
+export type PromptRender = () => PermissionPromptView | Promise<PermissionPromptView>;
+
+/** What a search for a message by its marker found (Delivery.findPosted). */
+export type FoundPost = { kind: 'found'; refs: [MessageRef, ...MessageRef[]] } | { kind: 'absent' } | { kind: 'failed' };
 
 /** A permission prompt posted through delivery. */
 export interface PromptPost {
@@ -117,7 +126,7 @@ export interface Delivery {
   /** Start a reply in a conversation: posts a progress message at once. */
   open(conversation: Conversation, opts?: LiveReplyOptions): LiveReply;
   /** Post a permission prompt that belongs to no live reply (same limiters and policy as LiveReply.postPrompt). */
-  prompt(conversation: Conversation, render: () => PermissionPromptView): PromptPost;
+  prompt(conversation: Conversation, render: PromptRender): PromptPost;
   /** Post a one-off message (busy notices, command acknowledgements), through the same limiters. */
   say(conversation: Conversation, text: string, tone?: 'info' | 'warning' | 'error' | 'success'): Promise<MessageRef | undefined>;
   /**
@@ -127,6 +136,14 @@ export interface Delivery {
   rewrite(ref: MessageRef, content: MessageContent): Promise<boolean>;
   /** Recovery: show a prompt posted earlier in its final state (no buttons). */
   rewritePrompt(ref: MessageRef, view: PermissionPromptView): Promise<boolean>;
+  /**
+   * Recovery: the messages this bridge posted in the conversation that carry `marker` (a prompt's
+   * id in its buttons, a live reply's Stop id), oldest first, found on the platform (Slack
+   * conversations.replies, Discord channel messages) through the same limiters. `absent`: the
+   * platform holds none (the post never landed, or no message carries the marker any more);
+   * `failed`: the platform could not be asked.
+   */
+  findPosted(conversation: Conversation, marker: string): Promise<FoundPost>;
   /** Recovery: stop a native stream started before the restart. */
   stopStream(ref: MessageRef, final: MessageContent): Promise<boolean>;
   /**

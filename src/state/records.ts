@@ -54,6 +54,11 @@ export type LedgerRecord =
       message: StoredMessage;
       author: UserRef;
       journal: ReplyJournal;
+      /**
+       * What the reply's live message carries (its Stop button's id), on disk before anything is
+       * shown: recovery finds by it a message posted after the journal's last write landed.
+       */
+      marker?: string;
       updatedAt: number;
     }
   | {
@@ -64,6 +69,21 @@ export type LedgerRecord =
       holder: string;
       platform: string;
       ref: MessageRef;
+      view: PermissionPromptView;
+    }
+  | {
+      /**
+       * Write-ahead: a prompt about to be posted, on disk before it can be seen. Its buttons carry
+       * `id` (the marker), so recovery finds it on the platform if the post landed unrecorded. Once
+       * shown, the 'prompt' record of the same id replaces it.
+       */
+      kind: 'posting';
+      /** = the prompt id: the marker the posted message carries. */
+      id: string;
+      turnId: string;
+      holder: string;
+      platform: string;
+      conversation: Conversation;
       view: PermissionPromptView;
     }
   | {

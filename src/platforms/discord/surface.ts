@@ -21,6 +21,15 @@ export interface DiscordSurfaceOptions {
   typingIntervalMs: number;
 }
 
+/** Pages of a channel read when recovery looks for a message by its marker (100 messages a page). */
+const FIND_PAGES = 10;
+
+/** What recovery reads of a fetched message. */
+interface DiscordMessage {
+  id: string;
+  components?: Array<{ components?: Array<{ custom_id?: unknown }> }>;
+}
+
 const REACTION: Record<ReactionState, string> = { working: '👀', success: '✅', failure: '❌' };
 
 /** Hints for the Discord error codes a misconfigured bot meets first. */
@@ -115,6 +124,28 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordSurfac
     updatePrompt(ref, view) {
       return editBody(ref, renderPrompt(view, ids), 'updating a permission prompt');
     },
+
+    // The channel's newest messages (newest first, paged back): the bot's message whose buttons
+    // carry the marker (a prompt's custom_ids hold its id).
+    async findPosted(conversation, marker) {
+      const channelId = targetChannel(conversation);
+      const hits: MessageRef[] = [];
+      let before: string | undefined;
+      for (let page = 0; page < FIND_PAGES; page++) {
+        const query = new URLSearchParams({ limit: '100', ...(before ? { before } : {}) });
+        const msgs = await call<DiscordMessage[]>('reading the channel', () => rest.get(`/channels/${channelId}/messages`, { query }));
+        for (const m of msgs) {
+          const carries = (m.components ?? []).some((row) => (row.components ?? []).some((c) => typeof c.custom_id === 'string' && ids.decode(c.custom_id)?.id === marker));
+          if (carries) hits.push({ id: encodeMessageRef(channelId, m.id), conversation });
+        }
+        if (msgs.length < 100) return hits.reverse();
+        before = msgs.at(-1)!.id;
+      }
+      logger.warn({ channel: channelId, pages: FIND_PAGES }, 'discord: read only the newest pages of a channel looking for messages being posted at a crash');
+      return hits.reverse();
+    },
+
+    findBudgets: (conversation) => [{ key: `discord:${targetChannel(conversation)}:read`, perMinute: 60, burst: 5 }],
 
     async showTyping(conversation) {
       typing.start(targetChannel(conversation));

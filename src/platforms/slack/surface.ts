@@ -8,8 +8,8 @@ import type {
   Conversation, MessageContent, MessageRef, PermissionPromptView, RateBudget, ReactionState, SourceMessageRef,
   Surface, SurfaceCapabilities,
 } from '../../delivery/surface.js';
-import { neutralizeMentions, renderMessage } from './blocks.js';
-import { renderPrompt } from './prompt-blocks.js';
+import { ACTION_STOP, neutralizeMentions, renderMessage } from './blocks.js';
+import { PROMPT_ACTION_IDS, renderPrompt } from './prompt-blocks.js';
 import type { SlackConfig } from './config.js';
 import { decodeMessageId, encodeMessageId } from './ids.js';
 import { createSlackStreaming } from './stream.js';
@@ -27,7 +27,23 @@ export const SLACK_LIMITS = {
   deletePerMinute: 50,
   /** reactions.add / reactions.remove: Tier 3, per workspace. */
   reactionsPerMinute: 50,
+  /** conversations.replies / conversations.history: Tier 3 for internal apps (docs: rate limits). */
+  readPerMinute: 50,
 } as const;
+
+/** Pages of a conversation read when recovery looks for a message by its marker (200 messages a page). */
+const FIND_PAGES = 10;
+const MARKED_ACTIONS = new Set([...Object.values(PROMPT_ACTION_IDS), ACTION_STOP]);
+
+/**
+ * A prompt's buttons carry its id as their value, a live reply's Stop button its stop id: the
+ * markers recovery looks for.
+ */
+function carriesMarker(blocks: unknown, marker: string): boolean {
+  if (!Array.isArray(blocks)) return false;
+  return blocks.some((b: { type?: string; elements?: Array<{ action_id?: string; value?: string }> }) =>
+    b?.type === 'actions' && (b.elements ?? []).some((e) => e.value === marker && MARKED_ACTIONS.has(e.action_id ?? '')));
+}
 
 /** How long a user group's member list is reused. */
 const GROUP_CACHE_MS = 60_000;
@@ -136,6 +152,27 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
     postPrompt: (c, view: PermissionPromptView) => postRendered(c, renderPrompt(view)),
     updatePrompt: (ref, view: PermissionPromptView) => updateRendered(ref, renderPrompt(view)),
     groupMembers,
+
+    // The thread's messages (conversations.replies, oldest first, paged), or the channel's latest
+    // ones for a conversation outside a thread (conversations.history).
+    async findPosted(c: Conversation, marker: string): Promise<MessageRef[]> {
+      const hits: MessageRef[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < FIND_PAGES; page++) {
+        const args = { channel: c.channel, limit: 200, ...(cursor ? { cursor } : {}) };
+        const res = c.thread
+          ? await callSlack('conversations.replies', () => client.conversations.replies({ ...args, ts: c.thread! }))
+          : await callSlack('conversations.history', () => client.conversations.history(args));
+        for (const m of res.messages ?? []) if (m.ts && carriesMarker(m.blocks, marker)) hits.push({ id: encodeMessageId(c.channel, m.ts), conversation: c });
+        cursor = res.response_metadata?.next_cursor || undefined;
+        if (!res.has_more || !cursor) return c.thread ? hits : hits.reverse();
+      }
+      logger.warn({ channel: c.channel, pages: FIND_PAGES }, 'slack: read only the first pages of a conversation looking for messages being posted at a crash');
+      return c.thread ? hits : hits.reverse();
+    },
+    findBudgets: (c: Conversation): RateBudget[] => [
+      { key: `slack:${c.space}:${c.thread ? 'conversations.replies' : 'conversations.history'}`, perMinute: Math.floor(SLACK_LIMITS.readPerMinute * HEADROOM * scale), burst: 1 },
+    ],
 
     async showTyping(c: Conversation): Promise<void> {
       if (!typingEnabled || !c.thread) return;

@@ -113,6 +113,17 @@ async function route_(fake: FakeDiscord, method: string, path: string, body: any
     fake.channel(m[1]!);
     return { status: 204 };
   }
+  if ((m = /^\/channels\/(\d+)\/messages$/.exec(path)) && method === 'GET') {
+    // Get Channel Messages: newest first, `limit` 1-100 (default 50), `before` / `after` a message id.
+    const ch = fake.channel(m[1]!);
+    const limit = Math.min(100, Math.max(1, Number(url.searchParams.get('limit') ?? 50)));
+    const before = url.searchParams.get('before');
+    const after = url.searchParams.get('after');
+    const all = [...fake.messages.values()].filter((x) => x.channel_id === ch.id)
+      .filter((x) => (!before || BigInt(x.id) < BigInt(before)) && (!after || BigInt(x.id) > BigInt(after)))
+      .sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1));
+    return { status: 200, json: all.slice(0, limit).map(messagePayload) };
+  }
   if ((m = /^\/channels\/(\d+)\/messages$/.exec(path)) && method === 'POST') {
     validateContent(body);
     fake.checkPermission(m[1]!, 'send');

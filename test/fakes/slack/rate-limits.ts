@@ -24,6 +24,9 @@ export const SLACK_BUDGETS: Record<string, MethodBudget> = {
   'reactions.remove': { limit: 50, windowMs: 60_000, per: 'team' },
   'users.info': { limit: 100, windowMs: 60_000, per: 'team' },
   'chat.delete': { limit: 50, windowMs: 60_000, per: 'team' },
+  // Tier 3 for internal apps (the reduced limits apply to distributed non-Marketplace apps)
+  'conversations.replies': { limit: 50, windowMs: 60_000, per: 'team' },
+  'conversations.history': { limit: 50, windowMs: 60_000, per: 'team' },
   // streaming: start/stop Tier 2, append Tier 4
   'chat.startStream': { limit: 20, windowMs: 60_000, per: 'team' },
   'chat.stopStream': { limit: 20, windowMs: 60_000, per: 'team' },

@@ -192,6 +192,25 @@ export function handleMethod(s: WebApiState, method: string, p: Record<string, a
       const messages = [...s.messages.values()].filter((m) => m.channel === p.channel).slice(-Number(p.limit ?? 100));
       return { ok: true, messages: messages.map((m) => ({ type: 'message', ts: m.ts, text: m.text, user: m.user })), has_more: false };
     }
+    case 'conversations.replies': {
+      // A thread's messages, parent first, oldest first; paged by an opaque cursor (docs: limit
+      // up to 1000, 200 recommended; `has_more` + `response_metadata.next_cursor`).
+      const ch = s.channels.get(String(p.channel ?? ''));
+      if (ch && !ch.member) return { ok: false, error: 'not_in_channel' };
+      const root = s.messages.get(key(String(p.channel ?? ''), String(p.ts ?? '')));
+      if (!root) return { ok: false, error: 'thread_not_found' };
+      const thread = [...s.messages.values()].filter((m) => m.channel === p.channel && (m.ts === root.ts || m.thread_ts === root.ts))
+        .sort((a, b) => Number(a.ts) - Number(b.ts));
+      const limit = Math.min(1000, Math.max(1, Number(p.limit ?? 1000)));
+      const start = p.cursor ? Number(Buffer.from(String(p.cursor), 'base64').toString()) : 0;
+      const page = thread.slice(start, start + limit);
+      const more = start + limit < thread.length;
+      return {
+        ok: true, has_more: more,
+        messages: page.map((m) => ({ type: 'message', ts: m.ts, ...(m.thread_ts ? { thread_ts: m.thread_ts } : {}), user: m.user, ...(m.bot_id ? { bot_id: m.bot_id } : {}), text: m.text, blocks: m.blocks })),
+        ...(more ? { response_metadata: { next_cursor: Buffer.from(String(start + limit)).toString('base64') } } : {}),
+      };
+    }
     case 'assistant.threads.setStatus':
       if (!p.channel_id || !p.thread_ts) return { ok: false, error: 'invalid_arguments' };
       s.statuses.push({ channel_id: p.channel_id, thread_ts: p.thread_ts, status: String(p.status ?? '') });
