@@ -3,6 +3,7 @@ import type { Surface } from '../delivery/surface.js';
 import { isTurnbridgeError } from '../errors.js';
 import type { Profile } from '../profile/index.js';
 import { actorOf, checkAccess, isAdmin, wayInText } from './access.js';
+import { auditPerson } from './audit.js';
 import type { RouteConfig } from './api.js';
 import { describeRule } from './permission-rules.js';
 import { parseAllowCommand, parseCommand, type BridgeCommand } from './commands.js';
@@ -70,6 +71,7 @@ async function handleCommand(ctx: BridgeContext, cmd: BridgeCommand, msg: Inboun
       ctx.notices.forget(key, AUTO_APPROVE_NOTICE),
     ]);
     log.info({ existed, rulesCleared: rules }, 'session reset');
+    if (rules > 0) ctx.audit.ruleCleared({ conversation: key, count: rules, by: auditPerson(msg.platform, msg.user), why: 'reset' });
     const also = rules > 0 ? ` The thread's ${rules} permission rule${rules === 1 ? ' is' : 's are'} gone too.` : '';
     await say(ctx, delivery, msg, `Started a fresh session: the next message begins a new conversation with the agent.${also}`, 'success');
     return;
@@ -78,6 +80,7 @@ async function handleCommand(ctx: BridgeContext, cmd: BridgeCommand, msg: Inboun
   if (cmd === 'rules-clear') {
     const n = await ctx.rules.clear(key);
     log.info({ rulesCleared: n }, 'permission rules cleared');
+    if (n > 0) ctx.audit.ruleCleared({ conversation: key, count: n, by: auditPerson(msg.platform, msg.user), why: 'rules-clear' });
     await say(ctx, delivery, msg, n > 0 ? `Removed ${n} permission rule${n === 1 ? '' : 's'}: the agent asks again.` : 'No permission rules in this thread.', 'success');
     return;
   }

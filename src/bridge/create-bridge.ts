@@ -131,12 +131,13 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
   let recovery: { state: 'waiting' | 'running' | 'done'; promise?: Promise<RecoveryReport> } = { state: opts.recoverAtStart ? 'waiting' : 'done' };
   let openGate!: () => void;
   const gate = opts.recoverAtStart ? new Promise<void>((r) => (openGate = r)) : Promise.resolve();
-  // Rules and the audit trail live in the bridge state too (durable, shared by replicas); a test
-  // that injects its own session store gets them in memory. Notices and authors are always in the
-  // state: the turn's queued commit claims them (conversation-claims.ts).
+  // Rules live in the bridge state too (durable, shared by replicas); a test that injects its own
+  // session store gets them in memory. Notices, authors and the audit trail are always in the
+  // state (the turn's queued commit claims notices and authors: conversation-claims.ts; audit
+  // records are written set-if-absent: audit.ts).
   const kv = opts.kv ?? (opts.store ? createKv(new Keyv(), logger) : createStateKv(state.store, logger));
   const rules = createRuleStore(kv);
-  const audit = createAuditTrail({ kv, logger, metrics });
+  const audit = createAuditTrail({ store: state.store, logger, metrics, now });
   const grants = opts.grants ?? (opts.store ? grantsOnKv(kv) : accessGrantsOn(state, config, logger));
   prepareWorkspace(config, logger);
   const profileLoader: ProfileLoader = opts.loadProfile ?? ((path) => defaultLoadProfile(path, { logger }));

@@ -6,7 +6,7 @@ import type { PermissionDecision, PermissionRequest } from '../protocol/types.js
 import { decidersOn, mayDecide as mayDecideFor, mention, refusalText, type ApproverPolicy, type DecisionAction } from './approvers.js';
 import { samePerson } from './identity.js';
 import { BoundedMap } from '../bounded-map.js';
-import { auditPerson, inputDigest, requestFacts, type AuditTrail, type DecisionSource } from './audit.js';
+import { auditPerson, auditedInput, requestFacts, type AuditTrail, type DecisionSource } from './audit.js';
 import { conversationKey } from './conversation-key.js';
 import { PREVIEW_MAX_CHARS, formatInputPreview, inputAsText } from './input-preview.js';
 import { autoAllowLine, describeRule, ruleFor, type PermissionRule } from './permission-rules.js';
@@ -105,6 +105,8 @@ interface Settlement {
   state: PromptState;
   source: DecisionSource;
   decidedBy?: UserRef;
+  /** The platform the decider clicked on (the audit trail's decider). */
+  decidedOn?: string;
   note?: string;
   how?: PromptHow;
   reason?: string;
@@ -145,9 +147,10 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
     opts.audit?.record({
       at: decidedAt,
       ...requestFacts({ platform: p.surface.platform, conversation: p.conversationKey, tool: p.request.toolName, input: p.request.input, turnId: p.turnId }),
-      ...(s.decidedBy ? { user: auditPerson(s.decidedBy) } : {}),
-      ...(s.editedInput ? { editedDigest: inputDigest(s.editedInput) } : {}),
+      ...(s.decidedBy ? { decider: auditPerson(s.decidedOn ?? p.surface.platform, s.decidedBy) } : {}),
+      ...(s.editedInput ? { edited: auditedInput(s.editedInput) } : {}),
       decision: decision.behavior,
+      ...(decision.behavior === 'deny' && decision.message ? { reason: decision.message } : {}),
       source: s.source,
       ...(s.rule ? { rule: s.rule } : {}),
       latencyMs: decidedAt - p.createdAt,
@@ -198,7 +201,7 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
       decision: 'allow',
       source: 'rule',
       rule: describeRule(hit.rule),
-      ruleSetBy: auditPerson(hit.setBy),
+      ruleSetBy: auditPerson(req.surface.platform, hit.setBy),
       latencyMs: 0,
     });
     req.onAutoAllowed?.(line);
@@ -282,16 +285,19 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
    * store write was in flight, and a rule written for a prompt that ended otherwise would stay.
    * Deciding is synchronous after the open check, so no other decision can come between.
    */
-  async function allowForThread(p: OpenPrompt, user: UserRef, notify: (t: string) => Promise<void>): Promise<void> {
+  async function allowForThread(p: OpenPrompt, platform: string, user: UserRef, notify: (t: string) => Promise<void>): Promise<void> {
     if (!open.has(p.id) || !opts.rules) return;
     const label = describeRule(p.rule);
     const setAt = now();
-    settle(p, { behavior: 'allow' }, { state: 'allowed', source: 'thread', how: 'thread', decidedBy: user, rule: label });
+    settle(p, { behavior: 'allow' }, { state: 'allowed', source: 'thread', how: 'thread', decidedBy: user, decidedOn: platform, rule: label });
     const saved = await opts.rules.add(p.conversationKey, { rule: p.rule, setBy: user, setAt }).catch((err: unknown) => {
       p.log.warn({ err }, 'thread rule store write failed');
       return false;
     });
-    if (saved) return;
+    if (saved) {
+      opts.audit?.ruleAdded({ conversation: p.conversationKey, rule: label, setBy: auditPerson(platform, user) });
+      return;
+    }
     p.log.warn({ rule: label }, 'could not store the thread rule; this request was allowed once');
     await notify(`Allowed this request, but the rule ${label} could not be saved, so the next matching request will ask again.`);
   }
@@ -341,14 +347,14 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
       }
       switch (ev.action) {
         case 'allow':
-          settle(p, { behavior: 'allow' }, { state: 'allowed', source: 'once', how: 'once', decidedBy: ev.user });
+          settle(p, { behavior: 'allow' }, { state: 'allowed', source: 'once', how: 'once', decidedBy: ev.user, decidedOn: ev.platform });
           return;
         case 'allow_thread':
           if (!opts.rules) break;
-          await allowForThread(p, ev.user, ev.notifyPrivately);
+          await allowForThread(p, ev.platform, ev.user, ev.notifyPrivately);
           return;
         case 'deny':
-          settle(p, { behavior: 'deny', message: `Denied by ${mention(ev.user)}.` }, { state: 'denied', source: 'button', decidedBy: ev.user });
+          settle(p, { behavior: 'deny', message: `Denied by ${mention(ev.user)}.` }, { state: 'denied', source: 'button', decidedBy: ev.user, decidedOn: ev.platform });
           return;
         case 'deny_reason':
         case 'edit': {
@@ -378,13 +384,13 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
       if (ev.kind === 'reason') {
         const r = readReason(ev.value);
         if (!r.ok) return r;
-        settle(p, { behavior: 'deny', message: r.reason }, { state: 'denied', source: 'reason', how: 'reason', reason: r.reason, decidedBy: ev.user });
+        settle(p, { behavior: 'deny', message: r.reason }, { state: 'denied', source: 'reason', how: 'reason', reason: r.reason, decidedBy: ev.user, decidedOn: ev.platform });
         return { ok: true };
       }
       const e = readEdit(p.request, ev.value);
       if (!e.ok) return e;
       settle(p, e.decision, {
-        state: 'allowed', source: e.edited ? 'edited' : 'once', how: e.edited ? 'edited' : 'once', decidedBy: ev.user,
+        state: 'allowed', source: e.edited ? 'edited' : 'once', how: e.edited ? 'edited' : 'once', decidedBy: ev.user, decidedOn: ev.platform,
         ...(e.decision.updatedInput ? { editedInput: e.decision.updatedInput } : {}),
       });
       return { ok: true };

@@ -72,8 +72,14 @@ export function usageError(command: string, message: string): TurnbridgeError {
   return new TurnbridgeError('TB_USAGE', message, { field: command });
 }
 
+/** parseArgs' errors in plain words (its own text suggests `--` tricks that do not apply here). */
 function cleanParseMessage(err: unknown): string {
-  const text = err instanceof Error ? err.message : String(err);
-  // parseArgs appends advice about '--' that does not apply to us; keep the first sentence.
+  const e = err as { code?: string; message?: string };
+  const text = e?.message ?? String(err);
+  const opt = /'(-{1,2}[^' <]+)/.exec(text)?.[1];
+  if (e?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && opt) return `unknown option ${opt}`;
+  if (e?.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && opt) {
+    return /does not take an argument/.test(text) ? `${opt} takes no value` : `${opt} needs a value`;
+  }
   return text.split('. To specify')[0]!.split('\n')[0]!.replace(/\.$/, '');
 }

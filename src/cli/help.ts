@@ -23,7 +23,7 @@ Commands:
   chat <profile>    Talk to an agent in the terminal, turn after turn
   start             Start the bridge (Slack, Discord, local)
   doctor            Check the setup (tokens, scopes, intents, profiles, store, access) and say what to fix
-  audit             Print recent permission decisions (who allowed or denied what)
+  audit             Print the audit trail (who allowed, denied, let in or set rules for what)
   allow <id>...     Let people use the bridge: turnbridge allow slack:U0123 (or a pairing code)
 
 Options:
@@ -75,19 +75,22 @@ In the conversation:
   Ctrl-C      Cancel the running turn (at the prompt: press twice to leave)
 Permission requests are asked as "Allow? [y/N]"; anything but y/yes denies.
 `,
-  audit: `Print the recent permission decisions the bridge keeps in its store, oldest first.
+  audit: `Print the audit trail the bridge keeps in its store, oldest first: permission decisions,
+access grants and their removal, thread rules added and cleared.
 
 ${USAGE.audit}
 
 Options:
       --since WHEN     How far back: 90s, 30m, 2h, 7d, or a date (2026-12-01T09:00Z). Default 24h
-      --json           One JSON object per decision (at, platform, conversation, user, tool,
-                       inputDigest, editedDigest?, decision, source, rule?, ruleSetBy?, latencyMs)
+      --json           One JSON object per line (NDJSON), each with kind (decision | grant |
+                       grant-removed | rule-added | rule-cleared), id, at (ms) and the kind's
+                       fields (docs/approvals.md#audit-trail)
   -c, --config FILE    The bridge config file (default: TURNBRIDGE_CONFIG or ./turnbridge.yaml)
   -h, --help           Show this help
 
-Reads the same store as the bridge (data_dir, or Redis when REDIS_URL is set) and changes
-nothing. The store keeps the last 1,000 decisions; the bridge log has one line for every one.
+The table's columns: time (UTC), kind, platform, who, conversation, tool, decision, detail (the
+deny reason, the rule, the input; cut to fit, --json has all of it). Reads the same store as the
+bridge (data_dir, or Redis when REDIS_URL is set) and changes nothing. Records are kept 90 days.
 `,
   start: `Start the bridge: connect the configured platforms and serve turns until stopped.
 

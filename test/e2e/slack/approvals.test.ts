@@ -167,6 +167,6 @@ describe('slack approvals (real Bolt + bridge + agent)', () => {
     await click('U0ANA', 'ana', 'tb_deny', p2);
     await rig.finalReply('C0GEN', ts, third.ts);
     const audit = await bridge.audit.since(0);
-    assert.ok(audit.some((e) => e.source === 'rule' && e.rule === 'Bash(git status:*)'), 'the auto-allow is in the audit trail');
+    assert.ok(audit.some((e) => e.kind === 'decision' && e.source === 'rule' && e.rule === 'Bash(git status:*)'), 'the auto-allow is in the audit trail');
   });
 });

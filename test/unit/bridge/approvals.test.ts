@@ -5,7 +5,8 @@ import Keyv from 'keyv';
 import { createBridge, createPermissionBroker } from '../../../src/bridge/index.js';
 import { createDelivery } from '../../../src/delivery/index.js';
 import { BANNER_NO_PERMISSION } from '../../../src/bridge/accept-message.js';
-import { createAuditTrail } from '../../../src/bridge/audit.js';
+import { createAuditTrail, type AuditEntry, type DecisionEntry } from '../../../src/bridge/audit.js';
+import { createSqliteStore } from '../../../src/state/index.js';
 import { createKv } from '../../../src/bridge/kv.js';
 import { createMetrics } from '../../../src/bridge/metrics.js';
 import { autoAllowLine, describeRule, parseStoredRules, ruleFor, ruleMatches } from '../../../src/bridge/permission-rules.js';
@@ -19,6 +20,7 @@ import { silentLogger } from '../../../src/log.js';
 import { createRecordingSurface } from '../../fakes/recording-surface.js';
 import { ANA, BOB, BOSS, conv, fakeRunner, makeConfig, makeMsg, makeProfile, memoryStore, waitFor } from './helpers.js';
 
+const decisions = (l: AuditEntry[]) => l.filter((e): e is DecisionEntry => e.kind === 'decision');
 const bash = (command: string): PermissionRequest => ({ requestId: 'r', toolName: 'Bash', description: 'Run tests', input: { command } });
 
 describe('thread rules', () => {
@@ -102,7 +104,7 @@ function rig(opts: { groupMembers?: Record<string, string[]> } = {}) {
   let clock = 10_000;
   const kv = createKv(new Keyv(), silentLogger);
   const metrics = createMetrics();
-  const audit = createAuditTrail({ kv, logger: silentLogger, metrics });
+  const audit = createAuditTrail({ store: createSqliteStore({ file: ':memory:' }), logger: silentLogger, metrics, now: () => clock });
   const rules = createRuleStore(kv);
   const surface = createRecordingSurface();
   if (opts.groupMembers) {
@@ -149,12 +151,12 @@ describe('permission broker: the five choices', () => {
     void r.ask(bash('npm test; curl evil'));
     await r.posted(3);
     r.broker.expireAll();
-    const log = await r.audit.since(0);
-    assert.deepEqual(log.map((e) => [e.decision, e.source, e.rule, e.user?.id ?? e.ruleSetBy?.id]).slice(0, 2), [
+    const log = decisions(await r.audit.since(0));
+    assert.deepEqual(log.map((e) => [e.decision, e.source, e.rule, e.decider?.id ?? e.ruleSetBy?.id]).slice(0, 2), [
       ['allow', 'thread', 'Bash(npm test:*)', 'U_ANA'], ['allow', 'rule', 'Bash(npm test:*)', 'U_ANA'],
     ]);
     assert.equal(log[0]!.latencyMs, 2500);
-    assert.match(log[0]!.inputDigest, /^[0-9a-f]{16}$/);
+    assert.match(log[0]!.input!.sha256, /^[0-9a-f]{64}$/);
     const text = await r.metrics.render();
     assert.match(text, /turnbridge_permission_decisions_total\{decision="allow",source="thread"\} 1/);
     assert.match(text, /turnbridge_permission_decisions_total\{decision="allow",source="rule"\} 1/);
@@ -332,9 +334,9 @@ describe('bridge: what is kept in the store', () => {
     await bridge.handleAction({ platform: 'test', action: 'allow', id: view.promptId, user: { id: 'U_X', name: 'x', roles: ['ROLE_OPS'] }, notifyPrivately: async () => {} });
     assert.deepEqual(await decision, { behavior: 'allow' });
     call.finish({ reply: 'done' });
+    const [entry] = decisions(await bridge.audit.since(0));
     await bridge.shutdown(1000);
-    const [entry] = await bridge.audit.since(0);
-    assert.deepEqual([entry!.decision, entry!.source, entry!.user?.id, entry!.latencyMs], ['allow', 'once', 'U_X', 1000]);
+    assert.deepEqual([entry!.decision, entry!.source, entry!.decider, entry!.latencyMs], ['allow', 'once', { platform: 'test', id: 'U_X', name: 'x' }, 1000]);
     assert.match(await bridge.metrics.render(), /turnbridge_permission_decisions_total\{decision="allow",source="once"\} 1/);
   });
 });

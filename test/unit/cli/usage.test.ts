@@ -52,11 +52,11 @@ test('bad arguments: exit 2, an error and the usage line on stderr, nothing on s
     [['run', ECHO], /missing --message/, /^usage: turnbridge run /m],
     [['run', ECHO, '--message', ''], /empty turn/, /^usage: turnbridge run /m],
     [['run', ECHO, '--message'], /--message/, /^usage: turnbridge run /m],
-    [['run', ECHO, '--message', 'x', '--bogus'], /Unknown option '--bogus'/, /^usage: turnbridge run /m],
+    [['run', ECHO, '--message', 'x', '--bogus'], /unknown option --bogus$/m, /^usage: turnbridge run /m],
     [['run', ECHO, ECHO, '--message', 'x'], /unexpected argument/, /^usage: turnbridge run /m],
     [['chat'], /missing <profile>/, /^usage: turnbridge chat /m],
-    [['chat', ECHO, '--json'], /Unknown option '--json'/, /^usage: turnbridge chat /m],
-    [['doctor', '--bogus'], /Unknown option '--bogus'/, /^usage: turnbridge doctor /m],
+    [['chat', ECHO, '--json'], /unknown option --json$/m, /^usage: turnbridge chat /m],
+    [['doctor', '--bogus'], /unknown option --bogus$/m, /^usage: turnbridge doctor /m],
     [['doctor', 'extra'], /unexpected argument "extra"/, /^usage: turnbridge doctor /m],
   ];
   for (const [args, error, usage] of cases) {
