@@ -2,7 +2,7 @@ import type { Delivery } from '../delivery/types.js';
 import type { Surface } from '../delivery/surface.js';
 import { isTurnbridgeError } from '../errors.js';
 import type { Profile } from '../profile/index.js';
-import { actorOf, checkAccess, isAdmin, wayInText } from './access.js';
+import { actorOf, checkAccess, isAdmin } from './access.js';
 import { auditPerson } from './audit.js';
 import type { RouteConfig } from './api.js';
 import { describeRule } from './permission-rules.js';
@@ -13,6 +13,7 @@ import { executeTurn } from './execute-turn.js';
 import { identityOf, parseIdentity } from './identity.js';
 import { gateTurn, takeTicket } from './conversation-order.js';
 import { routeMessage } from './routing.js';
+import { sendWayIn } from './way-in.js';
 import { findStoppable, stopTurn } from './stop-control.js';
 import { createTurn, type Turn } from './turn.js';
 import { isWaiting } from './turn-phase.js';
@@ -109,21 +110,23 @@ async function allowInChat(ctx: BridgeContext, written: string, msg: InboundMess
     await say(ctx, delivery, msg, `${id} is a Slack user group: add it to TURNBRIDGE_ALLOW_USERS (access.allow_users), where the bridge looks up its members.`, 'warning');
     return;
   }
-  const ok = await ctx.grants.add(id, identityOf(actorOf(msg)));
-  ctx.logger.info({ platform: msg.platform, user: msg.user.id, granted: id, ok }, 'access granted in chat');
-  await say(ctx, delivery, msg, ok ? `${id} can use the bridge now.` : `Could not save the grant for ${id} (store failure; the bridge log has the details).`, ok ? 'success' : 'error');
+  const result = await ctx.grants.add(id, auditPerson(msg.platform, msg.user), { via: 'chat' });
+  ctx.logger.info({ platform: msg.platform, user: msg.user.id, granted: id, result }, 'access granted in chat');
+  if (result === 'added') await say(ctx, delivery, msg, `${id} can use the bridge now.`, 'success');
+  else if (result === 'already') await say(ctx, delivery, msg, `${id} is already allowed; nothing changed.`, 'info');
+  else await say(ctx, delivery, msg, `Could not save the grant for ${id} (store failure; the bridge log has the details).`, 'error');
 }
 
 /** Refused by the access rules: the way-in reply (with a pairing code) at most once per person per window. */
-async function refuse(ctx: BridgeContext, delivery: Delivery, msg: InboundMessage, reason: string, text: string): Promise<void> {
+async function refuse(ctx: BridgeContext, surface: Surface, delivery: Delivery, msg: InboundMessage, reason: string, text: string): Promise<void> {
   const who = identityOf(actorOf(msg));
   ctx.logger.info({ platform: msg.platform, user: msg.user.id, reason, conversation: conversationKey(msg.platform, msg.conversation) }, 'message refused by access rules');
   ctx.metrics.rejected('refused');
   const last = ctx.wayInShown.get(`${who}:${reason}`);
   if (last !== undefined && ctx.now() - last < WAY_IN_EVERY_MS) return;
   ctx.wayInShown.set(`${who}:${reason}`, ctx.now());
-  if (reason === 'not-allowed') text = wayInText(actorOf(msg), await ctx.grants.pairingCode(who));
-  await say(ctx, delivery, msg, text, 'warning');
+  if (reason === 'not-allowed') await sendWayIn(ctx, surface, msg, (t) => say(ctx, delivery, msg, t, 'warning'));
+  else await say(ctx, delivery, msg, text, 'warning');
 }
 
 function busyText(ctx: BridgeContext, result: Exclude<OfferResult, 'accepted'>): string {
@@ -168,7 +171,7 @@ export async function acceptMessage(ctx: BridgeContext, msg: InboundMessage, res
   const routed = routeMessage(ctx.config, msg);
   const verdict = await checkAccess(ctx.config.access, ctx.grants, msg, routed.route);
   if (!verdict.ok) {
-    await refuse(ctx, delivery, msg, verdict.reason, verdict.text);
+    await refuse(ctx, surface, delivery, msg, verdict.reason, verdict.text);
     await tidy(ctx, msg);
     return;
   }

@@ -1,5 +1,6 @@
 /**
- * Access grants made with `turnbridge allow slack:U0123` (or an admin's `allow` command in chat):
+ * Access grants made with `turnbridge allow slack:U0123` (or an admin's `allow` command in chat),
+ * each audited (grant and removal, audit.ts):
  * identities added to the configured access list, kept in the bridge state (SQLite in WAL mode
  * under the data dir, or Redis with REDIS_URL) beside rules and notices. A grant is committed
  * before `add` resolves, so what `turnbridge allow` reports saved survives a kill -9, and the
@@ -11,30 +12,52 @@ import type { Logger } from '../log.js';
 import { createState, type BridgeState } from '../state/index.js';
 import { grantKey, migrateOldGrants } from './access-grants-migration.js';
 import type { BridgeConfig } from './api.js';
+import { createAuditTrail, type AuditPerson, type AuditTrail } from './audit.js';
 import { createStateKv, type KvStore } from './kv.js';
 
 export interface AccessGrant {
-  /** Who granted it (`cli`, or the admin's `platform:id`). */
+  /** Who granted it (`cli:<shell user>`, or the admin's `platform:id`). */
   by: string;
+  /** ms since the epoch. */
+  at: number;
+  /** The person's name when the grant came from a pairing code that had it. */
+  name?: string;
+  via?: 'cli' | 'chat' | 'pairing';
+}
+
+/** What a pairing code stands for: who asked, and when. */
+export interface PairingRequest {
+  identity: string;
+  /** Display name the platform showed when they asked. */
+  name?: string;
   /** ms since the epoch. */
   at: number;
 }
 
-/** Grants by `platform:id`. Never throws: a store failure is logged and reads as "not granted". */
+export type GrantResult = 'added' | 'already' | 'failed';
+
+/**
+ * Grants by `platform:id`. Never throws: a store failure is logged and reads as "not granted".
+ * Adding and removing are audited (audit.ts) when the grants were made with an audit trail.
+ */
 export interface AccessGrants {
   /** Whether any of these identities was granted. */
   hasAny(identities: readonly string[]): Promise<boolean>;
-  /** Resolves true when the store holds the grant (committed, or acknowledged by Redis). */
-  add(identity: string, by: string): Promise<boolean>;
+  /** `added` once the store holds it (committed, or acknowledged by Redis); `already` when it was there (nothing written). */
+  add(identity: string, by: AuditPerson, how?: { via?: AccessGrant['via']; name?: string }): Promise<GrantResult>;
   /** Resolves true when a grant was there and is gone. */
-  remove(identity: string): Promise<boolean>;
+  remove(identity: string, by: AuditPerson): Promise<boolean>;
+  /** Every grant, oldest first; undefined when the store failed or cannot list. */
+  list(): Promise<Array<AccessGrant & { identity: string }> | undefined>;
   /**
    * A pairing code for this person (OpenClaw-style DM pairing): shown in the way-in reply, valid
    * for an hour; `turnbridge allow <code>` grants the person it stands for. Undefined on a store failure.
    */
-  pairingCode(identity: string): Promise<string | undefined>;
-  /** The identity a pairing code stands for (and the code is used up), or undefined. */
-  redeem(code: string): Promise<string | undefined>;
+  pairingCode(identity: string, who?: { name?: string }): Promise<string | undefined>;
+  /** Whom a pairing code stands for, without using it up (shown before the admin confirms). */
+  peek(code: string): Promise<PairingRequest | undefined>;
+  /** Whom a pairing code stands for, and the code is used up; undefined when it is not (or no longer) there. */
+  redeem(code: string): Promise<PairingRequest | undefined>;
   close(): Promise<void>;
 }
 
@@ -45,37 +68,70 @@ const PAIRING_TTL_MS = 60 * 60_000;
 const NOT_GRANTED = 'treating the person as not granted';
 
 const pairKey = (code: string): string => `access-pair:${code.toUpperCase()}`;
+const GRANT_PREFIX = grantKey('');
 
-/** Grants on a KvStore (the bridge state's, or an in-memory one in tests). `ready` is awaited first (the migration). */
-export function grantsOnKv(kv: KvStore, opts: { now?: () => number; ready?: Promise<unknown>; close?: () => Promise<void> } = {}): AccessGrants {
+/** A person as a grant's `by` string. */
+export const grantor = (p: AuditPerson): string => `${p.platform}:${p.id}`;
+
+function readPairing(v: unknown): PairingRequest | undefined {
+  const e = v as Partial<PairingRequest> | undefined;
+  if (!e || typeof e.identity !== 'string') return undefined;
+  return { identity: e.identity, ...(typeof e.name === 'string' ? { name: e.name } : {}), at: typeof e.at === 'number' ? e.at : 0 };
+}
+
+/**
+ * Grants on a KvStore (the bridge state's, or an in-memory one in tests). `ready` is awaited first
+ * (the migration); `audit` records every grant and removal (awaited: a CLI exits after it).
+ */
+export function grantsOnKv(kv: KvStore, opts: { now?: () => number; ready?: Promise<unknown>; close?: () => Promise<void>; audit?: AuditTrail } = {}): AccessGrants {
   const now = opts.now ?? Date.now;
   const ready = opts.ready ?? Promise.resolve();
+  const has = async (id: string) => {
+    const g = await kv.get<AccessGrant>(grantKey(id));
+    return Boolean(g && typeof g === 'object');
+  };
   return {
     async hasAny(ids) {
       await ready;
-      for (const id of ids) {
-        const g = await kv.get<AccessGrant>(grantKey(id));
-        if (g && typeof g === 'object') return true;
-      }
+      for (const id of ids) if (await has(id)) return true;
       return false;
     },
-    async add(id, by) {
+    async add(id, by, how = {}) {
       await ready;
-      return kv.set(grantKey(id), { by, at: now() } satisfies AccessGrant);
+      if (await has(id)) return 'already';
+      const via = how.via ?? (by.platform === 'cli' ? 'cli' : 'chat');
+      const grant: AccessGrant = { by: grantor(by), at: now(), via, ...(how.name ? { name: how.name } : {}) };
+      if (!(await kv.set(grantKey(id), grant))) return 'failed';
+      await opts.audit?.append({ kind: 'grant', at: grant.at, identity: id, ...(how.name ? { name: how.name } : {}), by, via });
+      return 'added';
     },
-    async remove(id) {
+    async remove(id, by) {
       await ready;
-      return kv.delete(grantKey(id));
+      const gone = await kv.delete(grantKey(id));
+      if (gone) await opts.audit?.append({ kind: 'grant-removed', at: now(), identity: id, by });
+      return gone;
     },
-    async pairingCode(id) {
+    async list() {
+      await ready;
+      const rows = await kv.entries?.<AccessGrant>(GRANT_PREFIX);
+      if (!rows) return undefined;
+      return rows.filter((r) => r.value && typeof r.value === 'object')
+        .map((r) => ({ ...r.value, identity: r.key.slice(GRANT_PREFIX.length) }))
+        .sort((a, b) => (a.at ?? 0) - (b.at ?? 0));
+    },
+    async pairingCode(id, who = {}) {
       const code = Array.from({ length: 6 }, () => CODE_CHARS[randomInt(CODE_CHARS.length)]).join('');
-      return (await kv.set(pairKey(code), { identity: id }, PAIRING_TTL_MS)) ? code : undefined;
+      const entry: PairingRequest = { identity: id, ...(who.name ? { name: who.name } : {}), at: now() };
+      return (await kv.set(pairKey(code), entry, PAIRING_TTL_MS)) ? code : undefined;
+    },
+    async peek(code) {
+      return readPairing(await kv.get(pairKey(code)));
     },
     async redeem(code) {
-      const entry = await kv.get<{ identity?: string }>(pairKey(code));
-      if (!entry || typeof entry.identity !== 'string') return undefined;
+      const entry = readPairing(await kv.get(pairKey(code)));
+      if (!entry) return undefined;
       // Whoever removes it redeems it: two `turnbridge allow CODE` at once grant once.
-      return (await kv.delete(pairKey(code))) ? entry.identity : undefined;
+      return (await kv.delete(pairKey(code))) ? entry : undefined;
     },
     close: async () => {
       await ready.catch(() => undefined);
@@ -85,11 +141,12 @@ export function grantsOnKv(kv: KvStore, opts: { now?: () => number; ready?: Prom
 }
 
 /** The bridge's grants, on its state (closed by its owner, not here); migrates the old grants file first. */
-export function accessGrantsOn(state: BridgeState, config: Pick<BridgeConfig, 'dataDir' | 'redisUrl'>, logger: Logger, opts: { now?: () => number } = {}): AccessGrants {
+export function accessGrantsOn(state: BridgeState, config: Pick<BridgeConfig, 'dataDir' | 'redisUrl'>, logger: Logger, opts: { now?: () => number; audit?: AuditTrail } = {}): AccessGrants {
   const log = logger.child({ component: 'access-grants' });
   const kv = createStateKv(state.store, log, { what: NOT_GRANTED });
   const ready = migrateOldGrants(config, kv, log);
-  return grantsOnKv(kv, { ...opts, ready });
+  const audit = opts.audit ?? createAuditTrail({ store: state.store, logger, ...(opts.now ? { now: opts.now } : {}) });
+  return grantsOnKv(kv, { ...opts, ready, audit });
 }
 
 /**
@@ -115,9 +172,11 @@ export function createAccessGrants(config: Pick<BridgeConfig, 'redisUrl' | 'data
   };
   return {
     hasAny: async (ids) => (await open()?.hasAny(ids)) ?? false,
-    add: async (id, by) => (await open()?.add(id, by)) ?? false,
-    remove: async (id) => (await open()?.remove(id)) ?? false,
-    pairingCode: async (id) => open()?.pairingCode(id),
+    add: async (id, by, how) => (await open()?.add(id, by, how)) ?? 'failed',
+    remove: async (id, by) => (await open()?.remove(id, by)) ?? false,
+    list: async () => open()?.list(),
+    pairingCode: async (id, who) => open()?.pairingCode(id, who),
+    peek: async (code) => open()?.peek(code),
     redeem: async (code) => open()?.redeem(code),
     async close() {
       if (!opened) return;

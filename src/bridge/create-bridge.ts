@@ -138,7 +138,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
   const kv = opts.kv ?? (opts.store ? createKv(new Keyv(), logger) : createStateKv(state.store, logger));
   const rules = createRuleStore(kv);
   const audit = createAuditTrail({ store: state.store, logger, metrics, now });
-  const grants = opts.grants ?? (opts.store ? grantsOnKv(kv) : accessGrantsOn(state, config, logger));
+  const grants = opts.grants ?? (opts.store ? grantsOnKv(kv, { audit }) : accessGrantsOn(state, config, logger, { audit }));
   prepareWorkspace(config, logger);
   const profileLoader: ProfileLoader = opts.loadProfile ?? ((path) => defaultLoadProfile(path, { logger }));
 

@@ -14,6 +14,11 @@ export interface KvStore {
   /** Resolves true when the store accepted the value. `ttlMs` absent = kept until deleted. */
   set(key: string, value: unknown, ttlMs?: number): Promise<boolean>;
   delete(key: string): Promise<boolean>;
+  /**
+   * Every live entry whose key starts with `prefix` (small sets the CLI lists: grants); undefined
+   * when the store failed. Absent = the backend cannot list.
+   */
+  entries?<T>(prefix: string): Promise<Array<{ key: string; value: T }> | undefined>;
 }
 
 /** Runs store operations with a time bound; on failure or timeout logs and answers the fallback. */
@@ -91,6 +96,7 @@ export function createStateKv(store: StateStore, logger: Logger, opts: { opTimeo
       return true;
     }, false),
     delete: (key) => ops.run('delete', key, () => store.delete('kv', key), false),
+    entries: <T>(prefix: string) => ops.run<Array<{ key: string; value: T }> | undefined>('entries', `${prefix}*`, async () => (await store.entries<T>('kv')).filter((e) => e.key.startsWith(prefix)), undefined),
     drain: () => ops.drain(),
   };
 }

@@ -76,7 +76,8 @@ export function usageError(command: string, message: string): TurnbridgeError {
 function cleanParseMessage(err: unknown): string {
   const e = err as { code?: string; message?: string };
   const text = e?.message ?? String(err);
-  const opt = /'(-{1,2}[^' <]+)/.exec(text)?.[1];
+  // "Option '-c, --config <value>' argument missing": the long name.
+  const opt = /'(?:-\w, )?(-{1,2}[^' <,]+)/.exec(text)?.[1];
   if (e?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && opt) return `unknown option ${opt}`;
   if (e?.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && opt) {
     return /does not take an argument/.test(text) ? `${opt} takes no value` : `${opt} needs a value`;

@@ -11,7 +11,7 @@ import { loadConfig } from '../config/index.js';
 import { silentLogger } from '../log.js';
 import { parseCommandArgs, usageError } from './args.js';
 import { helpText } from './help.js';
-import type { CliIo } from './io.js';
+import { printable, type CliIo } from './io.js';
 
 const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -26,14 +26,6 @@ export function parseSince(v: string, now: number): number | undefined {
 export const AUDIT_COLUMNS = ['TIME (UTC)', 'KIND', 'PLATFORM', 'WHO', 'CONVERSATION', 'TOOL', 'DECISION', 'DETAIL'] as const;
 /** The detail column is cut here in the table (--json has everything). */
 const DETAIL_MAX = 160;
-
-/**
- * Names, reasons and inputs come from chat users: control characters (a terminal escape would
- * rewrite what the admin sees) are shown as `?`, and line breaks as spaces.
- */
-function safe(s: string): string {
-  return s.replace(/[\r\n\t]+/g, ' ').replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '?');
-}
 
 /** `@name (id)`; the person's platform in front when it is not the row's. */
 const person = (p: AuditPerson | undefined, row?: string): string =>
@@ -71,7 +63,7 @@ export function auditRow(e: AuditEntry): string[] {
       cells = [e.by.platform, person(e.by), e.conversation, '-', 'rules', `cleared ${e.count} rule${e.count === 1 ? '' : 's'} (${e.why === 'reset' ? 'session reset' : 'rules clear'})`];
       break;
   }
-  const row = [when, e.kind, ...cells].map(safe);
+  const row = [when, e.kind, ...cells].map(printable);
   const detail = row[7]!;
   row[7] = detail.length > DETAIL_MAX ? `${detail.slice(0, DETAIL_MAX - 1)}…` : detail;
   return row;

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { ALLOW_HELP } from './allow-help.js';
+import { ALLOW_HELP, ALLOW_USAGE } from './allow-help.js';
 
 export type CommandName = 'run' | 'chat' | 'start' | 'doctor' | 'audit' | 'allow';
 
@@ -10,7 +10,7 @@ const USAGE: Record<CommandName | 'main', string> = {
   start: 'usage: turnbridge start [bridge options]',
   doctor: 'usage: turnbridge doctor [--json] [--config FILE]',
   audit: 'usage: turnbridge audit [--since 24h] [--json] [--config FILE]',
-  allow: 'usage: turnbridge allow <platform:id | pairing code>... [--remove] [--config FILE]',
+  allow: ALLOW_USAGE,
 };
 
 const HELP: Record<CommandName | 'main', string> = {
@@ -24,7 +24,7 @@ Commands:
   start             Start the bridge (Slack, Discord, local)
   doctor            Check the setup (tokens, scopes, intents, profiles, store, access) and say what to fix
   audit             Print the audit trail (who allowed, denied, let in or set rules for what)
-  allow <id>...     Let people use the bridge: turnbridge allow slack:U0123 (or a pairing code)
+  allow <code>...   Let people use the bridge: turnbridge allow K7QX2M (shows whom, asks), slack:U0123, --list, --remove
 
 Options:
   -h, --help        Show help (also after a command)

@@ -26,3 +26,12 @@ export function writeProblem(stream: NodeJS.WritableStream, err: { message: stri
   const { text, fix } = problemLines(err);
   stream.write(`error: ${text}\n${fix ? `  fix: ${fix}\n` : ''}`);
 }
+
+/**
+ * Text that chat users wrote (names, reasons, inputs), made safe to print on an admin's terminal:
+ * control characters and bidirectional overrides (an escape sequence would rewrite what the admin
+ * sees) become `?`; line breaks become spaces (so one entry stays one line).
+ */
+export function printable(s: string): string {
+  return s.replace(/[\r\n\t]+/g, ' ').replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '?');
+}

@@ -208,6 +208,13 @@ export interface RemoteAttachment {
 /** Optional capabilities a Surface may add (kept apart from the required core above). */
 export interface SurfaceExtras {
   /**
+   * Show `text` to one person only, about their message `source` (the way-in reply with a pairing
+   * code, in a channel): Slack an ephemeral message (in the thread when the message was in an
+   * active one), Discord a direct message. Resolves where it went: `here` (in the conversation,
+   * seen by them alone) or `dm`. Throws when it could not be shown.
+   */
+  tellPrivately?(source: SourceMessageRef, user: UserRef, text: string): Promise<'here' | 'dm'>;
+  /**
    * Download a message's files again (a turn queued before a restart runs now), with the
    * platform's credentials, under the platform's limits.
    */

@@ -39,6 +39,7 @@ const HINTS: Record<number, string> = {
   10003: 'the channel no longer exists',
   10008: 'the message was deleted',
   50035: 'Discord rejected the message body (too long or invalid)',
+  50007: 'the person does not accept direct messages (from members of this server)',
 };
 
 /** Maps discord.js failures to turnbridge errors: 429s to RateLimitedError, the rest to TB_PLATFORM_ERROR. */
@@ -146,6 +147,14 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordSurfac
     },
 
     findBudgets: (conversation) => [{ key: `discord:${targetChannel(conversation)}:read`, perMinute: 60, burst: 5 }],
+
+    // Discord has no ephemeral answer to a plain message (only to interactions): a DM, which
+    // needs the person to accept DMs from server members (a 50007 error otherwise).
+    async tellPrivately(_source, user, text) {
+      const dm = await call<{ id: string }>('opening a DM', () => rest.post('/users/@me/channels', { body: { recipient_id: user.id } }));
+      await call('sending a DM', () => rest.post(`/channels/${dm.id}/messages`, { body: { content: text, allowed_mentions: { parse: [] } } }));
+      return 'dm' as const;
+    },
 
     async showTyping(conversation) {
       typing.start(targetChannel(conversation));

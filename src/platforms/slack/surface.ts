@@ -173,6 +173,14 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
     findBudgets: (c: Conversation): RateBudget[] => [
       { key: `slack:${c.space}:${c.thread ? 'conversations.replies' : 'conversations.history'}`, perMinute: Math.floor(SLACK_LIMITS.readPerMinute * HEADROOM * scale), burst: 1 },
     ],
+    // "Ephemeral messages in threads are only shown if there is already an active thread" (the
+    // chat.postEphemeral docs): a top-level mention's own ts is no thread yet, so it goes in the channel.
+    async tellPrivately(source: SourceMessageRef, user, text: string): Promise<'here'> {
+      const { channel, ts } = decodeMessageId(source.id);
+      const thread = source.conversation.thread && source.conversation.thread !== ts ? source.conversation.thread : undefined;
+      await callSlack('chat.postEphemeral', () => client.chat.postEphemeral({ channel, user: user.id, text, ...(thread ? { thread_ts: thread } : {}) }));
+      return 'here';
+    },
 
     async showTyping(c: Conversation): Promise<void> {
       if (!typingEnabled || !c.thread) return;

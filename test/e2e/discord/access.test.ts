@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAccessGrants } from '../../../src/bridge/access-grants.js';
 import { silentLogger } from '../../../src/log.js';
+import { WAY_IN_SENT_BY_DM } from '../../../src/bridge/way-in.js';
 import { makeTurnRig, type TurnRig } from './turn-rig.js';
 
 describe('discord access (real discord.js + bridge, access closed)', () => {
@@ -35,21 +36,40 @@ describe('discord access (real discord.js + bridge, access closed)', () => {
     assert.equal(Object.values(rig.bridge.stats().turnsByOutcome).reduce((a, b) => a + b, 0), 0, 'no agent ran');
     // What `turnbridge allow discord:<dave>` does, from another store handle (another process).
     const cli = createAccessGrants(rig.config, silentLogger);
-    assert.equal(await cli.add(`discord:${dave.id}`, 'cli'), true);
+    assert.equal(await cli.add(`discord:${dave.id}`, { platform: 'cli', id: 'test' }), 'added');
     await cli.close();
     const next = fake.dm(dave, 'hello again');
     const [reply] = await rig.finalReply(next.channel_id, next);
     assert.equal(reply!.content, 'echo: hello again');
   });
 
-  it('a stranger who mentions the bot in a server gets the refusal inline: no thread is started for them', async () => {
+  it('a stranger who mentions the bot in a server gets the pairing code in a DM; the channel sees a pointer, no code, no thread', async () => {
     const { fake } = rig;
     const { bob } = fake.world.users;
     const threadsBefore = fake.calls.filter((c) => c.route === 'POST /channels/:id/messages/:id/threads').length;
+    const channelBefore = new Set(fake.botMessages(fake.world.general.id).map((m) => m.id));
     fake.say(fake.world.general.id, bob, 'make me a thread', { mention: true });
-    const refusal = await fake.waitFor(() => fake.botMessages(fake.world.general.id).find((m) => m.content.includes(`discord:${bob.id}`)), 15_000, 'the inline refusal');
-    assert.match(refusal.content, /access list/);
+    const dm = fake.dmChannel(bob);
+    const told = await fake.waitFor(() => fake.botMessages(dm.id).find((m) => /access list/.test(m.content)), 15_000, 'the way-in by DM');
+    const code = /turnbridge allow ([A-Z0-9]{6})`/.exec(told.content)?.[1];
+    assert.ok(code, `the DM carries the pairing code: ${told.content}`);
+    assert.ok(told.content.includes(`discord:${bob.id}`));
+    assert.ok(fake.calls.some((c) => c.path === '/users/@me/channels' && c.method === 'POST'), `the DM was opened through the API: ${fake.calls.map((c) => c.route).join(', ')}`);
+    const pointer = await fake.waitFor(() => fake.botMessages(fake.world.general.id).find((m) => !channelBefore.has(m.id)), 15_000, 'the pointer in the channel');
+    assert.equal(pointer.content, WAY_IN_SENT_BY_DM);
+    for (const m of fake.botMessages(fake.world.general.id)) assert.ok(!m.content.includes(code!), `no code in the channel: ${m.content}`);
     assert.equal(fake.calls.filter((c) => c.route === 'POST /channels/:id/messages/:id/threads').length, threadsBefore);
+  });
+
+  it('a stranger who takes no DMs gets the way in by id in the channel, still without a pairing code', async () => {
+    const { fake } = rig;
+    const { alice } = fake.world.users;
+    fake.dmsClosed.add(alice.id);
+    fake.say(fake.world.general.id, alice, 'and me', { mention: true });
+    const refusal = await fake.waitFor(() => fake.botMessages(fake.world.general.id).find((m) => m.content.includes(`discord:${alice.id}`)), 15_000, 'the inline refusal');
+    assert.match(refusal.content, /access list/);
+    assert.doesNotMatch(refusal.content, /pairing code/);
+    assert.equal(fake.botMessages(fake.dmChannel(alice).id).length, 0);
   });
 
   it('a role on the list works in the server; in a DM there is no role, so the DM cannot get past the server\'s route', async () => {

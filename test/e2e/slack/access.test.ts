@@ -73,10 +73,11 @@ describe('slack access (real Bolt + bridge, access closed)', () => {
     const code = /turnbridge allow ([A-Z0-9]{6})`/.exec(visibleText(refusal) || refusal.text)?.[1];
     assert.ok(code, 'the way-in reply carries a pairing code');
     const cli = captureIo({ TURNBRIDGE_DATA_DIR: rig.config.dataDir, PATH: process.env.PATH });
-    assert.equal(await allowCommand([code!], cli.io), 0, cli.err());
-    assert.match(cli.out(), /slack:U0BEN can use the bridge now/);
+    assert.equal(await allowCommand([code!, '--yes'], cli.io), 0, cli.err());
+    assert.match(cli.out(), /platform  slack\n  id        U0BEN\n/, 'whom the code stands for is shown');
+    assert.match(cli.out(), /slack:U0BEN( \(\w+\))? can use the bridge now/);
     const again = captureIo({ TURNBRIDGE_DATA_DIR: rig.config.dataDir, PATH: process.env.PATH });
-    assert.equal(await allowCommand([code!], again.io), 1, 'a code works once');
+    assert.equal(await allowCommand([code!, '--yes'], again.io), 1, 'a code works once');
     assert.match(again.err(), /no such pairing code/);
 
     const next = await fake.userMessage({ channel: 'D0BEN', user: 'U0BEN', text: 'hello now' });
@@ -84,6 +85,29 @@ describe('slack access (real Bolt + bridge, access closed)', () => {
     assert.equal(visibleText(reply), 'echo: hello now');
     const way = fake.botMessages('D0BEN', '').filter((m) => /access list/.test(visibleText(m) || m.text));
     assert.equal(way.length, 1, 'the way-in reply was given once, not for every message');
+  });
+
+  it('a stranger in a channel gets the pairing code privately (chat.postEphemeral, shown); the channel sees no code', async () => {
+    const { fake } = rig;
+    const before = fake.ephemerals.length;
+    const { ts } = await fake.userMessage({ channel: 'C0GEN', user: 'U0EVE', text: mention('let me in') });
+    const told = await fake.waitFor(() => fake.ephemerals.slice(before).find((e) => e.user === 'U0EVE'), 'the private way-in');
+    const code = /turnbridge allow ([A-Z0-9]{6})`/.exec(told.text)?.[1];
+    assert.ok(code, `the pairing code is in the private answer: ${told.text}`);
+    assert.equal(told.channel, 'C0GEN');
+    assert.equal(told.thread_ts, undefined, 'a top-level mention is no active thread yet: in the channel, where Slack shows it');
+    assert.equal(told.shown, true);
+    assert.equal(fake.botMessages('C0GEN', ts).length, 0, 'nothing posted in the thread: no agent ran, no public way-in');
+    // Everything the bot posted in the channel and its threads, every version: no code anywhere.
+    const inChannel = fake.botMessages('C0GEN');
+    for (const m of inChannel) for (const h of [...m.history, { text: m.text, blocks: m.blocks }]) {
+      assert.ok(!`${h.text}${JSON.stringify(h.blocks)}`.includes(code!), `the channel sees no code: ${h.text}`);
+    }
+    assert.ok(fake.ephemerals.slice(before).every((e) => e.user === 'U0EVE'), 'nobody else was told');
+    // The admin sees whom the code is for before granting.
+    const cli = captureIo({ TURNBRIDGE_DATA_DIR: rig.config.dataDir, PATH: process.env.PATH });
+    assert.equal(await allowCommand([code!, '--yes'], cli.io), 0, cli.err());
+    assert.match(cli.out(), /platform  slack\n  id        U0EVE\n/);
   });
 
   it('a member of a Slack user group on the access list is let in (usergroups.users.list)', async () => {

@@ -194,7 +194,7 @@ test('a button click is acked and becomes an ActionEvent; notifyPrivately posts 
   assert.equal(ev.id, 'p-7');
   assert.deepEqual(ev.user, { id: 'U0BEN', name: 'ben' });
   await ev.notifyPrivately('Only the person who started this turn can decide.');
-  assert.deepEqual(fake.ephemerals.at(-1), { channel: 'C0GEN', user: 'U0BEN', text: 'Only the person who started this turn can decide.', thread_ts: '1700000000.000009' });
+  assert.deepEqual(fake.ephemerals.at(-1), { channel: 'C0GEN', user: 'U0BEN', text: 'Only the person who started this turn can decide.', thread_ts: '1700000000.000009', shown: true });
 });
 
 test('Socket Mode: a disconnect from Slack is followed by a reconnect; events flow again', async () => {

@@ -65,6 +65,8 @@ export class FakeDiscord extends EventEmitter {
   readonly calls: RecordedCall[] = [];
   readonly rateLimits: RateLimits;
   readonly gateway: FakeGateway;
+  /** Users who do not accept DMs from server members: a bot message to their DM fails 403 50007, as on Discord. */
+  readonly dmsClosed = new Set<string>();
   /** Permissions the bot lacks, per channel id ('send' | 'thread'). */
   readonly denied = new Map<string, Set<string>>();
   readonly applicationFlags: number;
@@ -180,6 +182,13 @@ export class FakeDiscord extends EventEmitter {
     return ch;
   }
 
+  /** POST /users/@me/channels: the DM channel with a user (the same one again if it exists). */
+  openDm(recipientId: unknown): FakeChannel {
+    const user = Object.values(this.world.users).find((u) => u.id === recipientId);
+    if (!user) throw new HttpError(400, 50035, 'Invalid Form Body (recipient_id)');
+    return this.dmChannel(user);
+  }
+
   dmChannel(user: FakeUser): FakeChannel {
     for (const c of this.channels.values()) if (c.type === 1 && c.recipients?.[0]?.id === user.id) return c;
     const ch: FakeChannel = { id: snowflake(), type: 1, recipients: [user] };
@@ -266,6 +275,7 @@ export class FakeDiscord extends EventEmitter {
 
   createBotMessage(channelId: string, body: any): FakeMessage {
     const ch = this.channel(channelId);
+    if (ch.type === 1 && ch.recipients?.some((u) => this.dmsClosed.has(u.id))) throw new HttpError(403, 50007, 'Cannot send messages to this user');
     const msg = this.store({ channel_id: ch.id, guild_id: ch.guild_id, author: this.world.bot, content: body?.content ?? '', attachments: [], mentions: [] });
     msg.components = body?.components ?? [];
     this.gateway.dispatch('MESSAGE_CREATE', { ...messagePayload(msg), channel_type: ch.type });

@@ -106,6 +106,9 @@ async function route_(fake: FakeDiscord, method: string, path: string, body: any
     const g = fake.world.guild;
     return { status: 200, json: [{ id: g.id, name: g.name, icon: null, owner: false, permissions: fake.guildPermissions, features: [] }] };
   }
+  if (method === 'POST' && path === '/users/@me/channels') {
+    return { status: 200, json: channelPayload(fake.openDm(body?.recipient_id)) };
+  }
   if ((m = /^\/channels\/(\d+)$/.exec(path)) && method === 'GET') {
     return { status: 200, json: channelPayload(fake.channel(m[1]!)) };
   }

@@ -27,6 +27,11 @@ export interface Ephemeral {
   user: string;
   text: string;
   thread_ts?: string;
+  /**
+   * Whether Slack shows it: "Ephemeral messages in threads are only shown if there is already an
+   * active thread" (chat.postEphemeral docs), i.e. one with a reply; in a channel, always.
+   */
+  shown: boolean;
 }
 
 export interface WebApiState {
@@ -140,7 +145,9 @@ export function handleMethod(s: WebApiState, method: string, p: Record<string, a
     }
     case 'chat.postEphemeral': {
       if (!p.channel || !p.user) return { ok: false, error: 'channel_not_found' };
-      s.ephemerals.push({ channel: p.channel, user: p.user, text: String(p.text ?? ''), ...(p.thread_ts ? { thread_ts: p.thread_ts } : {}) });
+      const thread = p.thread_ts ? String(p.thread_ts) : undefined;
+      const active = !thread || [...s.messages.values()].some((m) => m.channel === p.channel && m.thread_ts === thread && m.ts !== thread);
+      s.ephemerals.push({ channel: p.channel, user: p.user, text: String(p.text ?? ''), ...(thread ? { thread_ts: thread } : {}), shown: active });
       return { ok: true, message_ts: s.nextTs() };
     }
     case 'reactions.add':

@@ -38,12 +38,12 @@ describe('access grants on the bridge state', () => {
   it('a grant is committed when add resolves: another connection reads it before the writer closes', async () => {
     const dataDir = freshDir();
     const writer = createAccessGrants({ dataDir }, silentLogger);
-    assert.equal(await writer.add('slack:U0NEW', 'cli'), true);
+    assert.equal(await writer.add('slack:U0NEW', { platform: 'cli', id: 'test' }), 'added');
     // A second process's view (its own SQLite connection), while the writer is still open.
     const reader = createState({ dataDir }, silentLogger);
     const grants = accessGrantsOn(reader, { dataDir }, silentLogger);
     assert.equal(await grants.hasAny(['discord:1', 'slack:U0NEW']), true);
-    assert.equal(await writer.remove('slack:U0NEW'), true);
+    assert.equal(await writer.remove('slack:U0NEW', { platform: 'cli', id: 'test' }), true);
     assert.equal(await grants.hasAny(['slack:U0NEW']), false);
     await writer.close();
     await reader.close();
@@ -55,7 +55,7 @@ describe('access grants on the bridge state', () => {
     const [cliA, cliB] = [createAccessGrants({ dataDir }, silentLogger), createAccessGrants({ dataDir }, silentLogger)];
     const code = (await bridge.pairingCode('slack:U0PAIR'))!;
     const got = await Promise.all([cliA.redeem(code.toLowerCase()), cliB.redeem(code)]);
-    assert.deepEqual(got.filter(Boolean), ['slack:U0PAIR']);
+    assert.deepEqual(got.filter(Boolean).map((g) => g!.identity), ['slack:U0PAIR']);
     await Promise.all([bridge.close(), cliA.close(), cliB.close()]);
   });
 
@@ -67,7 +67,7 @@ describe('access grants on the bridge state', () => {
     writeFileSync(dataDir, 'x');
     const { logger, lines } = capturedLogger();
     const grants = createAccessGrants({ dataDir }, logger);
-    assert.equal(await grants.add('slack:U1', 'cli'), false);
+    assert.equal(await grants.add('slack:U1', { platform: 'cli', id: 'test' }), 'failed');
     assert.equal(await grants.hasAny(['slack:U1']), false);
     assert.equal(await grants.pairingCode('slack:U1'), undefined);
     assert.ok(lines.some((l) => /could not be opened; treating the person as not granted/.test(String(l.msg))), JSON.stringify(lines));

@@ -48,9 +48,9 @@ describe('access (closed unless opened)', () => {
     const bridgeSide = createAccessGrants({ dataDir: join(dir, 'shared') }, silentLogger);
     const cliSide = createAccessGrants({ dataDir: join(dir, 'shared') }, silentLogger);
     assert.equal((await checkAccess(closed(), bridgeSide, slack('U0NEW'), undefined)).ok, false);
-    assert.equal(await cliSide.add('slack:U0NEW', 'cli'), true);
+    assert.equal(await cliSide.add('slack:U0NEW', { platform: 'cli', id: 'test' }), 'added');
     assert.equal((await checkAccess(closed(), bridgeSide, slack('U0NEW'), undefined)).ok, true);
-    assert.equal(await cliSide.remove('slack:U0NEW'), true);
+    assert.equal(await cliSide.remove('slack:U0NEW', { platform: 'cli', id: 'test' }), true);
     assert.equal((await checkAccess(closed(), bridgeSide, slack('U0NEW'), undefined)).ok, false);
     await Promise.all([bridgeSide.close(), cliSide.close()]);
   });
@@ -60,7 +60,7 @@ describe('access (closed unless opened)', () => {
     const cliSide = createAccessGrants({ dataDir: join(dir, 'pair') }, silentLogger);
     const code = await bridgeSide.pairingCode('slack:U0PAIR');
     assert.match(code ?? '', /^[A-HJKMNP-Z2-9]{6}$/);
-    assert.equal(await cliSide.redeem(code!.toLowerCase()), 'slack:U0PAIR');
+    assert.equal((await cliSide.redeem(code!.toLowerCase()))?.identity, 'slack:U0PAIR');
     assert.equal(await cliSide.redeem(code!), undefined, 'used up');
     await Promise.all([bridgeSide.close(), cliSide.close()]);
   });

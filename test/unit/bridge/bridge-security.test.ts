@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { BridgeConfig } from '../../../src/bridge/api.js';
 import { createAccessGrants } from '../../../src/bridge/access-grants.js';
+import { readAudit } from '../../../src/bridge/audit.js';
+import { createState } from '../../../src/state/index.js';
 import { createBridge, createSessionStore } from '../../../src/bridge/index.js';
 import { silentLogger } from '../../../src/log.js';
 import { createRecordingSurface } from '../../fakes/recording-surface.js';
@@ -41,7 +43,7 @@ const closed = (over: Partial<BridgeConfig['access']> = {}): Pick<BridgeConfig, 
 
 describe('bridge security', () => {
   it('a stranger gets the way-in reply once, no agent runs, and their files are never fetched; an admin lets them in from chat', async () => {
-    const { runner, bridge, shown } = setup(closed({ admins: ['test:U_BOSS'], allowUsers: ['test:U_ANA'] }));
+    const { runner, bridge, shown, config } = setup(closed({ admins: ['test:U_BOSS'], allowUsers: ['test:U_ANA'] }));
     let fetched = 0;
     const withFiles = () => makeMsg({ user: BOB, text: 'look', download: { count: 10, fetch: async () => { fetched++; return { attachments: [], notices: [], cleanup: async () => {} }; } } });
     for (let i = 0; i < 5; i++) await bridge.handleMessage(withFiles());
@@ -53,14 +55,21 @@ describe('bridge security', () => {
     await bridge.handleMessage(makeMsg({ user: BOSS, text: 'allow slack:U0BOB' }));
     await waitFor(() => shown().some((t) => /slack:U0BOB can use the bridge now/.test(t)), 'admin grant confirmed');
     assert.ok(shown().some((t) => /Only admins \(TURNBRIDGE_ADMINS/.test(t)), 'an allowed user who is no admin cannot grant');
+    await bridge.handleMessage(makeMsg({ user: BOSS, text: 'allow slack:U0BOB' }));
+    await waitFor(() => shown().some((t) => t === 'slack:U0BOB is already allowed; nothing changed.'), 'already allowed');
+    assert.equal(shown().filter((t) => /slack:U0BOB can use the bridge now/.test(t)).length, 1, 'not "can use the bridge now" twice');
     await bridge.shutdown(100);
+    const state = createState({ dataDir: config.dataDir }, silentLogger);
+    const grantsMade = (await readAudit(state.store, 0)).filter((e) => e.kind === 'grant');
+    await state.close();
+    assert.deepEqual(grantsMade.map((e) => e.kind === 'grant' && [e.identity, e.by, e.via]), [['slack:U0BOB', { platform: 'test', id: 'U_BOSS', name: 'boss' }, 'chat']]);
   });
 
   it('a grant takes effect on the next message, and files are fetched after acceptance', async () => {
     const { runner, bridge, grants } = setup(closed());
     await bridge.handleMessage(makeMsg({ user: ANA, text: 'one' }));
     assert.equal(runner.calls.length, 0);
-    await grants.add('test:U_ANA', 'cli');
+    await grants.add('test:U_ANA', { platform: 'cli', id: 'test' });
     let fetched = 0;
     await bridge.handleMessage(makeMsg({ user: ANA, text: 'two', download: { count: 1, fetch: async () => {
       fetched++;

@@ -31,9 +31,9 @@ describe('access grants on Redis', () => {
     const cli = createAccessGrants(config, silentLogger);
     const replica = createAccessGrants(config, silentLogger);
     assert.equal(await replica.hasAny(['slack:U0NEW']), false);
-    assert.equal(await cli.add('slack:U0NEW', 'cli'), true);
+    assert.equal(await cli.add('slack:U0NEW', { platform: 'cli', id: 'test' }), 'added');
     assert.equal(await replica.hasAny(['discord:1', 'slack:U0NEW']), true);
-    assert.equal(await cli.remove('slack:U0NEW'), true);
+    assert.equal(await cli.remove('slack:U0NEW', { platform: 'cli', id: 'test' }), true);
     assert.equal(await replica.hasAny(['slack:U0NEW']), false);
     await cli.close();
     await replica.close();

@@ -8,21 +8,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
+import type { PassThrough } from 'node:stream';
 import { runCommand } from '../../../src/cli/run.js';
-import type { CliIo } from '../../../src/cli/io.js';
 import { ROOT } from './cli-process.js';
-
-function terminalIo(): { io: CliIo; stdin: PassThrough; out: () => string; err: () => string } {
-  const stdin = Object.assign(new PassThrough(), { isTTY: true });
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.setEncoding('utf8').on('data', (d: string) => { out += d; });
-  stderr.setEncoding('utf8').on('data', (d: string) => { err += d; });
-  return { io: { stdin, stdout, stderr, env: { PATH: process.env.PATH } }, stdin, out: () => out, err: () => err };
-}
+import { terminalIo } from './terminal-io.js';
 
 async function askWith(answer: string): Promise<{ code: number; out: string; err: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'tb-prompt-'));
