@@ -16,7 +16,7 @@ import type { ReplicaBus, SharedSlots, Takeover } from './replicas/index.js';
 import { createLocalPlatform, parseLocalConfig } from './platforms/local/index.js';
 import { dotEnvVars } from './config/bridge-env.js';
 import { withSecretFiles } from './config/secret-files.js';
-import { sandboxProblem } from './runner/index.js';
+import { decideSandbox, loadEgressProxy, sandboxFix } from './runner/index.js';
 import { choosePlatforms } from './config/index.js';
 import { metricsExposure, preflightProfiles, startStartupChecks, type StartupCheckRun } from './doctor/index.js';
 
@@ -62,19 +62,24 @@ export function checkSecurity(config: BridgeConfig, chat: boolean, logger: Logge
       field: 'TURNBRIDGE_RUN_AS', hint: 'unset TURNBRIDGE_RUN_AS (agent.run_as), or start the bridge as root (containers usually do)',
     });
   }
-  if (agent.sandbox === 'bwrap') {
-    const problem = sandboxProblem();
-    if (problem) {
-      throw new TurnbridgeError('TB_CONFIG_INVALID', `TURNBRIDGE_SANDBOX=bwrap, but the sandbox cannot run here: ${problem}`, {
-        field: 'TURNBRIDGE_SANDBOX',
-        hint: 'install bubblewrap; in a container allow namespaces (e.g. Docker --security-opt seccomp=unconfined, or CAP_SYS_ADMIN); or set TURNBRIDGE_SANDBOX=off (docs/security.md)',
-      });
-    }
-    logger.info({ sandbox: 'bwrap', workspace: agent.workspace }, 'agents run in a bubblewrap sandbox');
+  const box = decideSandbox(agent.sandbox);
+  if (box.inForce === 'refused') {
+    throw new TurnbridgeError('TB_CONFIG_INVALID', `TURNBRIDGE_SANDBOX=bwrap, but the sandbox cannot run here: ${box.problem}`, {
+      field: 'TURNBRIDGE_SANDBOX', hint: `${sandboxFix(box.problem)}; TURNBRIDGE_SANDBOX=auto starts unsandboxed with a warning instead`,
+    });
+  }
+  const mode = `TURNBRIDGE_SANDBOX=${agent.sandbox}${agent.sandbox === 'auto' ? ', the default' : ''}`;
+  if (box.inForce === 'bwrap') {
+    const text = `agents run sandboxed (${mode}): each in a bubblewrap box with no capabilities, no network but its profile's sandbox.allow_hosts, and none of the bridge's files (docs/security.md)`;
+    logger.info({ sandbox: 'bwrap', requested: agent.sandbox, workspace: agent.workspace }, text);
+    lines.push(`turnbridge: ${text}`);
+    void loadEgressProxy().catch((err: unknown) => logger.warn({ err }, 'the sandbox egress proxy could not load: sandboxed agents that need the network will fail'));
   } else {
     const who = typeof process.getuid === 'function' ? `uid ${agent.runAs?.uid ?? process.getuid()}` : 'the bridge\'s user';
-    const text = `agents run unsandboxed as ${agent.runAs ? `run_as ${who}` : `the bridge's user (${who})`}: they can read whatever that user can${agent.runAs ? '' : ', including the bridge\'s .env and /proc/<bridge pid>/environ'}. Set TURNBRIDGE_SANDBOX=bwrap to hide the bridge from them (docs/security.md)`;
-    logger.warn({ sandbox: 'off', runAs: agent.runAs, workspace: agent.workspace }, text);
+    const why = box.requested === 'auto' ? `the sandbox cannot start here (${box.problem}), so ` : '';
+    const fix = box.requested === 'auto' ? `To fix: ${sandboxFix(box.problem)}` : 'Set TURNBRIDGE_SANDBOX=auto (the default) or bwrap to box them in';
+    const text = `${why}agents run unsandboxed (${mode}) as ${agent.runAs ? `run_as ${who}` : `the bridge's user (${who})`}: they can read whatever that user can${agent.runAs ? '' : ', including the bridge\'s .env and /proc/<bridge pid>/environ'}, and reach every service on this machine. ${fix} (docs/security.md)`;
+    logger.warn({ sandbox: 'off', requested: agent.sandbox, runAs: agent.runAs, workspace: agent.workspace }, text);
     lines.push(`turnbridge: warning: ${text}`);
   }
   if (chat && access.mode === 'closed' && access.allowUsers.length === 0 && access.admins.length === 0) {
@@ -92,6 +97,12 @@ export function checkSecurity(config: BridgeConfig, chat: boolean, logger: Logge
     lines.push(`turnbridge: warning: ${text}`);
   }
   return lines;
+}
+
+/** /readyz `sandbox`: the mode asked for, the one in force, and why they differ. */
+export function sandboxDetail(requested: BridgeConfig['agent']['sandbox']): { requested: string; inForce: 'bwrap' | 'off'; problem?: string } {
+  const d = decideSandbox(requested);
+  return { requested, inForce: d.inForce === 'bwrap' ? 'bwrap' : 'off', ...('problem' in d ? { problem: d.problem } : {}) };
 }
 
 /** Start everything; resolves once the HTTP server listens and every platform's start() returned. */
@@ -186,6 +197,7 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
   }
   const checks = startStartupChecks(config, env, logger);
   http.addReadyDetail('checks', () => checks.current());
+  http.addReadyDetail('sandbox', () => sandboxDetail(config.agent.sandbox));
   if (bus) await showReplica(http, metrics, bridge, bus, shared, env);
   if (sharedSlots) {
     const s = sharedSlots;

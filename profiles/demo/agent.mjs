@@ -6,12 +6,13 @@
 import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 
 const DELAY_MS = numberFromEnv('DEMO_DELAY_MS', 150);
 const LONG_MS = numberFromEnv('DEMO_LONG_MS', 30_000);
-const STATE_DIR = process.env.DEMO_STATE_DIR || join(tmpdir(), 'turnbridge-demo-sessions');
+// In HOME, not the temp dir: a sandboxed turn's /tmp is its own and goes with it.
+const STATE_DIR = process.env.DEMO_STATE_DIR || join(homedir(), '.turnbridge-demo', 'sessions');
 const ID_PATTERN = /^demo-[0-9a-f]{16}$/;
 
 function numberFromEnv(name, fallback) {

@@ -69,8 +69,11 @@ export interface LimitsConfig {
 export interface AgentConfig {
   /** Default cwd of agents whose profile sets none: a dedicated directory, never the bridge's own. */
   workspace: string;
-  /** off: agents run as the bridge's user (a start-up warning says so); bwrap: bubblewrap sandbox. */
-  sandbox: 'off' | 'bwrap';
+  /**
+   * auto (default): the bubblewrap box when its start-up probe passes, else unsandboxed with a
+   * warning; bwrap: the box or no start; off: agents run as the bridge's user (a warning says so).
+   */
+  sandbox: 'auto' | 'off' | 'bwrap';
   /** Run agents as this uid/gid (the bridge must run as root). */
   runAs?: { uid: number; gid: number };
   /** Paths agents must not see or start in: the bridge's directory, its .env, its data dir, its config file. */

@@ -11,6 +11,7 @@ import { LineQueue } from './line-queue.js';
 import { createPartialPrinter } from './partial-printer.js';
 import { describePermissionRequest, isYes } from './permission-prompt.js';
 import { EXIT_BAD_PROFILE } from './run.js';
+import { cliSandboxOptions } from './sandbox-options.js';
 
 const OPTIONS = {
   session: { type: 'string', short: 's' },
@@ -37,6 +38,7 @@ export async function chatCommand(argv: string[], io: CliIo): Promise<number> {
     return EXIT_BAD_PROFILE;
   }
   if (values['no-stream']) profile = { ...profile, streaming: false };
+  const boxed = await cliSandboxOptions(profile, io);
 
   const interactive = io.stdin.isTTY === true;
   const dim = dimmer(io.stdout, io.env);
@@ -92,7 +94,7 @@ export async function chatCommand(argv: string[], io: CliIo): Promise<number> {
           onPartial: printer.partial,
           onPermissionRequest: (req, ctx) => askInChat(req, ctx.signal, lines, io),
         },
-        { signal: turn.signal, logger, env: io.env },
+        { signal: turn.signal, logger, env: io.env, ...boxed },
       );
       turn = undefined;
       printer.finish(result);

@@ -5,6 +5,7 @@ import type { RunHandlers, RunResult } from '../runner/types.js';
 import { parseCommandArgs, usageError } from './args.js';
 import { createPartialPrinter } from './partial-printer.js';
 import { attachmentFromUrl } from './attachments.js';
+import { cliSandboxOptions } from './sandbox-options.js';
 import { helpText } from './help.js';
 import { createCliLogger } from './cli-logger.js';
 import { writeProblem, type CliIo } from './io.js';
@@ -52,6 +53,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   }
   if (values['no-stream']) profile = { ...profile, streaming: false };
 
+  const boxed = await cliSandboxOptions(profile, io);
   const controller = new AbortController();
   const onSigint = () => {
     if (controller.signal.aborted) process.exit(EXIT_INTERRUPTED);
@@ -77,7 +79,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       profile,
       { message: message ?? '', sessionId: values.session ?? '', sessionName: values['session-name'] ?? 'default', attachments },
       handlers,
-      { signal: controller.signal, logger: createCliLogger(io), env: io.env },
+      { signal: controller.signal, logger: createCliLogger(io), env: io.env, ...boxed },
     );
   } finally {
     process.off('SIGINT', onSigint);

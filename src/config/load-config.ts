@@ -237,7 +237,7 @@ export function loadConfig(opts: LoadConfigOptions = {}): BridgeConfig {
   checkRouteApprovals(merged, envValues.approvals !== undefined);
   checkSharedCap(merged, envValues.sharedMaxConcurrent !== undefined ? undefined : file);
   const protectedPaths = [cwd, resolve(cwd, '.env'), merged.dataDir, ...(file ? [file] : []), ...secretFilePaths(env, cwd)];
-  const agent = { workspace: defaultWorkspace(), sandbox: 'off' as const, ...fileSec.agent, ...envSec.agent, protectedPaths };
+  const agent = { workspace: defaultWorkspace(), sandbox: 'auto' as const, ...fileSec.agent, ...envSec.agent, protectedPaths };
   const { localToken, metricsToken } = envSec;
   const access = { ...defaultAccess(), ...fileSec.access, ...envSec.access };
   checkApprovers({ ...merged, access }, { fromEnv: envValues.approvals !== undefined });

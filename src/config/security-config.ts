@@ -70,9 +70,9 @@ function checkMode(src: Source, field: string, v: unknown): 'open' | 'closed' {
   return s;
 }
 
-function checkSandbox(src: Source, field: string, v: unknown): 'off' | 'bwrap' {
+function checkSandbox(src: Source, field: string, v: unknown): 'auto' | 'off' | 'bwrap' {
   const s = typeof v === 'string' ? v.trim().toLowerCase() : v;
-  if (s !== 'off' && s !== 'bwrap') fail(src, field, v, 'off or bwrap (bubblewrap, Linux)');
+  if (s !== 'auto' && s !== 'off' && s !== 'bwrap') fail(src, field, v, 'auto (the default: the bubblewrap box when it can start here), bwrap (the box or no start) or off');
   return s;
 }
 

@@ -1,12 +1,11 @@
 /**
  * Security: who may reach an agent (access open or closed, who is allowed, who are admins) and
- * whether agents run sandboxed. Written against issue #9's branch (wt/security), which adds
- * `config.access` {mode, allowUsers, admins} and `config.agent` {sandbox: off | bwrap}, read from
- * TURNBRIDGE_ACCESS / TURNBRIDGE_ALLOW_USERS / TURNBRIDGE_ADMINS / TURNBRIDGE_SANDBOX and the
- * `access:` / `agent:` sections of turnbridge.yaml. Until that lands the config has no such
- * fields and the same environment variables are read here directly.
+ * whether agents run sandboxed: `config.access` and `config.agent.sandbox` (auto | off | bwrap),
+ * read from TURNBRIDGE_ACCESS / TURNBRIDGE_ALLOW_USERS / TURNBRIDGE_ADMINS / TURNBRIDGE_SANDBOX
+ * and the `access:` / `agent:` sections of turnbridge.yaml (a bare config without them falls
+ * back to the same environment variables).
  */
-import { spawnSync } from 'node:child_process';
+import { sandboxFix, sandboxProblem, type SandboxMode } from '../runner/index.js';
 import type { BridgeConfig } from '../bridge/api.js';
 import { isLoopbackBind } from '../http/host-check.js';
 import { findCommand } from './find-command.js';
@@ -19,7 +18,7 @@ export interface SecuritySettings {
   access: 'open' | 'closed';
   allowUsers: string[];
   admins: string[];
-  sandbox: 'bwrap' | 'off';
+  sandbox: SandboxMode;
 }
 
 function list(v: unknown): string[] {
@@ -37,23 +36,20 @@ export function securitySettings(config: BridgeConfig, env: NodeJS.ProcessEnv): 
   const c = config as BridgeConfig & SecurityFields;
   const lower = (v: string | undefined) => v?.trim().toLowerCase() || undefined;
   const mode = c.access?.mode ?? lower(env.TURNBRIDGE_ACCESS) ?? 'closed';
-  const sandbox = c.agent?.sandbox ?? lower(env.TURNBRIDGE_SANDBOX) ?? 'off';
+  const sandbox = c.agent?.sandbox ?? lower(env.TURNBRIDGE_SANDBOX) ?? 'auto';
   return {
     access: mode === 'open' ? 'open' : 'closed',
     allowUsers: c.access ? [...(c.access.allowUsers ?? [])] : list(env.TURNBRIDGE_ALLOW_USERS),
     admins: c.access ? [...(c.access.admins ?? [])] : list(env.TURNBRIDGE_ADMINS),
-    sandbox: sandbox === 'bwrap' ? 'bwrap' : 'off',
+    sandbox: sandbox === 'bwrap' || sandbox === 'off' ? sandbox : 'auto',
   };
 }
 
-/** Why bubblewrap cannot sandbox here (not installed, or namespaces refused), or null. */
+/** Why the agent box cannot start here (bwrap not on PATH, or the probe's namespaces refused), or null. */
 function bwrapProblem(env: NodeJS.ProcessEnv): string | null {
   const bwrap = findCommand('bwrap', env.PATH, process.cwd());
   if (!bwrap) return 'bwrap is not installed';
-  const r = spawnSync(bwrap, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--die-with-parent', '--', 'true'], { encoding: 'utf8', timeout: 10_000 });
-  if (r.error) return `bwrap could not start (${(r.error as NodeJS.ErrnoException).code ?? r.error.message})`;
-  if (r.status !== 0) return `bwrap cannot make its namespaces here: ${(r.stderr || `exit ${r.status}`).trim().split('\n')[0]}`;
-  return null;
+  return sandboxProblem(bwrap);
 }
 
 /** Who can read /metrics and the /readyz details: the doctor's line, and the start-up warning when open. */
@@ -95,15 +91,15 @@ export function securityChecks(config: BridgeConfig, env: NodeJS.ProcessEnv, cha
       ? pass(S, `admins: ${s.admins.join(', ')}`)
       : warn(S, 'no admins: nobody but a turn\'s author can decide its prompts or stop it', 'list admins in TURNBRIDGE_ADMINS (platform:id)'));
   }
-  if (s.sandbox === 'bwrap') {
-    const problem = bwrapProblem(env);
-    out.push(problem === null
-      ? pass(S, 'agents run sandboxed with bubblewrap')
-      : fail(S, `sandbox bwrap is set but ${problem}`, 'apt-get install bubblewrap (in a container: allow user namespaces), or set TURNBRIDGE_SANDBOX=off'));
-  } else {
+  if (s.sandbox === 'off') {
     const who = typeof process.getuid === 'function' && process.getuid() === 0 ? 'root' : "the bridge's user";
     out.push(warn(S, `agents run unsandboxed as ${who}: they can read what that user can`,
-      "set TURNBRIDGE_SANDBOX=bwrap (Linux, apt-get install bubblewrap) to hide the bridge's files and secrets from agents"));
+      "set TURNBRIDGE_SANDBOX=auto (the default) or bwrap (Linux, apt-get install bubblewrap) to box agents in: none of the bridge's files and secrets, no capabilities, no network but their profile's hosts"));
+  } else {
+    const problem = bwrapProblem(env);
+    if (problem === null) out.push(pass(S, 'agents run sandboxed with bubblewrap'));
+    else if (s.sandbox === 'bwrap') out.push(fail(S, `sandbox bwrap is set but ${problem}`, `${sandboxFix(problem)}; or set TURNBRIDGE_SANDBOX=auto to start unsandboxed with a warning`));
+    else out.push(warn(S, `agents run unsandboxed: the sandbox cannot start here (${problem})`, sandboxFix(problem)));
   }
   const m = metricsExposure(config);
   out.push(m.state === 'open' ? warn(S, m.text, m.fix) : pass(S, m.text));

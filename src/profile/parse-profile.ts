@@ -1,13 +1,14 @@
-import { dirname, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { TurnbridgeError, closestName, describeFieldError, yamlErrorText } from '../errors.js';
-import type { Profile } from './types.js';
+import type { Profile, ProfileSandbox } from './types.js';
+import { parseHostRule } from './allow-hosts.js';
 import { unknownPlaceholders } from './template.js';
 
 /** Executors this bridge runs in-process. None yet: a named executor falls back to `command`. */
 export const KNOWN_EXECUTORS: readonly string[] = [];
 
-const LAUNCH_FIELDS = ['command', 'args', 'cwd', 'env', 'env_allowlist', 'timeout_secs', 'kill_grace_secs', 'streaming', 'permission', 'executor', 'allow_mentions'];
+const LAUNCH_FIELDS = ['command', 'args', 'cwd', 'env', 'env_allowlist', 'timeout_secs', 'kill_grace_secs', 'streaming', 'permission', 'executor', 'allow_mentions', 'sandbox'];
 /** Hub metadata that may sit beside the launch fields (or beside the `agentproc:` block). */
 const METADATA_FIELDS = ['name', 'description', 'cli', 'version', 'author', 'homepage', 'repository', 'license', 'tags', 'requires', 'install', 'readme', 'platforms', 'env_docs', 'examples'];
 
@@ -139,6 +140,8 @@ export function parseProfileText(text: string, file?: string): ParsedProfile {
     envAllowlist = raw.env_allowlist as string[];
   }
 
+  const sandbox = parseSandbox(raw.sandbox, file, prefix);
+
   for (const t of [command, ...args, cwd ?? '', ...Object.values(env)]) {
     for (const p of unknownPlaceholders(t)) {
       warnings.push(`${p} is not a supported placeholder (supported: {{SESSION_ID}}, {{SESSION_NAME}}, {{PROFILE_DIR}}; the message always arrives on stdin)`);
@@ -160,8 +163,32 @@ export function parseProfileText(text: string, file?: string): ParsedProfile {
     permission: bool(raw, 'permission', false, file, prefix),
     ...(executor !== undefined ? { executor } : {}),
     ...(bool(raw, 'allow_mentions', false, file, prefix) ? { allowMentions: true } : {}),
+    ...(sandbox ? { sandbox } : {}),
     ...(typeof meta.name === 'string' ? { name: meta.name } : {}),
     ...(typeof meta.description === 'string' ? { description: meta.description } : {}),
   };
   return { profile, warnings };
+}
+
+/** `sandbox: { read: [~/.claude/.credentials.json], allow_hosts: [api.anthropic.com] }`. */
+function parseSandbox(v: unknown, file: string | undefined, prefix: string): ProfileSandbox | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (!isObject(v)) throw invalid(file, `${prefix}sandbox`, v, 'a mapping with read and allow_hosts lists', 'e.g. sandbox: { read: [~/.claude/.credentials.json], allow_hosts: [api.anthropic.com] }');
+  for (const k of Object.keys(v)) {
+    if (k !== 'read' && k !== 'allow_hosts') throw invalid(file, `${prefix}sandbox.${k}`, k, 'read or allow_hosts');
+  }
+  const list = (key: 'read' | 'allow_hosts', check: (s: string) => string | null): string[] => {
+    const items = v[key];
+    if (items === undefined || items === null) return [];
+    if (!Array.isArray(items)) throw invalid(file, `${prefix}sandbox.${key}`, items, 'a YAML list');
+    return items.map((item, i) => {
+      const problem = typeof item === 'string' && item.trim() !== '' ? check(item.trim()) : 'a non-empty string';
+      if (problem) throw invalid(file, `${prefix}sandbox.${key}[${i}]`, item, problem);
+      return (item as string).trim();
+    });
+  };
+  return {
+    read: list('read', (s) => (s === '~' || s.startsWith('~/') || isAbsolute(s) ? null : 'an absolute path or ~/path (the operator\'s file, shown read-only in the box)')),
+    allowHosts: list('allow_hosts', (s) => (parseHostRule(s) ? null : 'host, host:port, *.domain or * (e.g. api.anthropic.com, 127.0.0.1:8080)')),
+  };
 }

@@ -21,9 +21,18 @@ export interface Profile {
   executor?: string;
   /** Bridge extension: agent text may notify people (Slack `<!here>`, `<@U…>`); default false. */
   allowMentions?: boolean;
+  /** What the agent box adds for this agent (docs/profiles.md): operator files shown read-only, hosts it may reach. */
+  sandbox?: ProfileSandbox;
   /** Hub metadata (name, description, cli, ...) when the file had it. */
   name?: string;
   description?: string;
+}
+
+export interface ProfileSandbox {
+  /** Paths shown read-only in the box; `~/x` is the operator's x, shown under the box's HOME. */
+  read: string[];
+  /** Destinations the egress proxy admits: host, host:port, *.domain, or * (every host off this machine). */
+  allowHosts: string[];
 }
 
 /** What a turn supplies to the launch: placeholder values. */

@@ -2,4 +2,5 @@ export type { TurnInput, RunHandlers, RunLogger, RunOptions, RunResult, Conversa
 export { run, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_REPLY_BYTES } from './run.js';
 export { processStartTime, endRecordedGroup, type EndOutcome } from './process-identity.js';
 export { checkAgentCwd, sandboxArgs, type LaunchPolicy } from './launch-policy.js';
-export { sandboxProblem } from './sandbox-probe.js';
+export { sandboxProblem, decideSandbox, sandboxFix, type SandboxMode, type SandboxDecision } from './sandbox-probe.js';
+export { loadEgressProxy } from './sandbox/egress.js';

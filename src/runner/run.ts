@@ -5,7 +5,11 @@ import { buildTurn, permissionResponseLine, turnHasContent } from '../protocol/t
 import { resumableSessionIdProblem } from '../protocol/session-id.js';
 import type { PermissionDecision, PermissionRequest } from '../protocol/types.js';
 import { resolveLaunch } from '../profile/launch.js';
+import { fileURLToPath } from 'node:url';
 import { checkAgentCwd, handOverAttachments, sandboxArgs } from './launch-policy.js';
+import { decideSandbox, sandboxFix } from './sandbox-probe.js';
+import { startEgress, type Egress } from './sandbox/egress.js';
+import { loopbackForwards, parseHostRule, type HostRule } from '../profile/allow-hosts.js';
 import type { LaunchSpec, Profile } from '../profile/types.js';
 import { LineSplitter } from './line-splitter.js';
 import { signalGroup } from './process-group.js';
@@ -72,7 +76,25 @@ export async function run(profile: Profile, turn: TurnInput, handlers: RunHandle
   const stderr = new StderrTail(options.stderrTailBytes ?? 8192);
 
   const policy = options.launch;
-  const exec = policy?.sandbox === 'bwrap' ? sandboxArgs(launch, profile, policy) : { command: launch.command, args: launch.args };
+  const box = policy?.sandbox && policy.sandbox !== 'off' ? decideSandbox(policy.sandbox, policy.bwrapPath) : undefined;
+  if (box?.inForce === 'refused') return failedBeforeSpawn(`The agent sandbox cannot start here (TURNBRIDGE_SANDBOX=bwrap): ${box.problem}. To fix: ${sandboxFix(box.problem)}.`, started);
+  let exec = { command: launch.command, args: launch.args };
+  let egress: Egress | undefined;
+  if (box?.inForce === 'bwrap') {
+    const rules = (profile.sandbox?.allowHosts ?? []).map(parseHostRule).filter((r): r is HostRule => r !== null);
+    if (rules.length > 0) {
+      try {
+        egress = await startEgress(rules, policy!.runAs);
+      } catch (e) {
+        return failedBeforeSpawn(`The agent sandbox's network proxy could not start: ${(e as Error).message}`, started);
+      }
+    }
+    const files = (turn.attachments ?? []).filter((a) => a.url.startsWith('file:')).map((a) => fileURLToPath(a.url));
+    const home = options.dirs?.home !== undefined && launch.env.HOME === options.dirs.home ? options.dirs.home : undefined;
+    const boxed = sandboxArgs(launch, profile, policy!, { ...(home ? { home } : {}), attachments: files, ...(egress ? { egress: { socketPath: egress.socketPath, forwards: loopbackForwards(rules) } } : {}) });
+    exec = { command: boxed.command, args: boxed.args };
+    launch = { ...launch, env: { ...launch.env, ...boxed.env } };
+  }
   if (policy?.runAs) handOverAttachments((turn.attachments ?? []).map((a) => a.url), policy.runAs);
   let child: ChildProcess;
   try {
@@ -86,6 +108,7 @@ export async function run(profile: Profile, turn: TurnInput, handlers: RunHandle
       windowsHide: true,
     });
   } catch (e) {
+    void egress?.close();
     return failedBeforeSpawn(`Cannot start the agent "${launch.command}"${where}: ${(e as Error).message}`, started);
   }
 
@@ -243,6 +266,10 @@ export async function run(profile: Profile, turn: TurnInput, handlers: RunHandle
       pending.clear();
       if (child.stdin && !child.stdin.destroyed) child.stdin.destroy();
       if (timedOut || cancelled) signalGroup(child, 'SIGKILL'); // leftovers that ignored SIGTERM
+      if (egress) {
+        if (egress.refused.length > 0) log.info({ refused: egress.refused }, 'sandbox egress refused (not in the profile\'s sandbox.allow_hosts)');
+        void egress.close();
+      }
       resolveRun(finish());
     }
 

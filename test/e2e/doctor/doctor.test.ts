@@ -123,7 +123,20 @@ describe('turnbridge doctor', () => {
     const bin = join(rig.dir, 'bin-without-bwrap');
     mkdirSync(bin);
     symlinkSync(process.execPath, join(bin, 'node'));
-    await exactlyOne({ PATH: bin }, /^✗ sandbox bwrap is set but bwrap is not installed$/, /^fix: apt-get install bubblewrap/);
+    await exactlyOne({ PATH: bin }, /^✗ sandbox bwrap is set but bwrap is not installed$/, /^fix: install bubblewrap \(Debian: apt-get install bubblewrap\)/);
+    // auto (the default) where the box cannot start (a bwrap that fails as in a container under
+    // Docker's default seccomp profile): a warning, not a failure, saying exactly what to change.
+    const docker = join(rig.dir, 'bin-bwrap-in-docker');
+    mkdirSync(docker);
+    symlinkSync(process.execPath, join(docker, 'node'));
+    writeFileSync(join(docker, 'bwrap'), '#!/bin/sh\necho "bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces." >&2\nexit 1\n', { mode: 0o755 });
+    const auto = await runDoctorCommand({ ...rig.env, PATH: `${docker}:/usr/bin:/bin`, TURNBRIDGE_SANDBOX: 'auto' });
+    assert.equal(auto.code, 0, auto.stdout);
+    const line = auto.warnings.find((w) => w.includes('agents run unsandboxed'));
+    assert.ok(line, auto.stdout);
+    const [text, fix] = line.split('\n');
+    assert.equal(text, `! agents run unsandboxed: the sandbox cannot start here (${join(docker, 'bwrap')} cannot make the agent box here: bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces.)`);
+    assert.match(fix ?? '', /^fix: let bubblewrap make user namespaces: .*kernel\.unprivileged_userns_clone=1.*--security-opt seccomp=unconfined.*or set TURNBRIDGE_SANDBOX=off/);
   });
 
   it('bound off loopback: /metrics without TURNBRIDGE_METRICS_TOKEN is a warning with its fix (exit 0); with the token a ✓', async () => {
@@ -184,7 +197,7 @@ describe('turnbridge doctor', () => {
     const warned = out.checks.filter((c) => c.status === 'warn');
     assert.equal(warned.length, 1);
     assert.match(warned[0]!.text, /agents run unsandboxed/);
-    assert.match(warned[0]!.fix ?? '', /TURNBRIDGE_SANDBOX=bwrap/);
+    assert.match(warned[0]!.fix ?? '', /TURNBRIDGE_SANDBOX=auto \(the default\) or bwrap/);
     for (const c of out.checks) assert.equal(c.fix === undefined, c.status === 'pass', JSON.stringify(c));
   });
 });

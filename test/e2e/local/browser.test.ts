@@ -2,7 +2,7 @@
 // real wiring of `npm start` (startTurnbridge) with the demo profile, on 127.0.0.1 port 0.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -103,7 +103,12 @@ test('the local page: streamed reply, the five prompt choices, rules, Stop, /new
 
   const dataDir = mkdtempSync(join(tmpdir(), 'tb-browser-data-'));
   const userDataDir = mkdtempSync(join(tmpdir(), 'tb-browser-profile-'));
-  const demoState = mkdtempSync(join(tmpdir(), 'tb-browser-demo-'));
+  // The demo's session files must outlive a turn: in the agent box /tmp is the turn's own, so they
+  // live in the agent workspace (until each conversation gets its own HOME, where the demo keeps them by default).
+  const demoRoot = mkdtempSync(join(tmpdir(), 'tb-browser-demo-'));
+  const workspace = join(demoRoot, 'ws');
+  const demoState = join(workspace, '.demo-sessions');
+  mkdirSync(demoState, { recursive: true });
   // The demo profile expands these from the bridge's environment (process.env) into the agent's.
   process.env.DEMO_DELAY_MS = '300'; // slower than the page's 250 ms edit interval, so growth is visible
   process.env.DEMO_LONG_MS = '60000';
@@ -114,11 +119,11 @@ test('the local page: streamed reply, the five prompt choices, rules, Stop, /new
   t.after(async () => {
     await context?.close().catch(() => {});
     await running?.shutdown();
-    for (const dir of [dataDir, userDataDir, demoState]) rmSync(dir, { recursive: true, force: true });
+    for (const dir of [dataDir, userDataDir, demoRoot]) rmSync(dir, { recursive: true, force: true });
   });
 
   running = await startTurnbridge({
-    env: { HOST: '127.0.0.1', PORT: '0', TURNBRIDGE_DATA_DIR: dataDir, TURNBRIDGE_PROFILE: DEMO, TURNBRIDGE_CONFIG: '', LOG_LEVEL: 'silent' },
+    env: { HOST: '127.0.0.1', PORT: '0', TURNBRIDGE_DATA_DIR: dataDir, TURNBRIDGE_WORKSPACE: workspace, TURNBRIDGE_PROFILE: DEMO, TURNBRIDGE_CONFIG: '', LOG_LEVEL: 'silent' },
     logger: silentLogger,
     print: () => {},
   });

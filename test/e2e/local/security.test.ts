@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTurnbridge, type RunningTurnbridge } from '../../../src/main.js';
 import { silentLogger } from '../../../src/log.js';
+import { sandboxProblem } from '../../../src/runner/index.js';
 
 let dir = '';
 let running: RunningTurnbridge;
@@ -48,7 +49,8 @@ it('on 0.0.0.0 a rebinding request (an attacker\'s host name) is refused everywh
   const line = printed.find((l) => l.includes('local chat at'))!;
   const token = /\?token=([A-Za-z0-9_-]+)/.exec(line)?.[1];
   assert.ok(token, `the start-up line carries the token: ${line}`);
-  assert.ok(printed.some((l) => /agents run unsandboxed/.test(l)), 'the sandbox warning is printed');
+  const mode = sandboxProblem() === null ? /^turnbridge: agents run sandboxed \(TURNBRIDGE_SANDBOX=auto, the default\)/ : /^turnbridge: warning: the sandbox cannot start here/;
+  assert.ok(printed.some((l) => mode.test(l)), `the start-up line names the sandbox mode in force: ${printed.join('\n')}`);
   assert.equal((await get(port, '/', `127.0.0.1:${port}`)).status, 401, 'no token, no page');
   const traded = await get(port, `/?token=${token}`, `127.0.0.1:${port}`);
   assert.equal(traded.status, 303);

@@ -44,10 +44,13 @@ export function runCli(args: string[], opts: CliOptions = {}): Promise<CliRun> {
   });
 }
 
-/** A temp dir for the demo agent's session files, removed by the returned cleanup. */
+/**
+ * A temp HOME for the CLI, removed by the returned cleanup: the demo keeps its session files in
+ * the agent's HOME, which in the sandbox is the CLI's private one below it (~/.turnbridge/cli-home).
+ */
 export function demoEnv(): { env: Record<string, string>; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'tb-cli-demo-'));
-  return { env: { DEMO_DELAY_MS: '1', DEMO_STATE_DIR: dir }, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  return { env: { DEMO_DELAY_MS: '1', HOME: dir }, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 export function parseJsonLine(stdout: string): Record<string, unknown> {

@@ -13,11 +13,11 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 
 describe('security settings', () => {
-  it('closed by default, a dedicated workspace, sandbox off, the bridge\'s directory, .env and data dir protected', () => {
+  it('closed by default, a dedicated workspace, sandbox auto, the bridge\'s directory, .env and data dir protected', () => {
     const c = loadConfig({ env: {}, cwd: dir });
     assert.deepEqual(c.access, { mode: 'closed', allowUsers: [], admins: [], dms: true });
     assert.deepEqual(c.limits, { runningPerUser: 2, waitingPerUser: 5, waiting: 100, promptWaits: c.maxConcurrent });
-    assert.equal(c.agent.sandbox, 'off');
+    assert.equal(c.agent.sandbox, 'auto');
     assert.ok(!c.agent.workspace.startsWith(dir), 'the workspace is not in the bridge\'s directory');
     assert.deepEqual(c.agent.protectedPaths, [dir, join(dir, '.env'), join(dir, 'data')]);
     assert.deepEqual(c.allowedHosts, []);

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
-import { run, sandboxProblem, type LaunchPolicy } from '../../../src/runner/index.js';
+import { decideSandbox, run, sandboxProblem, type LaunchPolicy } from '../../../src/runner/index.js';
 import { checkSecurity } from '../../../src/main.js';
 import { loadConfig } from '../../../src/config/index.js';
 import { silentLogger } from '../../../src/log.js';
@@ -32,7 +32,7 @@ const spy: Profile = {
   dir: AGENTS, command: process.execPath, args: [join(AGENTS, 'spy.mjs')], timeoutSecs: 30, killGraceSecs: 1, streaming: true, permission: false,
   env: { SPY_TARGETS: JSON.stringify(targets), SPY_BRIDGE_PID: String(process.pid) },
 };
-const policy = (sandbox: 'off' | 'bwrap', runAs?: { uid: number; gid: number }): LaunchPolicy => ({
+const policy = (sandbox: LaunchPolicy['sandbox'], runAs?: { uid: number; gid: number }): LaunchPolicy => ({
   defaultCwd: workspace, protectedPaths: [bridgeDir, join(bridgeDir, '.env'), dataDir], bridgeDir, sandbox, ...(runAs ? { runAs } : {}),
 });
 
@@ -50,12 +50,13 @@ describe('agent sandbox', () => {
     assert.equal(report.cwd, workspace, 'the agent works in the workspace, not the bridge\'s directory');
     assert.ok(report.results.every((x) => x.ok), JSON.stringify(report.results));
     assert.match(report.results[0]!.text!, /spy-me-if-you-can/);
-    const lines = checkSecurity(loadConfig({ env: {}, cwd: bridgeDir }), true, silentLogger);
-    assert.ok(lines.some((l) => /agents run unsandboxed as the bridge's user/.test(l) && /TURNBRIDGE_SANDBOX=bwrap/.test(l)), lines.join('\n'));
+    // Off on purpose (TURNBRIDGE_SANDBOX=off): the start-up line says so and how to box them in.
+    const lines = checkSecurity(loadConfig({ env: { TURNBRIDGE_SANDBOX: 'off' }, cwd: bridgeDir }), true, silentLogger);
+    assert.ok(lines.some((l) => /agents run unsandboxed \(TURNBRIDGE_SANDBOX=off\) as the bridge's user/.test(l) && /TURNBRIDGE_SANDBOX=auto \(the default\) or bwrap/.test(l)), lines.join('\n'));
     assert.ok(lines.some((l) => /access is closed and no one is on the access list yet/.test(l) && /turnbridge allow/.test(l)));
   });
 
-  it('in the bubblewrap sandbox every read fails; the workspace is writable; the network namespace is kept', { skip: bwrapMissing ?? false }, async () => {
+  it('in the bubblewrap sandbox every read fails; the workspace is writable', { skip: bwrapMissing ?? false }, async () => {
     const report = await spyReport('bwrap');
     assert.equal(report.cwd, workspace);
     const [env, dataList, sessions, bridgeEnviron, parentEnviron] = report.results;
@@ -85,6 +86,29 @@ describe('agent sandbox', () => {
 
   it('the start-up probe names what is missing', () => {
     assert.match(sandboxProblem('/nonexistent/bwrap') ?? '', /not installed \(Debian: apt-get install bubblewrap\)/);
+  });
+
+  it('by default (auto) the box is on where it can start, and the start-up line names the mode', { skip: bwrapMissing ?? false }, () => {
+    const config = loadConfig({ env: {}, cwd: bridgeDir });
+    assert.equal(config.agent.sandbox, 'auto');
+    const lines = checkSecurity(config, true, silentLogger);
+    assert.ok(lines.some((l) => /^turnbridge: agents run sandboxed \(TURNBRIDGE_SANDBOX=auto, the default\)/.test(l)), lines.join('\n'));
+  });
+
+  // A bwrap that fails the way it does in a Docker container under the default seccomp profile.
+  const seccompBwrap = join(root, 'bwrap-in-docker');
+  writeFileSync(seccompBwrap, '#!/bin/sh\necho "bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces. On e.g. debian this can be enabled with \'sysctl kernel.unprivileged_userns_clone=1\'." >&2\nexit 1\n', { mode: 0o755 });
+
+  it('auto where the box cannot start: the probe says why, the turn runs unsandboxed; bwrap refuses the turn with the fix', async () => {
+    const problem = sandboxProblem(seccompBwrap);
+    assert.match(problem ?? '', /cannot make the agent box here: bwrap: No permissions to create new namespace/);
+    assert.deepEqual(decideSandbox('auto', seccompBwrap), { inForce: 'off', requested: 'auto', problem });
+    const auto = await run(spy, { message: 'spy' }, {}, { launch: { ...policy('off'), sandbox: 'auto', bwrapPath: seccompBwrap }, logger: silentLogger });
+    assert.equal(auto.error, null, auto.error ?? '');
+    assert.match(JSON.parse(auto.reply).results[0].text, /spy-me-if-you-can/, 'unsandboxed: the fallback is real');
+    const required = await run(spy, { message: 'spy' }, {}, { launch: { ...policy('off'), sandbox: 'bwrap', bwrapPath: seccompBwrap }, logger: silentLogger });
+    assert.equal(required.reply, '');
+    assert.match(required.error ?? '', /The agent sandbox cannot start here \(TURNBRIDGE_SANDBOX=bwrap\): .*No permissions to create new namespace.*To fix: let bubblewrap make user namespaces: .*kernel\.unprivileged_userns_clone=1.*seccomp=unconfined/);
   });
 
   it('refuses an agent cwd that holds the bridge\'s .env or data dir, or lies inside the data dir', async () => {
