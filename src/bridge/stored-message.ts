@@ -15,6 +15,7 @@ export function toStored(msg: InboundMessage): StoredMessage {
     ...(msg.source ? { source: msg.source } : {}),
     attachments: msg.attachmentRefs ?? [],
     ...(msg.notices?.length ? { notices: msg.notices } : {}),
+    ...(msg.direct ? { direct: true } : {}),
   };
 }
 
@@ -35,6 +36,7 @@ export function rebuildMessage(ctx: BridgeContext, m: StoredMessage, eventSuffix
     receivedAt: m.receivedAt,
     ...(m.source ? { source: m.source } : {}),
     notices: [...(m.notices ?? [])],
+    ...(m.direct ? { direct: true } : {}),
   };
   if (m.attachments.length === 0) return msg;
   const surface = ctx.surfaces.get(m.platform)?.surface;

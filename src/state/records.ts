@@ -28,6 +28,8 @@ export interface StoredMessage {
   source?: SourceMessageRef;
   attachments: AttachmentRef[];
   notices?: string[];
+  /** A direct message: kept so that, run again or recovered, it takes the DM's route (bridge/routing.ts). */
+  direct?: boolean;
 }
 
 /** A turn waiting in its conversation's queue (item id = turn id). */

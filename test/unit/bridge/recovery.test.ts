@@ -111,6 +111,38 @@ describe('ledger and recovery', () => {
     await peek.close();
   });
 
+  it('a queued DM recovered after a restart keeps the DM\'s route (dm:), not the workspace route its space would match', async () => {
+    const file = join(freshDataDir(), 'turnbridge.sqlite');
+    const surface = createRecordingSurface();
+    const config = makeConfig({ routes: [{ space: 'T1', profile: '/space.yaml' }], dm: { profile: '/dm.yaml' } });
+    const on = () => {
+      const runner = fakeRunner();
+      const bridge = createBridge({
+        config, logger: silentLogger, state: createBridgeState(createSqliteStore({ file })), runTurn: runner.runTurn,
+        loadProfile: async (path) => makeProfile({ dir: path }), recoverAtStart: true,
+      });
+      bridge.attach(surface);
+      return { bridge, runner };
+    };
+    const first = on();
+    await first.bridge.recover();
+    const dm = conv('D0ANA', '');
+    await first.bridge.handleMessage(makeMsg({ text: 'busy', conversation: dm, direct: true }));
+    assert.equal((await first.runner.started(1)).profile.dir, '/dm.yaml');
+    await first.bridge.handleMessage(makeMsg({ text: 'queued dm', conversation: dm, direct: true }));
+    const peek = createBridgeState(createSqliteStore({ file }));
+    await poll(async () => ((await peek.queue.list('test:T1:D0ANA:')).length === 1 ? true : undefined), 'the queued DM');
+    await peek.close();
+    // "kill -9": the next start runs the queued DM with the DM's profile.
+    const second = on();
+    await second.bridge.recover();
+    const run = await second.runner.started(1);
+    assert.equal(run.turn.message, 'queued dm');
+    assert.equal(run.profile.dir, '/dm.yaml');
+    run.finish({ reply: 'ok' });
+    await second.bridge.shutdown(1000);
+  });
+
   it('the files of the queued turns are fetched side by side at recovery, and each turn runs with its own, in order', async () => {
     const file = join(freshDataDir(), 'turnbridge.sqlite');
     const surface = createRecordingSurface();
