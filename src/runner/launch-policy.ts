@@ -166,7 +166,9 @@ export function sandboxArgs(launch: LaunchSpec, profile: Profile, policy: Launch
   }
   // Re-expose what the agent needs that may sit under a hidden directory.
   const isHidden = (d: string) => hidden.some((h) => holds(h, d));
-  const safe = (d: string) => !(policy.protectedPaths ?? []).some((p) => holds(d, p)) && !operatorHomes().includes(resolve(d));
+  // Shown again only if it holds nothing hidden: a bind of a parent would show what lies below it.
+  const homes = operatorHomes();
+  const safe = (d: string) => ![...(policy.protectedPaths ?? []), ...homes].some((p) => holds(d, p));
   const exposeRo = new Set<string>();
   if (profile.dir) {
     const parent = dirname(profile.dir);
