@@ -5,7 +5,7 @@ import type { Profile } from '../profile/index.js';
 import { actorOf, checkAccess, isAdmin } from './access.js';
 import { auditPerson } from './audit.js';
 import type { RouteConfig } from './api.js';
-import { describeRule } from './permission-rules.js';
+import { describeRule, scopeText } from './permission-rules.js';
 import { parseAllowCommand, parseCommand, type BridgeCommand } from './commands.js';
 import type { BridgeContext } from './context.js';
 import { conversationKey } from './conversation-key.js';
@@ -47,7 +47,7 @@ async function listRules(ctx: BridgeContext, msg: InboundMessage, key: string, d
     await say(ctx, delivery, msg, 'No permission rules in this thread. "Allow for this thread" on a prompt adds one.', 'info');
     return;
   }
-  const lines = rules.map((r) => `• \`${describeRule(r.rule)}\` set by @${r.setBy.name ?? r.setBy.id} at ${new Date(r.setAt).toISOString().replace('T', ' ').slice(0, 16)} UTC`);
+  const lines = rules.map((r) => `• \`${describeRule(r.rule)}\` ${scopeText(r.scope)}, set by @${r.setBy.name ?? r.setBy.id} at ${new Date(r.setAt).toISOString().replace('T', ' ').slice(0, 16)} UTC`);
   await say(ctx, delivery, msg, `Permission rules in this thread (matching requests are allowed without asking):\n${lines.join('\n')}\nType \`rules clear\` to remove them.`, 'info');
 }
 

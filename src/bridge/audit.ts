@@ -126,7 +126,8 @@ export interface AuditTrail {
   idle(): Promise<void>;
 }
 
-function canonical(v: unknown): unknown {
+/** Objects with sorted keys, recursively: the same value, the same JSON (digests and exact input rules). */
+export function canonical(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(canonical);
   if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical((v as Record<string, unknown>)[k])]));
   return v;

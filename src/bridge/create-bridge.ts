@@ -136,7 +136,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
   // state (the turn's queued commit claims notices and authors: conversation-claims.ts; audit
   // records are written set-if-absent: audit.ts).
   const kv = opts.kv ?? (opts.store ? createKv(new Keyv(), logger) : createStateKv(state.store, logger));
-  const rules = createRuleStore(kv);
+  const rules = createRuleStore(kv, logger);
   const audit = createAuditTrail({ store: state.store, logger, metrics, now });
   const grants = opts.grants ?? (opts.store ? grantsOnKv(kv, { audit }) : accessGrantsOn(state, config, logger, { audit }));
   prepareWorkspace(config, logger);

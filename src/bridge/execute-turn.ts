@@ -115,7 +115,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
             turn.recorder.agent(pid);
             reactions.working();
           },
-          onPermissionRequest: (request, { signal }): Promise<PermissionDecision> => {
+          onPermissionRequest: (request, { signal, cwd }): Promise<PermissionDecision> => {
             if (!turn.surface.capabilities.buttons) {
               return Promise.resolve({ behavior: 'deny', message: 'This chat cannot show permission buttons.' });
             }
@@ -126,6 +126,8 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
               author: msg.user,
               request,
               signal,
+              // the agent's cwd: what its relative paths mean, and where path rules may point
+              workspace: cwd,
               timeoutMs: permissionTimeoutMs(ctx, turn),
               approvers: policyFor(ctx.config, turn.route),
               log,

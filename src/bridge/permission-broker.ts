@@ -9,7 +9,7 @@ import { BoundedMap } from '../bounded-map.js';
 import { auditPerson, auditedInput, requestFacts, type AuditTrail, type DecisionSource } from './audit.js';
 import { conversationKey } from './conversation-key.js';
 import { PREVIEW_MAX_CHARS, formatInputPreview, inputAsText } from './input-preview.js';
-import { autoAllowLine, describeRule, ruleFor, type PermissionRule } from './permission-rules.js';
+import { autoAllowLine, describeRule, ruleFor, ruleLabel, ruleMeaning, type PermissionRule, type RuleScope } from './permission-rules.js';
 import { editForm, editable, readEdit, readReason, reasonForm, viewForm } from './prompt-forms.js';
 import type { RuleStore } from './rule-store.js';
 import type { ActionEvent, FormAnswer, FormSubmitEvent } from './types.js';
@@ -28,6 +28,8 @@ export interface PromptRequest {
   log: Logger;
   /** Who may decide besides the author (default: the broker's approvers). */
   approvers?: ApproverPolicy;
+  /** The agent's working directory (the conversation's workspace): path rules are inside it. */
+  workspace?: string;
   /**
    * Post the prompt through delivery (LiveReply.postPrompt: below the turn's reply, paced and
    * retried like every message; the reply continues below it). The broker only decides.
@@ -90,7 +92,8 @@ interface OpenPrompt {
   request: PermissionRequest;
   conversationKey: string;
   policy: ApproverPolicy;
-  rule: PermissionRule;
+  /** What "Allow for this thread" adds; undefined = not offered (a path outside the workspace, the sandbox turned off). */
+  rule?: PermissionRule;
   createdAt: number;
   view: PermissionPromptView;
   /** Delivery's handle on the posted prompt (set right after the prompt is opened). */
@@ -115,6 +118,8 @@ interface Settlement {
 }
 
 const EXPIRED_NOTE = 'the turn ended before anyone decided';
+
+const rulePerson = (platform: string, u: UserRef) => ({ platform, id: u.id, ...(u.name ? { name: u.name } : {}) });
 
 export function createPermissionBroker(opts: PermissionBrokerOptions): PermissionBroker {
   const idFactory = opts.idFactory ?? (() => `perm-${randomUUID()}`);
@@ -192,7 +197,9 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
 
   async function ruleAnswer(req: PromptRequest, key: string): Promise<PermissionDecision | undefined> {
     if (!opts.rules) return undefined;
-    const hit = await opts.rules.find(key, req.request.toolName, req.request.input);
+    const hit = await opts.rules.find(key, {
+      toolName: req.request.toolName, input: req.request.input, requester: { platform: req.surface.platform, user: req.author }, workspace: req.workspace,
+    });
     if (!hit) return undefined;
     const line = autoAllowLine(hit);
     opts.audit?.record({
@@ -200,8 +207,8 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
       ...requestFacts({ platform: req.surface.platform, conversation: key, tool: req.request.toolName, input: req.request.input, turnId: req.turnId }),
       decision: 'allow',
       source: 'rule',
-      rule: describeRule(hit.rule),
-      ruleSetBy: auditPerson(req.surface.platform, hit.setBy),
+      rule: ruleLabel(hit),
+      ruleSetBy: auditPerson(hit.setBy.platform, hit.setBy),
       latencyMs: 0,
     });
     req.onAutoAllowed?.(line);
@@ -212,7 +219,7 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
     const id = idFactory();
     const log = req.log.child({ promptId: id });
     const policy = req.approvers ?? defaultPolicy;
-    const rule = ruleFor(req.request.toolName, req.request.input);
+    const rule = opts.rules ? ruleFor(req.request.toolName, req.request.input, req.workspace) : undefined;
     const preview = formatInputPreview(req.request.input);
     const createdAt = now();
     const timeoutMs = Math.max(0, req.timeoutMs);
@@ -222,7 +229,7 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
       description: req.request.description,
       inputPreview: preview,
       state: 'pending',
-      ...(opts.rules ? { rule: describeRule(rule) } : {}),
+      ...(rule ? { rule: describeRule(rule), ruleMeaning: ruleMeaning(rule), ruleFor: req.author } : {}),
       ...(inputAsText(req.request.input).length > PREVIEW_MAX_CHARS ? { truncated: true } : {}),
       editable: editable(req.request),
       deciders: {
@@ -285,12 +292,14 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
    * store write was in flight, and a rule written for a prompt that ended otherwise would stay.
    * Deciding is synchronous after the open check, so no other decision can come between.
    */
-  async function allowForThread(p: OpenPrompt, platform: string, user: UserRef, notify: (t: string) => Promise<void>): Promise<void> {
-    if (!open.has(p.id) || !opts.rules) return;
-    const label = describeRule(p.rule);
-    const setAt = now();
-    settle(p, { behavior: 'allow' }, { state: 'allowed', source: 'thread', how: 'thread', decidedBy: user, decidedOn: platform, rule: label });
-    const saved = await opts.rules.add(p.conversationKey, { rule: p.rule, setBy: user, setAt }).catch((err: unknown) => {
+  async function allowForThread(p: OpenPrompt, platform: string, user: UserRef, everyone: boolean, notify: (t: string) => Promise<void>): Promise<void> {
+    if (!open.has(p.id) || !opts.rules || !p.rule) return;
+    // A rule answers the requests of the person whose request this is, unless the decider chose everyone.
+    const scope: RuleScope = everyone ? { kind: 'thread' } : { kind: 'person', person: rulePerson(p.surface.platform, p.author) };
+    const stored = { v: 2 as const, rule: p.rule, scope, setBy: rulePerson(platform, user), setAt: now() };
+    const label = ruleLabel(stored);
+    settle(p, { behavior: 'allow' }, { state: 'allowed', source: 'thread', how: everyone ? 'thread_all' : 'thread', decidedBy: user, decidedOn: platform, rule: label });
+    const saved = await opts.rules.add(p.conversationKey, stored).catch((err: unknown) => {
       p.log.warn({ err }, 'thread rule store write failed');
       return false;
     });
@@ -350,8 +359,9 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
           settle(p, { behavior: 'allow' }, { state: 'allowed', source: 'once', how: 'once', decidedBy: ev.user, decidedOn: ev.platform });
           return;
         case 'allow_thread':
-          if (!opts.rules) break;
-          await allowForThread(p, ev.platform, ev.user, ev.notifyPrivately);
+        case 'allow_thread_all':
+          if (!opts.rules || !p.rule) break;
+          await allowForThread(p, ev.platform, ev.user, ev.action === 'allow_thread_all', ev.notifyPrivately);
           return;
         case 'deny':
           settle(p, { behavior: 'deny', message: `Denied by ${mention(ev.user)}.` }, { state: 'denied', source: 'button', decidedBy: ev.user, decidedOn: ev.platform });

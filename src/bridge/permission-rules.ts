@@ -1,92 +1,283 @@
 /**
- * "Allow for this thread" rules: what a rule is, which rule a request would add, and whether a
- * later request matches one. Pure functions; the rules themselves live in the store (rule-store.ts).
+ * "Allow for this thread" rules: which rule a request would add, what it matches, and how the
+ * prompt says so. Pure functions (a path rule reads the file system to follow symlinks); the
+ * rules themselves live in the store (rule-store.ts). docs/approvals.md#thread-rules says the same
+ * for people.
  *
- * Any input with a string `command` is a shell command, whatever other fields it has (Claude's
- * Bash adds run_in_background / dangerouslyDisableSandbox): it never gets a tool-wide rule. A
- * command whose second word reads as a subcommand gets a prefix rule (`Bash(npm test:*)`): it
- * matches the same two words followed by the end or a space, and only in a simple command.
- * Anything else gets an exact rule: a bare first word (`Bash(rm:*)`, `Bash(python:*)`) would
- * allow every later use of that program. A command with shell control characters (`;`, `&`,
- * `|`, `` ` ``, `$`, `<`, `>`, a newline) never matches a prefix rule, so `npm test && rm -rf ~`
- * is asked about again; such a command itself gets an exact rule. A request that disables the
- * sandbox (dangerouslyDisableSandbox) is never answered by a rule: it is asked every time.
- * Every other tool gets a rule on its name (`Write`).
+ * One rule value drives both the matcher (`ruleMatches`) and what the prompt shows
+ * (`describeRule`, `ruleMeaning`), so the two cannot drift apart:
+ *
+ * - `prefix` `Bash(git status:*)`: a shell command of a known program and read-or-test
+ *   subcommand (PREFIX_SUBCOMMANDS). It matches one simple command only (shell-words.ts: no
+ *   operator, redirection, substitution, glob or newline anywhere), starting with those two
+ *   words, whose further words are plain arguments inside the workspace (none starting with `/`
+ *   or `~`, no `..` segment) or exactly the options the approved command had (`-`-words and
+ *   `a=b` words): `Bash(git log:* --oneline)` never covers `git log --output=/root/.bashrc`.
+ * - `exact` `Bash(ls -la)`: any other shell command, compared byte for byte.
+ * - `path` `Write(src/**)`, `Read(README.md)`: a file tool's path inside the conversation's
+ *   workspace (workspace-path.ts); a directory's tree, or the very file for a file at the top
+ *   or under a dot-directory (`.git/`, `.github/`). A path outside the workspace gets no rule.
+ * - `input`: any other tool, or a tool input of another shape (`{command: [...]}`, `{cmd: …}`),
+ *   compared as the whole input (canonical JSON, the description left out) byte for byte.
+ *
+ * There are no tool-wide rules. A shell input that disables the sandbox gets no rule and never
+ * matches one. A stored rule also carries whose requests it covers (`scope`): the person whose
+ * request it was made on, or everyone in the thread when the decider chose that.
  */
 import type { UserRef } from '../delivery/surface.js';
 import { mention } from './approvers.js';
-import { shellCommandOf } from './input-preview.js';
+import { canonical } from './audit.js';
+import { samePerson, type Actor } from './identity.js';
+import { simpleCommandWords } from './shell-words.js';
+import { realWorkspace, workspacePath } from './workspace-path.js';
 
 export type PermissionRule =
-  | { kind: 'tool'; tool: string }
-  | { kind: 'prefix'; tool: string; prefix: string }
-  | { kind: 'exact'; tool: string; command: string };
+  | { kind: 'prefix'; tool: string; words: [string, string]; options: string[] }
+  | { kind: 'exact'; tool: string; command: string }
+  | { kind: 'path'; tool: string; root: string; path: string; tree: boolean }
+  | { kind: 'input'; tool: string; input: string };
 
-/** A rule as kept for a conversation. */
+/** A person as a rule keeps them: the platform too (the same id can be someone else elsewhere). */
+export interface RulePerson {
+  platform: string;
+  id: string;
+  name?: string;
+}
+
+/** Whose requests a rule answers. */
+export type RuleScope = { kind: 'person'; person: RulePerson } | { kind: 'thread' };
+
+/** A rule as kept for a conversation (shape version 2; see parseStoredRules for older ones). */
 export interface StoredRule {
+  v: 2;
   rule: PermissionRule;
-  /** Who clicked "Allow for this thread". */
-  setBy: UserRef;
+  scope: RuleScope;
+  /** Who clicked. */
+  setBy: RulePerson;
   /** ms since the epoch. */
   setAt: number;
 }
 
-const CONTROL = /[;&|`$<>\n\r]/;
-/** A second word that reads as a subcommand (`npm test`, `git status`), not a flag or a path. */
-const SUBCOMMAND = /^[A-Za-z][A-Za-z0-9_-]{0,30}$/;
-
-const squash = (s: string): string => s.trim().replace(/\s+/g, ' ');
-
-/** The rule "Allow for this thread" adds for this request. */
-export function ruleFor(toolName: string, input: Record<string, unknown>): PermissionRule {
-  const command = shellCommandOf(input);
-  if (command === undefined) return { kind: 'tool', tool: toolName };
-  const flat = squash(command);
-  const words = flat.split(' ');
-  const subcommand = words.length > 1 && SUBCOMMAND.test(words[1]!);
-  if (flat === '' || CONTROL.test(command) || words[0]!.includes('=') || !subcommand) return { kind: 'exact', tool: toolName, command: flat };
-  return { kind: 'prefix', tool: toolName, prefix: `${words[0]} ${words[1]}` };
+/** What a rule is checked against: the request, who it is for, and the agent's working directory. */
+export interface RuleQuery {
+  toolName: string;
+  input: Record<string, unknown>;
+  requester: Actor;
+  workspace?: string;
 }
 
-export function ruleMatches(rule: PermissionRule, toolName: string, input: Record<string, unknown>): boolean {
+/** Programs and subcommands that get a prefix rule; any other command gets an exact one. */
+export const PREFIX_SUBCOMMANDS: Readonly<Record<string, readonly string[]>> = {
+  git: ['status', 'log', 'diff', 'show', 'blame', 'grep', 'ls-files', 'rev-parse', 'describe', 'shortlog'],
+  npm: ['test', 'ls', 'outdated'],
+  pnpm: ['test', 'ls', 'outdated'],
+  yarn: ['test'],
+  cargo: ['test', 'check', 'build', 'clippy'],
+  go: ['test', 'vet', 'build'],
+};
+/** A prefix rule lists at most this many options; a command with more gets an exact rule. */
+const MAX_RULE_OPTIONS = 12;
+
+/** Fields of a shell input that do not change what the command may do. */
+const SHELL_SIDE_KEYS = new Set(['command', 'description', 'timeout', 'run_in_background', 'dangerouslyDisableSandbox']);
+
+/** File tools and the only fields their inputs may hold for a path rule (the first is the path). */
+const FILE_TOOLS: Readonly<Record<string, readonly string[]>> = {
+  Write: ['file_path', 'content'],
+  Edit: ['file_path', 'old_string', 'new_string', 'replace_all'],
+  MultiEdit: ['file_path', 'edits'],
+  Read: ['file_path', 'offset', 'limit', 'pages'],
+  NotebookEdit: ['notebook_path', 'cell_id', 'new_source', 'cell_type', 'edit_mode'],
+};
+
+/** The command of a plain shell input, or undefined (not a string, or fields beyond SHELL_SIDE_KEYS). */
+function shellCommand(input: Record<string, unknown>): string | undefined {
+  if (typeof input.command !== 'string') return undefined;
+  return Object.keys(input).every((k) => SHELL_SIDE_KEYS.has(k)) ? input.command : undefined;
+}
+
+const sandboxOff = (input: Record<string, unknown>) => input.dangerouslyDisableSandbox !== undefined && input.dangerouslyDisableSandbox !== false;
+
+/** A word after the prefix that must be listed in the rule to be covered. */
+const isOption = (w: string) => w.startsWith('-') || w.includes('=');
+/** A plain argument no rule covers: it points outside the workspace. */
+const leavesWorkspace = (w: string) => w.startsWith('/') || w.startsWith('~') || w.split('/').includes('..');
+
+/** The whole input as an exact rule compares it: canonical JSON without the agent's description. */
+function inputText(input: Record<string, unknown>): string {
+  const { description: _description, ...rest } = input;
+  return JSON.stringify(canonical(rest)) ?? 'null';
+}
+
+function filePathRule(toolName: string, input: Record<string, unknown>, workspace: string | undefined): PermissionRule | undefined {
+  const fields = FILE_TOOLS[toolName]!;
+  if (!Object.keys(input).every((k) => fields.includes(k))) return { kind: 'input', tool: toolName, input: inputText(input) };
+  const root = realWorkspace(workspace);
+  const rel = workspacePath(input[fields[0]!], workspace);
+  if (!root || rel === undefined) return undefined;
+  const parts = rel.split('/');
+  if (parts.length === 1 || parts.some((p) => p.startsWith('.'))) return { kind: 'path', tool: toolName, root, path: rel, tree: false };
+  return { kind: 'path', tool: toolName, root, path: parts.slice(0, -1).join('/'), tree: true };
+}
+
+function commandRule(toolName: string, command: string): PermissionRule {
+  const words = simpleCommandWords(command);
+  const exact: PermissionRule = { kind: 'exact', tool: toolName, command };
+  if (!words || words.length < 2 || !PREFIX_SUBCOMMANDS[words[0]!]?.includes(words[1]!)) return exact;
+  const rest = words.slice(2).filter((w) => w !== '--');
+  if (rest.some((w) => !isOption(w) && leavesWorkspace(w))) return exact;
+  // sorted: the same options show the same rule, whatever order they came in
+  const options = [...new Set(rest.filter(isOption))].sort();
+  if (options.length > MAX_RULE_OPTIONS) return exact;
+  return { kind: 'prefix', tool: toolName, words: [words[0]!, words[1]!], options };
+}
+
+/** The rule "Allow for this thread" adds for this request; undefined = that choice is not offered. */
+export function ruleFor(toolName: string, input: Record<string, unknown>, workspace?: string): PermissionRule | undefined {
+  if (typeof input.command === 'string' && sandboxOff(input)) return undefined;
+  // file tools first: a path rule and an exact command rule never share a tool name (nor their shown text)
+  if (FILE_TOOLS[toolName]) return filePathRule(toolName, input, workspace);
+  const command = shellCommand(input);
+  if (command !== undefined) return commandRule(toolName, command);
+  return { kind: 'input', tool: toolName, input: inputText(input) };
+}
+
+function prefixMatches(rule: Extract<PermissionRule, { kind: 'prefix' }>, command: string): boolean {
+  const words = simpleCommandWords(command);
+  if (!words || words.length < 2 || words[0] !== rule.words[0] || words[1] !== rule.words[1]) return false;
+  return words.slice(2).every((w) => w === '--' || (isOption(w) ? rule.options.includes(w) : !leavesWorkspace(w)));
+}
+
+/** Whether the rule covers this request (whoever asks; see `applies` for the scope). */
+export function ruleMatches(rule: PermissionRule, toolName: string, input: Record<string, unknown>, workspace?: string): boolean {
   if (rule.tool !== toolName) return false;
-  // A tool-wide rule never covers a shell command (older stores may hold one from before).
-  if (rule.kind === 'tool') return shellCommandOf(input) === undefined;
-  const command = shellCommandOf(input);
-  if (command === undefined || input.dangerouslyDisableSandbox) return false;
-  const flat = squash(command);
-  if (rule.kind === 'exact') return flat === rule.command;
-  if (CONTROL.test(command)) return false;
-  return flat === rule.prefix || flat.startsWith(`${rule.prefix} `);
+  if (typeof input.command === 'string' && sandboxOff(input)) return false;
+  switch (rule.kind) {
+    case 'input':
+      return shellCommand(input) === undefined && inputText(input) === rule.input;
+    case 'exact':
+      return !FILE_TOOLS[toolName] && shellCommand(input) === rule.command;
+    case 'prefix': {
+      const command = shellCommand(input);
+      return command !== undefined && prefixMatches(rule, command);
+    }
+    case 'path': {
+      const fields = FILE_TOOLS[toolName];
+      if (!fields || !Object.keys(input).every((k) => fields.includes(k)) || realWorkspace(workspace) !== rule.root) return false;
+      const rel = workspacePath(input[fields[0]!], workspace);
+      if (rel === undefined) return false;
+      if (!rule.tree) return rel === rule.path;
+      return rel.startsWith(`${rule.path}/`) && !rel.slice(rule.path.length + 1).split('/').some((p) => p.startsWith('.'));
+    }
+  }
 }
 
-/** `Bash(npm test:*)`, `Bash(echo ok > f.txt)`, `Write`. */
+export function scopeCovers(scope: RuleScope, requester: Actor): boolean {
+  if (scope.kind === 'thread') return true;
+  return samePerson({ platform: scope.person.platform, user: { id: scope.person.id } }, requester);
+}
+
+/** A stored rule answers this request: it matches, and it covers the person asking. */
+export function applies(stored: StoredRule, q: RuleQuery): boolean {
+  return scopeCovers(stored.scope, q.requester) && ruleMatches(stored.rule, q.toolName, q.input, q.workspace);
+}
+
+/**
+ * Printable ASCII without runs of blanks, quotes, a leading `{` or `:*` reads as itself; anything else is shown
+ * as a JSON string, so no two rules show the same text (the exact command `git log:*` is not
+ * the prefix rule `git log:*`).
+ */
+function shown(s: string): string {
+  return /^[!#-z|~](?:[ -~]*[!-~])?$/.test(s) && !/ {2}/.test(s) && !s.includes('"') && !s.includes(':*') ? s : JSON.stringify(s);
+}
+
+/** `Bash(npm test:*)`, `Bash(git log:* --oneline)`, `Bash(echo ok > f.txt)`, `Write(src/**)`, `WebFetch({"url":"…"})`. */
 export function describeRule(rule: PermissionRule): string {
-  if (rule.kind === 'tool') return rule.tool;
-  if (rule.kind === 'prefix') return `${rule.tool}(${rule.prefix}:*)`;
-  return `${rule.tool}(${rule.command})`;
+  switch (rule.kind) {
+    case 'prefix':
+      return `${rule.tool}(${rule.words.map(shown).join(' ')}:*${rule.options.map((o) => ` ${shown(o)}`).join('')})`;
+    case 'exact':
+      return `${rule.tool}(${shown(rule.command)})`;
+    case 'path':
+      return `${rule.tool}(${shown(rule.tree ? `${rule.path}/**` : rule.path)})`;
+    case 'input':
+      return `${rule.tool}(${rule.input})`;
+  }
 }
 
-export function sameRule(a: PermissionRule, b: PermissionRule): boolean {
-  return describeRule(a) === describeRule(b) && a.kind === b.kind;
+/** What the rule matches, in words: the line the prompt shows under the rule. */
+export function ruleMeaning(rule: PermissionRule): string {
+  switch (rule.kind) {
+    case 'prefix': {
+      const opts = rule.options.length ? `no options but ${rule.options.map(shown).join(' ')}` : 'no options';
+      return `${rule.words.join(' ')} with any other arguments inside the workspace (none starting with / or ~, no ..), ${opts}; one simple command only (nothing of ; & | < > ( ) $ \` \\ * ? [ ] { } ! # or a newline)`;
+    }
+    case 'exact':
+      return 'exactly this command, byte for byte';
+    case 'path':
+      return rule.tree
+        ? `${rule.tool} on any file under ${rule.path}/ in the workspace ${rule.root} (not outside it, not through a symlink out, no dot-directories below)`
+        : `${rule.tool} on the file ${rule.path} in the workspace ${rule.root} only`;
+    case 'input':
+      return 'exactly this input, byte for byte';
+  }
+}
+
+/** `for @ana` / `for everyone in this thread`. */
+export function scopeText(scope: RuleScope): string {
+  return scope.kind === 'thread' ? 'for everyone in this thread' : `for ${mention(scope.person)}`;
+}
+
+/** The rule and whose requests it answers, as the audit trail and `rules` show it. */
+export function ruleLabel(stored: Pick<StoredRule, 'rule' | 'scope'>): string {
+  return `${describeRule(stored.rule)} ${scopeText(stored.scope)}`;
+}
+
+export function sameRule(a: Pick<StoredRule, 'rule' | 'scope'>, b: Pick<StoredRule, 'rule' | 'scope'>): boolean {
+  return JSON.stringify(canonical(a.rule)) === JSON.stringify(canonical(b.rule)) && JSON.stringify(canonical(a.scope)) === JSON.stringify(canonical(b.scope));
 }
 
 /** The muted line a reply shows when a rule answered a request: "auto-allowed Bash: npm test, rule set by @ana". */
 export function autoAllowLine(stored: StoredRule): string {
   const r = stored.rule;
-  const what = r.kind === 'tool' ? r.tool : `${r.tool}: ${r.kind === 'prefix' ? r.prefix : r.command}`;
-  return `auto-allowed ${what}, rule set by ${mention(stored.setBy)}`;
+  const what = `${r.tool}: ${r.kind === 'prefix' ? r.words.join(' ') : r.kind === 'exact' ? shown(r.command) : r.kind === 'path' ? shown(r.tree ? `${r.path}/**` : r.path) : 'this exact input'}`;
+  const whom = stored.scope.kind === 'thread' ? ' for everyone in this thread' : '';
+  return `auto-allowed ${what}, rule set by ${mention(stored.setBy)}${whom}`;
 }
 
-/** Reads a stored value back; anything malformed is dropped (the store may hold older shapes). */
-export function parseStoredRules(v: unknown): StoredRule[] {
-  if (!Array.isArray(v)) return [];
-  return v.filter((x): x is StoredRule => {
-    const r = (x as StoredRule | null)?.rule;
-    if (!r || typeof r.tool !== 'string' || typeof (x as StoredRule).setBy?.id !== 'string') return false;
-    if (r.kind === 'tool') return true;
-    // A one-word prefix (`Bash(rm:*)`, written before rules needed two words) is dropped.
-    if (r.kind === 'prefix') return typeof r.prefix === 'string' && r.prefix.trim().includes(' ');
-    return r.kind === 'exact' && typeof r.command === 'string';
-  });
+const isPerson = (p: unknown): p is RulePerson => typeof (p as RulePerson | null)?.platform === 'string' && typeof (p as RulePerson).id === 'string';
+
+function isRule(r: unknown): r is PermissionRule {
+  const x = r as Record<string, unknown> | null;
+  if (!x || typeof x.tool !== 'string') return false;
+  switch (x.kind) {
+    case 'prefix':
+      return Array.isArray(x.words) && x.words.length === 2 && x.words.every((w) => typeof w === 'string')
+        && Array.isArray(x.options) && x.options.every((o) => typeof o === 'string');
+    case 'exact':
+      return typeof x.command === 'string';
+    case 'path':
+      return typeof x.root === 'string' && typeof x.path === 'string' && typeof x.tree === 'boolean';
+    case 'input':
+      return typeof x.input === 'string';
+    default:
+      return false;
+  }
+}
+
+function isStoredRule(x: unknown): x is StoredRule {
+  const s = x as StoredRule | null;
+  if (s?.v !== 2 || !isRule(s.rule) || !isPerson(s.setBy) || typeof s.setAt !== 'number') return false;
+  return s.scope?.kind === 'thread' || (s.scope?.kind === 'person' && isPerson(s.scope.person));
+}
+
+/**
+ * Reads a stored value back. Rules from before version 2 (no `v`: tool-wide rules, exact rules
+ * compared with blanks squashed, prefixes on any second word, no scope: they covered everyone)
+ * and anything malformed are dropped: what the prompt showed then is not what a rule means now.
+ */
+export function parseStoredRules(v: unknown): { rules: StoredRule[]; dropped: number } {
+  if (!Array.isArray(v)) return { rules: [], dropped: 0 };
+  const rules = v.filter(isStoredRule);
+  return { rules, dropped: v.length - rules.length };
 }

@@ -45,8 +45,9 @@ export interface PendingDownload {
 }
 
 /** The choices on a permission prompt. */
-export type PromptAction = 'allow' | 'allow_thread' | 'edit' | 'deny' | 'deny_reason' | 'show_input';
-export const PROMPT_ACTIONS: readonly PromptAction[] = ['allow', 'allow_thread', 'edit', 'deny', 'deny_reason', 'show_input'];
+/** `allow_thread`: a rule for the author's requests in this thread; `allow_thread_all`: for everyone's. */
+export type PromptAction = 'allow' | 'allow_thread' | 'allow_thread_all' | 'edit' | 'deny' | 'deny_reason' | 'show_input';
+export const PROMPT_ACTIONS: readonly PromptAction[] = ['allow', 'allow_thread', 'allow_thread_all', 'edit', 'deny', 'deny_reason', 'show_input'];
 
 /**
  * A form the platform shows the clicker (a Slack modal, a Discord modal, a dialog on the local

@@ -80,8 +80,15 @@ export interface PermissionPromptView {
   decidedBy?: UserRef;
   /** Extra line for timeout / expired states. */
   note?: string;
-  /** The rule "Allow for this thread" adds, e.g. `Bash(npm test:*)`; absent = that choice is not offered. */
+  /**
+   * The rule "Allow for this thread" / "Allow for everyone here" adds, e.g. `Bash(npm test:*)`;
+   * absent = neither choice is offered.
+   */
   rule?: string;
+  /** With `rule`: what it matches, in words (from the same rule value as the matcher). */
+  ruleMeaning?: string;
+  /** With `rule`: whose requests "Allow for this thread" covers (the request's author); "everyone here" covers anyone's. */
+  ruleFor?: UserRef;
   /** `inputPreview` was cut for display: offer "Show full input". */
   truncated?: boolean;
   /** "Edit and allow" is offered. */
@@ -101,8 +108,8 @@ export interface PermissionPromptView {
   reason?: string;
 }
 
-/** once / for this thread (rule) / with edited input / with a reason. */
-export type PromptHow = 'once' | 'thread' | 'edited' | 'reason';
+/** once / for this thread (a rule for the author's requests) / for everyone here (a rule for anyone's) / with edited input / with a reason. */
+export type PromptHow = 'once' | 'thread' | 'thread_all' | 'edited' | 'reason';
 
 /** States shown on the user's own message (Slack / Discord reactions). */
 export type ReactionState = 'working' | 'success' | 'failure';

@@ -158,7 +158,7 @@ export async function run(profile: Profile, turn: TurnInput, handlers: RunHandle
         return;
       }
       const signal = AbortSignal.any([ctl.signal, turnEnded.signal]);
-      handlers.onPermissionRequest(request, { signal }).then(
+      handlers.onPermissionRequest(request, { signal, cwd: launch.cwd }).then(
         (decision) => respond(request.requestId, decision),
         (e: unknown) => {
           log.warn({ err: (e as Error)?.message }, 'permission handler failed; denying');

@@ -22,7 +22,7 @@ export function decodeMessageRef(id: string): { channelId: string; messageId: st
   return { channelId: id.slice(0, slash), messageId: id.slice(slash + 1) };
 }
 
-export type ButtonAction = 'allow' | 'allow_thread' | 'edit' | 'deny' | 'deny_reason' | 'show_input' | 'stop' | 'rerun';
+export type ButtonAction = 'allow' | 'allow_thread' | 'allow_thread_all' | 'edit' | 'deny' | 'deny_reason' | 'show_input' | 'stop' | 'rerun';
 export type FormKind = 'reason' | 'edit';
 const MAX_CUSTOM_ID = 100;
 
@@ -42,7 +42,7 @@ export class CustomIds {
   }
 
   decode(customId: string): { action: ButtonAction; id: string } | undefined {
-    const m = /^tb:(allow|allow_thread|edit|deny|deny_reason|show_input|stop|rerun)([:~])(.+)$/s.exec(customId);
+    const m = /^tb:(allow|allow_thread|allow_thread_all|edit|deny|deny_reason|show_input|stop|rerun)([:~])(.+)$/s.exec(customId);
     if (!m) return undefined;
     const id = m[2] === ':' ? m[3] : this.longIds.get(m[3]!);
     return id === undefined ? undefined : { action: m[1] as ButtonAction, id };

@@ -5,9 +5,11 @@
  *   🔐 **Permission needed** · `Bash`
  *   Run a command
  *   ```npm test```
- *   -# "Allow for this thread" adds `Bash(npm test:*)` · <@author> or an approver (<@&role>) may decide · expires <t:…:R>
- *   [Allow once] [Allow for this thread] [Edit and allow] [Deny] [Deny with reason]   [Show full input]
- * Decided: ✅ **Allowed for this thread** by @ana <t:…:t> · rule `Bash(npm test:*)`, no buttons.
+ *   -# “Allow for this thread” adds `Bash(npm test:*)` for <@author>'s requests, “Allow for everyone in this thread” for anyone's here: <what it matches>
+ *   -# <@author> or an approver (<@&role>) may decide · expires <t:…:R>
+ *   [Allow once] [Allow for this thread] [Edit and allow] [Deny] [Deny with reason]
+ *   [Allow for everyone in this thread] [Show full input]      (a row holds 5 buttons at most)
+ * Decided: ✅ **Allowed for this thread** by @ana <t:…:t> · rule `Bash(npm test:*)` for <@ana>'s requests, no buttons.
  * Mentions never ping (allowed_mentions parse: []).
  */
 import type { PermissionPromptView } from '../../delivery/surface.js';
@@ -43,8 +45,10 @@ function heading(view: PermissionPromptView): string {
     case 'pending':
       return '🔐 **Permission needed**';
     case 'allowed': {
-      const what = view.how === 'thread' ? 'Allowed for this thread' : view.how === 'edited' ? 'Allowed with edited input' : view.how === 'once' ? 'Allowed once' : 'Allowed';
-      const rule = view.how === 'thread' && view.rule ? ` · rule \`${view.rule.replace(/`/g, "'")}\`` : '';
+      const what = view.how === 'thread' ? 'Allowed for this thread' : view.how === 'thread_all' ? 'Allowed for everyone in this thread'
+        : view.how === 'edited' ? 'Allowed with edited input' : view.how === 'once' ? 'Allowed once' : 'Allowed';
+      const whose = view.how === 'thread_all' ? " for anyone's requests" : view.ruleFor ? ` for <@${view.ruleFor.id}>'s requests` : '';
+      const rule = (view.how === 'thread' || view.how === 'thread_all') && view.rule ? ` · rule \`${oneLine(view.rule, 200).replace(/`/g, "'")}\`${whose}` : '';
       return `✅ **${what}** by ${who(view)}${at}${rule}`;
     }
     case 'denied':
@@ -63,10 +67,14 @@ function btn(ids: CustomIds, action: PromptAction, label: string, style: number,
 export function renderPrompt(view: PermissionPromptView, ids: CustomIds): DiscordMessageBody {
   const parts = [heading(view), `Tool: \`${oneLine(view.toolName, 100).replace(/`/g, "'")}\``];
   if (view.description) parts.push(oneLine(view.description, 300));
-  parts.push(codeBlock(view.inputPreview));
+  const codeAt = parts.push(codeBlock(view.inputPreview)) - 1;
   if (view.state === 'pending') {
+    if (view.rule) {
+      const whose = view.ruleFor ? ` for <@${view.ruleFor.id}>'s requests` : '';
+      const meaning = view.ruleMeaning ? `: ${oneLine(view.ruleMeaning, 400)}` : '';
+      parts.push(subtext(`“Allow for this thread” adds \`${oneLine(view.rule, 200).replace(/`/g, "'")}\`${whose}, “Allow for everyone in this thread” for anyone's here${meaning}`));
+    }
     const facts: string[] = [];
-    if (view.rule) facts.push(`“Allow for this thread” adds \`${oneLine(view.rule, 200).replace(/`/g, "'")}\``);
     const d = deciders(view);
     if (d) facts.push(d);
     if (view.expiresAt) facts.push(`expires ${ts(view.expiresAt, 'R')}`);
@@ -74,6 +82,14 @@ export function renderPrompt(view: PermissionPromptView, ids: CustomIds): Discor
   }
   if (view.note) parts.push(subtext(oneLine(view.note, 200)));
   let content = parts.join('\n');
+  // Too long with the rule's lines: the input gives way (folded, with "Show full input"), never what the rule matches.
+  let folded = view.truncated === true || view.inputPreview.length > MAX_INPUT_CHARS;
+  const over = content.length - DISCORD_MAX_CONTENT;
+  if (over > 0) {
+    parts[codeAt] = codeBlock(view.inputPreview, Math.max(200, Math.min(MAX_INPUT_CHARS, view.inputPreview.length) - over - 40));
+    content = parts.join('\n');
+    folded = true;
+  }
   if (content.length > DISCORD_MAX_CONTENT) content = `${content.slice(0, DISCORD_MAX_CONTENT - 4)}\n\`\`\``;
   const components: DiscordActionRow[] = [];
   if (view.state === 'pending') {
@@ -83,8 +99,11 @@ export function renderPrompt(view: PermissionPromptView, ids: CustomIds): Discor
     if (view.editable) row.push(btn(ids, 'edit', 'Edit and allow', STYLE.secondary, id));
     row.push(btn(ids, 'deny', 'Deny', STYLE.danger, id), btn(ids, 'deny_reason', 'Deny with reason', STYLE.danger, id));
     components.push({ type: 1, components: row });
+    const second: DiscordButton[] = [];
+    if (view.rule) second.push(btn(ids, 'allow_thread_all', 'Allow for everyone in this thread', STYLE.primary, id));
     // folded by the core, or by this message's shorter code block
-    if (view.truncated || view.inputPreview.length > MAX_INPUT_CHARS) components.push({ type: 1, components: [btn(ids, 'show_input', 'Show full input', STYLE.secondary, id)] });
+    if (folded) second.push(btn(ids, 'show_input', 'Show full input', STYLE.secondary, id));
+    if (second.length) components.push({ type: 1, components: second });
   }
   return { content, components, allowed_mentions: { parse: [] } };
 }

@@ -7,8 +7,10 @@
  * Layout of a pending prompt:
  *   section   🔒 Permission request: `Bash` + description
  *   section   ```the command or JSON``` (folded at 2,500 characters)
- *   context   "Allow for this thread" adds `Bash(npm test:*)` · who may decide · expires at <time>
- *   actions   [Allow once] [Allow for this thread] [Edit and allow] [Deny] [Deny with reason] [Show full input]
+ *   context   "Allow for this thread" adds the rule `Bash(npm test:*)` for <@author>'s requests,
+ *             "Allow for everyone in this thread" for anyone's: <what the rule matches>
+ *   context   who may decide · expires at <time>
+ *   actions   [Allow once] [Allow for this thread] [Allow for everyone in this thread] [Edit and allow] [Deny] [Deny with reason] [Show full input]
  * Decided: the buttons go, a context line says who decided what and when.
  */
 import type { types } from '@slack/bolt';
@@ -21,6 +23,7 @@ type Block = types.KnownBlock;
 export const PROMPT_ACTION_IDS: Record<PromptAction, string> = {
   allow: 'tb_allow',
   allow_thread: 'tb_allow_thread',
+  allow_thread_all: 'tb_allow_thread_all',
   edit: 'tb_edit',
   deny: 'tb_deny',
   deny_reason: 'tb_deny_reason',
@@ -66,6 +69,29 @@ function button(action: PromptAction, text: string, promptId: string, style?: 'p
   return { type: 'button', action_id: PROMPT_ACTION_IDS[action], text: { type: 'plain_text', text }, value: promptId, ...(style ? { style } : {}) };
 }
 
+function allowedHow(view: PermissionPromptView): string {
+  switch (view.how) {
+    case 'thread':
+      return 'Allowed for this thread';
+    case 'thread_all':
+      return 'Allowed for everyone in this thread';
+    case 'edited':
+      return 'Allowed with edited input';
+    case 'once':
+      return 'Allowed once';
+    default:
+      return 'Allowed';
+  }
+}
+
+/** What the two rule choices add, for whom, and what the rule matches. */
+function ruleFacts(view: PermissionPromptView): string | undefined {
+  if (!view.rule) return undefined;
+  const whose = view.ruleFor ? ` for <@${view.ruleFor.id}>'s requests` : '';
+  const meaning = view.ruleMeaning ? `: ${escapeMrkdwn(plainCut(view.ruleMeaning, 600))}` : '';
+  return `“Allow for this thread” adds the rule \`${escapeMrkdwn(plainCut(view.rule, 300))}\`${whose}, “Allow for everyone in this thread” for anyone's here${meaning}`;
+}
+
 function outcomeLine(view: PermissionPromptView): { mrkdwn: string; plain: string } | undefined {
   const u = view.decidedBy;
   const by = u ? `<@${u.id}>` : 'someone';
@@ -73,8 +99,9 @@ function outcomeLine(view: PermissionPromptView): { mrkdwn: string; plain: strin
   const at = view.decidedAt ? ` at ${slackTime(view.decidedAt)}` : '';
   switch (view.state) {
     case 'allowed': {
-      const what = view.how === 'thread' ? 'Allowed for this thread' : view.how === 'edited' ? 'Allowed with edited input' : view.how === 'once' ? 'Allowed once' : 'Allowed';
-      const rule = view.how === 'thread' && view.rule ? ` · rule \`${escapeMrkdwn(view.rule)}\`` : '';
+      const what = allowedHow(view);
+      const whose = view.how === 'thread_all' ? " for anyone's requests" : view.ruleFor ? ` for <@${view.ruleFor.id}>'s requests` : '';
+      const rule = (view.how === 'thread' || view.how === 'thread_all') && view.rule ? ` · rule \`${escapeMrkdwn(view.rule)}\`${whose}` : '';
       return { mrkdwn: `:white_check_mark: ${what} by ${by}${at}${rule}`, plain: `${what.replace(' once', '')} by ${byPlain}` };
     }
     case 'denied': {
@@ -99,15 +126,16 @@ export function renderPrompt(view: PermissionPromptView): RenderedMessage {
   }
   let fallback = `Permission request: ${view.toolName}`;
   if (view.state === 'pending') {
+    const rule = ruleFacts(view);
+    if (rule) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: plainCut(rule, SECTION_TEXT_LIMIT) }] });
     const facts: string[] = [];
-    if (view.rule) facts.push(`“Allow for this thread” adds the rule \`${escapeMrkdwn(plainCut(view.rule, 300))}\``);
     const who = deciders(view);
     if (who) facts.push(who);
     if (view.expiresAt) facts.push(`expires ${slackTime(view.expiresAt)}`);
     if (facts.length) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: plainCut(facts.join(' · '), SECTION_TEXT_LIMIT) }] });
     const id = view.promptId;
     const elements: types.Button[] = [button('allow', 'Allow once', id, 'primary')];
-    if (view.rule) elements.push(button('allow_thread', 'Allow for this thread', id));
+    if (view.rule) elements.push(button('allow_thread', 'Allow for this thread', id), button('allow_thread_all', 'Allow for everyone in this thread', id));
     if (view.editable) elements.push(button('edit', 'Edit and allow', id));
     elements.push(button('deny', 'Deny', id, 'danger'), button('deny_reason', 'Deny with reason', id));
     // folded by the core, or by the section's 3,000-character limit after escaping

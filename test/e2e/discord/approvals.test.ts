@@ -45,18 +45,40 @@ describe('discord approvals (real discord.js + bridge + agent)', () => {
     const sent = await thread('asktwice npm test');
     const prompt = await promptIn(sent.id, sent);
     assert.match(prompt.content, /Tool: `Bash`\nRun a command\n```\nnpm test\n```/);
-    assert.match(prompt.content, /-# “Allow for this thread” adds `Bash\(npm test:\*\)` · <@\d+> may decide · expires <t:\d+:R>/);
-    assert.deepEqual(prompt.components[0]!.components.map((b) => [b.label, b.style]), [
-      ['Allow once', 3], ['Allow for this thread', 1], ['Edit and allow', 2], ['Deny', 4], ['Deny with reason', 4],
+    assert.match(prompt.content, /-# “Allow for this thread” adds `Bash\(npm test:\*\)` for <@\d+>'s requests, “Allow for everyone in this thread” for anyone's here: npm test with any other arguments inside the workspace \(none starting with \/ or ~, no \.\.\), no options; one simple command only/);
+    assert.match(prompt.content, /-# <@\d+> may decide · expires <t:\d+:R>/);
+    assert.deepEqual(prompt.components.map((row) => row.components.map((b) => [b.label, b.style])), [
+      [['Allow once', 3], ['Allow for this thread', 1], ['Edit and allow', 2], ['Deny', 4], ['Deny with reason', 4]],
+      [['Allow for everyone in this thread', 1]],
     ]);
     const it = fake.click(prompt.id, button(prompt, 'Allow for this thread'), fake.world.users.alice);
-    const parts = await rig.finalReply(sent.id, sent, 20_000, (t) => t.includes('--coverage'));
+    const parts = await rig.finalReply(sent.id, sent, 20_000, (t) => t.includes('npm test src'));
     assert.equal(it.ack?.type, 6);
-    assert.match(textOf(parts), /allowed: npm test\n+allowed: npm test --coverage/);
+    assert.match(textOf(parts), /allowed: npm test\n+allowed: npm test src/);
     assert.match(textOf(parts), /_auto-allowed Bash: npm test, rule set by @Alice_/);
     assert.equal(fake.botMessages(sent.id).filter((m) => m.content.startsWith('🔐') || m.content.startsWith('✅')).length, 1, 'one prompt');
     await fake.waitFor(() => prompt.components.length === 0 || undefined, 15_000, 'the decided prompt'); // paced through the edit budget
-    assert.match(prompt.content, /^✅ \*\*Allowed for this thread\*\* by @Alice <t:\d+:t> · rule `Bash\(npm test:\*\)`/);
+    assert.match(prompt.content, /^✅ \*\*Allowed for this thread\*\* by @Alice <t:\d+:t> · rule `Bash\(npm test:\*\)` for <@\d+>'s requests/);
+  });
+
+  it("alice's rule does not run bob's request; “Allow for everyone in this thread” does", async () => {
+    const { fake } = rig;
+    const { alice, bob, carol } = fake.world.users;
+    const sent = await thread('ask npm test');
+    const first = await promptIn(sent.id, sent);
+    fake.click(first.id, button(first, 'Allow for this thread'), alice);
+    await rig.finalReply(sent.id, sent, 20_000, (t) => t.includes('allowed'));
+    const asks = fake.say(sent.id, bob, 'ask npm test', { mention: true });
+    const second = await promptIn(sent.id, asks);
+    assert.match(second.content, new RegExp(`adds \`Bash\\(npm test:\\*\\)\` for <@${bob.id}>'s requests`));
+    fake.click(second.id, button(second, 'Allow for everyone in this thread'), bob);
+    await rig.finalReply(sent.id, asks, 20_000, (t) => t.includes('allowed'));
+    await fake.waitFor(() => second.components.length === 0 || undefined, 15_000, 'the decided prompt');
+    assert.match(second.content, /^✅ \*\*Allowed for everyone in this thread\*\* by @Bob <t:\d+:t> · rule `Bash\(npm test:\*\)` for anyone's requests/);
+    const third = fake.say(sent.id, carol, 'ask npm test src', { mention: true });
+    const parts = await rig.finalReply(sent.id, third, 20_000, (t) => t.includes('allowed'));
+    assert.match(textOf(parts), /allowed: npm test src[\s\S]*_auto-allowed Bash: npm test, rule set by @Bob for everyone in this thread_/);
+    assert.equal(fake.botMessages(sent.id).filter((m) => m.content.startsWith('🔐') || m.content.startsWith('✅')).length, 2, 'no third prompt');
   });
 
   it('deny with a reason: the modal opens as the first answer and the agent receives exactly that message', async () => {
@@ -131,12 +153,12 @@ describe('discord approvals (real discord.js + bridge + agent)', () => {
     bridge.attach(platform.surface);
     await platform.start(bridge);
 
-    const again = fake.say(sent.id, alice, 'ask git status --short', { mention: true });
+    const again = fake.say(sent.id, alice, 'ask git status src', { mention: true });
     const parts = await rig.finalReply(sent.id, again, 20_000, (t) => t.includes('allowed'));
-    assert.match(textOf(parts), /allowed: git status --short[\s\S]*_auto-allowed Bash: git status, rule set by @Alice_/);
+    assert.match(textOf(parts), /allowed: git status src[\s\S]*_auto-allowed Bash: git status, rule set by @Alice_/);
     const rules = fake.say(sent.id, alice, 'rules', { mention: true });
     const listed = await fake.waitFor(() => rig.replies(sent.id, rules)[0], 10_000, 'the rules list');
-    assert.match(listed.content, /`Bash\(git status:\*\)` set by @Alice/);
+    assert.match(listed.content, /`Bash\(git status:\*\)` for @Alice, set by @Alice/);
     const reset = fake.say(sent.id, alice, 'new', { mention: true });
     const ack = await fake.waitFor(() => rig.replies(sent.id, reset)[0], 10_000, 'the reset acknowledgement');
     assert.match(ack.content, /permission rule is gone too/);

@@ -155,16 +155,17 @@ test('the local page: streamed reply, the five prompt choices, rules, Stop, /new
   const firstSession = sessionOf(text);
   assert.ok(firstSession, `no session id in ${JSON.stringify(text)}`);
   // The prompt says everything before the click: the rule, who may decide, a live countdown.
-  assert.equal(await prompt.getByTestId('prompt-rule').innerText(), '“Allow for this thread” adds Bash(date)');
+  assert.equal(await prompt.getByTestId('prompt-rule').innerText(), "“Allow for this thread” adds Bash(date) for your requests, “Allow for everyone in this thread” for anyone's here");
+  assert.equal(await prompt.getByTestId('prompt-rule-meaning').innerText(), 'The rule matches: exactly this command, byte for byte');
   assert.equal(await prompt.getByTestId('prompt-deciders').innerText(), 'you may decide');
   assert.match(await prompt.getByTestId('prompt-countdown').innerText(), /^\d+:\d\d$/);
-  assert.deepEqual(await prompt.locator('.actions button').allInnerTexts(), ['Allow once', 'Allow for this thread', 'Edit and allow', 'Deny', 'Deny with reason']);
+  assert.deepEqual(await prompt.locator('.actions button').allInnerTexts(), ['Allow once', 'Allow for this thread', 'Allow for everyone in this thread', 'Edit and allow', 'Deny', 'Deny with reason']);
   await prompt.screenshot({ path: PROMPT_SHOT });
   // 2. Allow for this thread: the prompt shows who decided what and when; the agent ran the tool.
   await prompt.getByTestId('allow-thread-button').click();
   await prompt.getByTestId('prompt-state').waitFor(WAIT);
   assert.equal(await prompt.getAttribute('data-state'), 'allowed');
-  assert.match(await prompt.getByTestId('prompt-state').innerText(), /^Allowed for this thread by you at \d\d?:\d\d:\d\d( [AP]M)? · rule Bash\(date\)$/);
+  assert.match(await prompt.getByTestId('prompt-state').innerText(), /^Allowed for this thread by you at \d\d?:\d\d:\d\d( [AP]M)? · rule Bash\(date\) for your requests$/);
   text = await waitForReplyText(page, /Permission granted/);
   await waitForFinished(page);
   assert.equal(await page.getByTestId('bot-message').last().getByTestId('stop-button').count(), 0, 'no Stop once finished');
@@ -210,7 +211,7 @@ test('the local page: streamed reply, the five prompt choices, rules, Stop, /new
   assert.equal(await page.getByTestId('bot-text').last().locator('em').filter({ hasText: 'auto-allowed' }).count(), 1, 'the line is muted (italic)');
   // `rules` lists the rule; `rules clear` ends it.
   await send(page, 'rules');
-  await waitForReplyText(page, /Bash\(date\)` set by @you|Bash\(date\) set by @you/);
+  await waitForReplyText(page, /Bash\(date\)`? for @you, set by @you/);
   await send(page, 'rules clear');
   await waitForReplyText(page, /Removed 1 permission rule/);
 
@@ -292,6 +293,18 @@ test('the local page: streamed reply, the five prompt choices, rules, Stop, /new
   assert.equal(turnOf(text), 1);
   await other.getByTestId('permission-prompt').last().getByTestId('deny-button').click();
   await waitForFinished(other);
+  // "Allow for everyone in this thread" is its own choice: the rule covers anyone's requests here.
+  await send(other, 'for everyone');
+  const everyone = other.getByTestId('permission-prompt').last();
+  await everyone.getByTestId('allow-thread-all-button').click();
+  await everyone.getByTestId('prompt-state').waitFor(WAIT);
+  assert.match(await everyone.getByTestId('prompt-state').innerText(), /^Allowed for everyone in this thread by you at \d\d?:\d\d:\d\d( [AP]M)? · rule Bash\(date\) for anyone's requests$/);
+  await waitForFinished(other);
+  const otherPrompts = await other.getByTestId('permission-prompt').count();
+  await send(other, 'once more');
+  text = await waitForReplyText(other, /auto-allowed Bash: date, rule set by @you for everyone in this thread/);
+  await waitForFinished(other);
+  assert.equal(await other.getByTestId('permission-prompt').count(), otherPrompts, 'no prompt');
 
   assert.deepEqual(pageErrors, [], 'no script errors in the page');
 });

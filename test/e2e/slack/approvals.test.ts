@@ -49,10 +49,11 @@ describe('slack approvals (real Bolt + bridge + agent)', () => {
     assert.match(all, /Permission request:\* `Bash`\\nRun a command/);
     assert.match(all, /```\\nmake deploy\\n```/);
     const facts = contextLines(prompt).join(' ');
-    assert.match(facts, /adds the rule `Bash\(make deploy:\*\)`/);
+    // `make` is not a known read-or-test program: an exact rule, and the prompt says what it matches and for whom
+    assert.match(facts, /“Allow for this thread” adds the rule `Bash\(make deploy\)` for <@U0ANA>'s requests, “Allow for everyone in this thread” for anyone's here: exactly this command, byte for byte/);
     assert.match(facts, /<@U0ANA> or an approver \(<!subteam\^S0OPS>\) may decide/);
     assert.match(facts, /expires <!date\^\d+\^\{time\}\|/);
-    assert.deepEqual(buttons(prompt).map((b) => b.action_id), ['tb_allow', 'tb_allow_thread', 'tb_edit', 'tb_deny', 'tb_deny_reason']);
+    assert.deepEqual(buttons(prompt).map((b) => b.action_id), ['tb_allow', 'tb_allow_thread', 'tb_allow_thread_all', 'tb_edit', 'tb_deny', 'tb_deny_reason']);
     // someone outside the group is refused; a member of the user group decides
     const eph = fake.ephemerals.length;
     await click('U0BEN', 'ben', 'tb_allow', prompt);
@@ -72,13 +73,33 @@ describe('slack approvals (real Bolt + bridge + agent)', () => {
     const parts = await rig.finalReply('C0GEN', ts, ts);
     assert.equal(rig.prompts('C0GEN', ts).length, 1, 'one prompt for two requests');
     const text = parts.map(visibleText).join('\n');
-    assert.match(text, /allowed: npm test\n+allowed: npm test --coverage/);
+    assert.match(text, /allowed: npm test\n+allowed: npm test src/);
     assert.match(text, /_auto-allowed Bash: npm test, rule set by @ana_/);
-    assert.match(contextLines(await rig.decidedPrompt('C0GEN', prompt.ts)).join(' '), /Allowed for this thread by <@U0ANA> at .* rule `Bash\(npm test:\*\)`/);
+    assert.match(contextLines(await rig.decidedPrompt('C0GEN', prompt.ts)).join(' '), /Allowed for this thread by <@U0ANA> at .* rule `Bash\(npm test:\*\)` for <@U0ANA>'s requests/);
     // `rules` lists it
     const list = await fake.userMessage({ channel: 'C0GEN', user: 'U0BEN', text: 'rules', threadTs: ts });
     const listed = await fake.waitFor(() => rig.replies('C0GEN', ts).find((m) => Number(m.ts) > Number(list.ts)), 'the rules list');
-    assert.match(visibleText(listed), /`Bash\(npm test:\*\)` set by @ana at \d{4}-\d\d-\d\d \d\d:\d\d UTC/);
+    assert.match(visibleText(listed), /`Bash\(npm test:\*\)` for @ana, set by @ana at \d{4}-\d\d-\d\d \d\d:\d\d UTC/);
+  });
+
+  it("ana's rule does not run ben's request; “Allow for everyone in this thread” does, and each prompt says which", async () => {
+    const { fake } = rig;
+    const { ts } = await fake.userMessage({ channel: 'C0GEN', user: 'U0ANA', text: mention('ask npm test') });
+    const first = await fake.waitFor(() => rig.prompts('C0GEN', ts)[0], 'the prompt');
+    await click('U0ANA', 'ana', 'tb_allow_thread', first);
+    await rig.finalReply('C0GEN', ts, ts);
+    // ben, same thread, same command: asked, and the prompt shows his own choices
+    const ben = await fake.userMessage({ channel: 'C0GEN', user: 'U0BEN', text: 'ask npm test', threadTs: ts });
+    const second = await fake.waitFor(() => rig.prompts('C0GEN', ts).find((m) => Number(m.ts) > Number(ben.ts)), "a prompt for ben's request");
+    assert.match(contextLines(second).join(' '), /adds the rule `Bash\(npm test:\*\)` for <@U0BEN>'s requests, “Allow for everyone in this thread” for anyone's here/);
+    await click('U0BEN', 'ben', 'tb_allow_thread_all', second);
+    await rig.finalReply('C0GEN', ts, ben.ts);
+    assert.match(contextLines(await rig.decidedPrompt('C0GEN', second.ts)).join(' '), /Allowed for everyone in this thread by <@U0BEN> at .* rule `Bash\(npm test:\*\)` for anyone's requests/);
+    // now anyone's `npm test …` here runs without a prompt, and the reply says whose rule it was
+    const cat = await fake.userMessage({ channel: 'C0GEN', user: 'U0CAT', text: 'ask npm test src', threadTs: ts });
+    const parts = await rig.finalReply('C0GEN', ts, cat.ts);
+    assert.match(parts.map(visibleText).join(''), /allowed: npm test src[\s\S]*_auto-allowed Bash: npm test, rule set by @ben for everyone in this thread_/);
+    assert.equal(rig.prompts('C0GEN', ts).length, 2, 'no third prompt');
   });
 
   it('deny with a reason: a modal, and the agent receives exactly that message', async () => {
@@ -154,9 +175,9 @@ describe('slack approvals (real Bolt + bridge + agent)', () => {
     bridge.attach(platform.surface);
     await platform.start(bridge);
 
-    const again = await fake.userMessage({ channel: 'C0GEN', user: 'U0ANA', text: 'ask git status --short', threadTs: ts });
+    const again = await fake.userMessage({ channel: 'C0GEN', user: 'U0ANA', text: 'ask git status src', threadTs: ts });
     const parts = await rig.finalReply('C0GEN', ts, again.ts);
-    assert.match(parts.map(visibleText).join(''), /allowed: git status --short[\s\S]*_auto-allowed Bash: git status, rule set by @ana_/);
+    assert.match(parts.map(visibleText).join(''), /allowed: git status src[\s\S]*_auto-allowed Bash: git status, rule set by @ana_/);
     assert.equal(rig.prompts('C0GEN', ts).length, 1, 'no prompt after the restart');
 
     const reset = await fake.userMessage({ channel: 'C0GEN', user: 'U0ANA', text: 'new', threadTs: ts });
@@ -167,6 +188,6 @@ describe('slack approvals (real Bolt + bridge + agent)', () => {
     await click('U0ANA', 'ana', 'tb_deny', p2);
     await rig.finalReply('C0GEN', ts, third.ts);
     const audit = await bridge.audit.since(0);
-    assert.ok(audit.some((e) => e.kind === 'decision' && e.source === 'rule' && e.rule === 'Bash(git status:*)'), 'the auto-allow is in the audit trail');
+    assert.ok(audit.some((e) => e.kind === 'decision' && e.source === 'rule' && e.rule === 'Bash(git status:*) for @ana'), 'the auto-allow is in the audit trail');
   });
 });

@@ -90,9 +90,9 @@ describe('slack turns (real Bolt + bridge + agents)', () => {
     const { fake } = rig;
     const { ts } = await fake.userMessage({ channel: 'C0GEN', user: 'U0ANA', text: mention('ask') });
     const prompt = await fake.waitFor(() => rig.prompts('C0GEN', ts)[0], 'the prompt');
-    const [allow, thread, edit, deny, reason] = buttons(prompt);
-    assert.deepEqual([allow, thread, edit, deny, reason].map((b) => [b!.action_id, b!.style]), [
-      ['tb_allow', 'primary'], ['tb_allow_thread', undefined], ['tb_edit', undefined], ['tb_deny', 'danger'], ['tb_deny_reason', undefined],
+    const [allow, thread, everyone, edit, deny, reason] = buttons(prompt);
+    assert.deepEqual([allow, thread, everyone, edit, deny, reason].map((b) => [b!.action_id, b!.style]), [
+      ['tb_allow', 'primary'], ['tb_allow_thread', undefined], ['tb_allow_thread_all', undefined], ['tb_edit', undefined], ['tb_deny', 'danger'], ['tb_deny_reason', undefined],
     ]);
     assert.equal(allow!.value, deny!.value);
     assert.ok(!allow!.value.includes('echo'), 'the button carries an opaque id, not the input');
@@ -101,7 +101,7 @@ describe('slack turns (real Bolt + bridge + agents)', () => {
     await fake.click({ user: 'U0BEN', userName: 'ben', actionId: 'tb_allow', value: allow!.value, channel: 'C0GEN', messageTs: prompt.ts });
     await fake.waitFor(() => fake.ephemerals.length > ephemerals, 'the ephemeral refusal');
     assert.equal(fake.ephemerals.at(-1)!.user, 'U0BEN');
-    assert.equal(buttons(fake.message('C0GEN', prompt.ts)).length, 5, 'still pending');
+    assert.equal(buttons(fake.message('C0GEN', prompt.ts)).length, 6, 'still pending');
     await fake.click({ user: 'U0ANA', userName: 'ana', actionId: 'tb_allow', value: allow!.value, channel: 'C0GEN', messageTs: prompt.ts });
     await rig.finalReply('C0GEN', ts, ts);
     assert.deepEqual(chronology(ts, prompt.ts), ['Let me run a command.', '[prompt]', 'allowed: echo ok > f.txt'],

@@ -1,80 +1,20 @@
-/** Allow for this thread, deny with a reason, edit and allow, approver groups, the audit trail. */
+/** Allow for this thread, deny with a reason, edit and allow, approver groups, the audit trail (what rules match: thread-rules.test.ts). */
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import Keyv from 'keyv';
 import { createBridge, createPermissionBroker } from '../../../src/bridge/index.js';
-import { createDelivery } from '../../../src/delivery/index.js';
-import { BANNER_NO_PERMISSION } from '../../../src/bridge/accept-message.js';
-import { createAuditTrail, type AuditEntry, type DecisionEntry } from '../../../src/bridge/audit.js';
-import { createSqliteStore } from '../../../src/state/index.js';
+import { type AuditEntry, type DecisionEntry } from '../../../src/bridge/audit.js';
 import { createKv } from '../../../src/bridge/kv.js';
-import { createMetrics } from '../../../src/bridge/metrics.js';
-import { autoAllowLine, describeRule, parseStoredRules, ruleFor, ruleMatches } from '../../../src/bridge/permission-rules.js';
-import { formatInputPreview } from '../../../src/bridge/input-preview.js';
+import { createRecordingSurface } from '../../fakes/recording-surface.js';
+import { BANNER_NO_PERMISSION } from '../../../src/bridge/accept-message.js';
 import { readEdit, readReason } from '../../../src/bridge/prompt-forms.js';
-import { createRuleStore } from '../../../src/bridge/rule-store.js';
 import { conversationKey } from '../../../src/bridge/conversation-key.js';
-import type { ActionEvent, PromptForm } from '../../../src/bridge/types.js';
 import type { PermissionRequest } from '../../../src/protocol/types.js';
 import { silentLogger } from '../../../src/log.js';
-import { createRecordingSurface } from '../../fakes/recording-surface.js';
+import { bash, rig } from './broker-rig.js';
 import { ANA, BOB, BOSS, conv, fakeRunner, makeConfig, makeMsg, makeProfile, memoryStore, waitFor } from './helpers.js';
 
 const decisions = (l: AuditEntry[]) => l.filter((e): e is DecisionEntry => e.kind === 'decision');
-const bash = (command: string): PermissionRequest => ({ requestId: 'r', toolName: 'Bash', description: 'Run tests', input: { command } });
-
-describe('thread rules', () => {
-  it('a shell command gets a prefix rule; compound commands never match it and get an exact rule', () => {
-    const r = ruleFor('Bash', { command: 'npm test -- --watch=false' });
-    assert.equal(describeRule(r), 'Bash(npm test:*)');
-    assert.ok(ruleMatches(r, 'Bash', { command: 'npm test' }));
-    assert.ok(ruleMatches(r, 'Bash', { command: 'npm  test --coverage', description: 'x' }));
-    assert.ok(!ruleMatches(r, 'Bash', { command: 'npm testing' }));
-    assert.ok(!ruleMatches(r, 'Bash', { command: 'npm test && rm -rf ~' }));
-    assert.ok(!ruleMatches(r, 'Bash', { command: 'npm test $(curl x)' }));
-    assert.ok(!ruleMatches(r, 'Shell', { command: 'npm test' }));
-    assert.equal(describeRule(ruleFor('Bash', { command: 'ls -la' })), 'Bash(ls -la)');
-    const exact = ruleFor('Bash', { command: 'echo ok > f.txt' });
-    assert.equal(describeRule(exact), 'Bash(echo ok > f.txt)');
-    assert.ok(ruleMatches(exact, 'Bash', { command: 'echo ok > f.txt' }));
-    assert.ok(!ruleMatches(exact, 'Bash', { command: 'echo ok > g.txt' }));
-    assert.equal(describeRule(ruleFor('Bash', { command: 'FOO=1 make' })), 'Bash(FOO=1 make)');
-  });
-
-  it('a Bash input with extra fields still gets a command rule, never a tool-wide one', () => {
-    const bg = { command: 'npm test', description: 'tests', run_in_background: true };
-    const r = ruleFor('Bash', bg);
-    assert.equal(describeRule(r), 'Bash(npm test:*)');
-    assert.ok(ruleMatches(r, 'Bash', { command: 'npm test --coverage', run_in_background: false }));
-    assert.ok(!ruleMatches(r, 'Bash', { command: 'rm -rf ~', run_in_background: true }));
-    assert.ok(!ruleMatches(r, 'Bash', { command: 'npm test', dangerouslyDisableSandbox: true }), 'a sandbox escape is always asked');
-    // An old tool-wide rule (stored before this fix) never covers a shell command.
-    assert.ok(!ruleMatches({ kind: 'tool', tool: 'Bash' }, 'Bash', { command: 'rm -rf ~' }));
-    // The preview and the edit form keep showing the extra fields.
-    assert.match(formatInputPreview({ command: 'ls', dangerouslyDisableSandbox: true }), /dangerouslyDisableSandbox/);
-  });
-
-  it('no bare first-word prefix: a program without a subcommand gets an exact rule', () => {
-    for (const command of ['rm -rf /tmp/x', 'python script.py', 'ls', 'python -c "print(1)"']) {
-      const r = ruleFor('Bash', { command });
-      assert.equal(r.kind, 'exact', command);
-      assert.equal(describeRule(r), `Bash(${command})`);
-      assert.ok(ruleMatches(r, 'Bash', { command }));
-    }
-    assert.ok(!ruleMatches(ruleFor('Bash', { command: 'rm -rf /tmp/x' }), 'Bash', { command: 'rm -rf ~' }));
-    assert.ok(!ruleMatches(ruleFor('Bash', { command: 'python script.py' }), 'Bash', { command: 'python evil.py' }));
-    assert.deepEqual(parseStoredRules([{ rule: { kind: 'prefix', tool: 'Bash', prefix: 'rm' }, setBy: ANA, setAt: 0 }]), []);
-    assert.equal(parseStoredRules([{ rule: { kind: 'prefix', tool: 'Bash', prefix: 'npm test' }, setBy: ANA, setAt: 0 }]).length, 1);
-  });
-
-  it('other tools get a rule on the tool name; the auto-allow line names the rule and who set it', () => {
-    const r = ruleFor('Write', { file_path: '/x', content: 'y' });
-    assert.equal(describeRule(r), 'Write');
-    assert.ok(ruleMatches(r, 'Write', { file_path: '/other' }));
-    assert.equal(autoAllowLine({ rule: ruleFor('Bash', { command: 'npm test' }), setBy: ANA, setAt: 0 }), 'auto-allowed Bash: npm test, rule set by @ana');
-    assert.equal(autoAllowLine({ rule: r, setBy: BOB, setAt: 0 }), 'auto-allowed Write, rule set by @bob');
-  });
-});
 
 describe('prompt forms', () => {
   it('a reason is trimmed and must not be empty', () => {
@@ -99,37 +39,6 @@ describe('prompt forms', () => {
   });
 });
 
-function rig(opts: { groupMembers?: Record<string, string[]> } = {}) {
-  let n = 0;
-  let clock = 10_000;
-  const kv = createKv(new Keyv(), silentLogger);
-  const metrics = createMetrics();
-  const audit = createAuditTrail({ store: createSqliteStore({ file: ':memory:' }), logger: silentLogger, metrics, now: () => clock });
-  const rules = createRuleStore(kv);
-  const surface = createRecordingSurface();
-  if (opts.groupMembers) {
-    const groups = opts.groupMembers;
-    Object.assign(surface, { groupMembers: async (g: string) => groups[g] ?? [] });
-  }
-  const broker = createPermissionBroker({ approvers: [], logger: silentLogger, idFactory: () => `p${++n}`, rules, audit, now: () => clock });
-  const delivery = createDelivery(surface);
-  const lines: string[] = [];
-  const ask = (request: PermissionRequest, over: { groups?: string[]; thread?: string } = {}) => broker.request({
-    turnId: 't1', surface, post: (render) => delivery.prompt(conv('C1', over.thread ?? 'th1'), render),
-    conversation: conv('C1', over.thread ?? 'th1'), author: ANA, request, signal: new AbortController().signal,
-    timeoutMs: 60_000, log: silentLogger, approvers: { users: [], groups: over.groups ?? [] }, onAutoAllowed: (l) => lines.push(l),
-  });
-  const act = (action: ActionEvent['action'], id: string, user = ANA) => {
-    const told: string[] = [];
-    const forms: PromptForm[] = [];
-    const ev: ActionEvent = { platform: 'test', action, id, user, notifyPrivately: async (t) => { told.push(t); }, openForm: async (f) => { forms.push(f); } };
-    return { ev, told, forms, run: () => broker.handleAction(ev) };
-  };
-  const submit = (kind: 'reason' | 'edit', id: string, value: string, user = ANA) =>
-    broker.handleFormSubmit({ platform: 'test', kind, id, value, user, notifyPrivately: async () => {} });
-  return { broker, surface, rules, audit, metrics, lines, ask, act, submit, tick: (ms: number) => (clock += ms), posted: (k: number) => waitFor(() => surface.prompts().length >= k, `${k} prompts`) };
-}
-
 describe('permission broker: the five choices', () => {
   it('allow for this thread stores the rule; the next matching request is allowed without a prompt, the reply gets the line', async () => {
     const r = rig();
@@ -143,7 +52,7 @@ describe('permission broker: the five choices', () => {
     const decided = r.surface.prompts()[0]!.view;
     assert.equal(decided.how, 'thread');
     assert.equal(decided.decidedAt, 12_500);
-    assert.deepEqual(await r.ask(bash('npm test -- --coverage')), { behavior: 'allow' });
+    assert.deepEqual(await r.ask(bash('npm test -- src/app.test.ts')), { behavior: 'allow' });
     assert.equal(r.surface.prompts().length, 1, 'no second prompt');
     assert.deepEqual(r.lines, ['auto-allowed Bash: npm test, rule set by @ana']);
     // another thread has its own rules; a compound command asks again
@@ -153,7 +62,7 @@ describe('permission broker: the five choices', () => {
     r.broker.expireAll();
     const log = decisions(await r.audit.since(0));
     assert.deepEqual(log.map((e) => [e.decision, e.source, e.rule, e.decider?.id ?? e.ruleSetBy?.id]).slice(0, 2), [
-      ['allow', 'thread', 'Bash(npm test:*)', 'U_ANA'], ['allow', 'rule', 'Bash(npm test:*)', 'U_ANA'],
+      ['allow', 'thread', 'Bash(npm test:*) for @ana', 'U_ANA'], ['allow', 'rule', 'Bash(npm test:*) for @ana', 'U_ANA'],
     ]);
     assert.equal(log[0]!.latencyMs, 2500);
     assert.match(log[0]!.input!.sha256, /^[0-9a-f]{64}$/);
@@ -197,7 +106,7 @@ describe('permission broker: the five choices', () => {
     const a = r.act('allow_thread', 'p1');
     await a.run();
     assert.deepEqual(await d, { behavior: 'allow' });
-    assert.deepEqual(a.told, ['Allowed this request, but the rule Bash(npm test:*) could not be saved, so the next matching request will ask again.']);
+    assert.deepEqual(a.told, ['Allowed this request, but the rule Bash(npm test:*) for @ana could not be saved, so the next matching request will ask again.']);
   });
 
   it('deny with a reason opens a form for the decider; the agent gets exactly the reason', async () => {

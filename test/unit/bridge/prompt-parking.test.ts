@@ -33,11 +33,11 @@ async function rig(surface = createRecordingSurface()) {
 describe('prompt parking in the bridge', () => {
   it('a request a thread rule answers does not park: the next turn does not start beside it', async () => {
     const r = await rig();
-    await r.rules.add(conversationKey('test', conv('C1', 't1')), { rule: ruleFor('Bash', { command: 'npm test' }), setBy: ANA, setAt: 0 });
+    await r.rules.add(conversationKey('test', conv('C1', 't1')), { v: 2, rule: ruleFor('Bash', { command: 'npm test' })!, scope: { kind: 'person', person: { platform: 'test', ...ANA } }, setBy: { platform: 'test', ...ANA }, setAt: 0 });
     await r.bridge.handleMessage(makeMsg({ conversation: conv('C1', 't1'), text: 'run the tests' }));
     const a = await r.runner.started(1);
     await r.bridge.handleMessage(makeMsg({ conversation: conv('C2', 't2'), user: BOB, text: 'hello' }));
-    const decision = await a.handlers.onPermissionRequest!(bash('npm test --coverage'), { signal: new AbortController().signal });
+    const decision = await a.handlers.onPermissionRequest!(bash('npm test src'), { signal: new AbortController().signal });
     assert.deepEqual(decision, { behavior: 'allow' });
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal(r.runner.calls.length, 1, 'no person waited, so the second turn still waits for the one slot');

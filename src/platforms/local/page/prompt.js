@@ -1,4 +1,4 @@
-// Permission prompts on the local page: the five choices, who may decide, a live countdown, the
+// Permission prompts on the local page: the choices (a rule for the author's requests, or for everyone's), who may decide, a live countdown, the
 // outcome (who, what, when), and the dialog for a reason, an edited input or the full input.
 import { escapeHtml } from './markdown.js';
 
@@ -22,13 +22,18 @@ function tickCountdowns() {
 }
 setInterval(tickCountdowns, 1000);
 
+/** "your" for the page's own user ("you"), else "ana's". */
+const possessive = (u) => ((u.name ?? u.id) === 'you' ? 'your' : `${u.name ?? u.id}'s`);
+
 function outcomeText(v) {
   const who = v.decidedBy ? ` by ${v.decidedBy.name ?? v.decidedBy.id}` : '';
   const at = v.decidedAt ? ` at ${clock(v.decidedAt)}` : '';
   switch (v.state) {
     case 'allowed': {
-      const what = v.how === 'thread' ? 'Allowed for this thread' : v.how === 'edited' ? 'Allowed with edited input' : v.how === 'once' ? 'Allowed once' : 'Allowed';
-      return `${what}${who}${at}${v.how === 'thread' && v.rule ? ` · rule ${v.rule}` : ''}`;
+      const what = v.how === 'thread' ? 'Allowed for this thread' : v.how === 'thread_all' ? 'Allowed for everyone in this thread'
+        : v.how === 'edited' ? 'Allowed with edited input' : v.how === 'once' ? 'Allowed once' : 'Allowed';
+      const whose = v.how === 'thread_all' ? " for anyone's requests" : v.ruleFor ? ` for ${possessive(v.ruleFor)} requests` : '';
+      return `${what}${who}${at}${(v.how === 'thread' || v.how === 'thread_all') && v.rule ? ` · rule ${v.rule}${whose}` : ''}`;
     }
     case 'denied':
       return `Denied${who}${at}${v.reason ? `: “${v.reason}”` : ''}`;
@@ -53,6 +58,7 @@ function decidersText(v) {
 const CHOICES = [
   ['allow', 'Allow once', 'allow', () => true],
   ['allow_thread', 'Allow for this thread', 'allow-thread', (v) => Boolean(v.rule)],
+  ['allow_thread_all', 'Allow for everyone in this thread', 'allow-thread-all', (v) => Boolean(v.rule)],
   ['edit', 'Edit and allow', 'edit', (v) => Boolean(v.editable)],
   ['deny', 'Deny', 'deny', () => true],
   ['deny_reason', 'Deny with reason', 'deny-reason', () => true],
@@ -67,7 +73,11 @@ export function renderPrompt(item, act) {
   node.append(head, el('pre', { 'data-testid': 'prompt-input' }, escapeHtml(v.inputPreview)));
   if (v.state === 'pending') {
     const facts = el('div', { class: 'facts', 'data-testid': 'prompt-facts' });
-    if (v.rule) facts.append(el('span', { 'data-testid': 'prompt-rule' }, `“Allow for this thread” adds <code>${escapeHtml(v.rule)}</code>`));
+    if (v.rule) {
+      const whose = v.ruleFor ? ` for ${escapeHtml(possessive(v.ruleFor))} requests` : '';
+      facts.append(el('span', { 'data-testid': 'prompt-rule' }, `“Allow for this thread” adds <code>${escapeHtml(v.rule)}</code>${whose}, “Allow for everyone in this thread” for anyone's here`));
+      if (v.ruleMeaning) facts.append(el('span', { 'data-testid': 'prompt-rule-meaning' }, `The rule matches: ${escapeHtml(v.ruleMeaning)}`));
+    }
     const who = decidersText(v);
     if (who) facts.append(el('span', { 'data-testid': 'prompt-deciders' }, escapeHtml(who)));
     if (v.expiresAt) {

@@ -1,0 +1,49 @@
+/** A permission broker on a recording surface, with rules and an audit trail in memory (approvals and rule tests). */
+import Keyv from 'keyv';
+import { createPermissionBroker } from '../../../src/bridge/index.js';
+import { createDelivery } from '../../../src/delivery/index.js';
+import { createAuditTrail } from '../../../src/bridge/audit.js';
+import { createKv } from '../../../src/bridge/kv.js';
+import { createMetrics } from '../../../src/bridge/metrics.js';
+import { createRuleStore } from '../../../src/bridge/rule-store.js';
+import { createSqliteStore } from '../../../src/state/index.js';
+import type { ActionEvent, PromptForm } from '../../../src/bridge/types.js';
+import type { UserRef } from '../../../src/delivery/surface.js';
+import type { PermissionRequest } from '../../../src/protocol/types.js';
+import { silentLogger } from '../../../src/log.js';
+import { createRecordingSurface } from '../../fakes/recording-surface.js';
+import { ANA, conv, waitFor } from './helpers.js';
+
+export const bash = (command: string): PermissionRequest => ({ requestId: 'r', toolName: 'Bash', description: 'Run tests', input: { command } });
+
+export function rig(opts: { groupMembers?: Record<string, string[]> } = {}) {
+  let n = 0;
+  let clock = 10_000;
+  const kv = createKv(new Keyv(), silentLogger);
+  const metrics = createMetrics();
+  const audit = createAuditTrail({ store: createSqliteStore({ file: ':memory:' }), logger: silentLogger, metrics, now: () => clock });
+  const rules = createRuleStore(kv);
+  const surface = createRecordingSurface();
+  if (opts.groupMembers) {
+    const groups = opts.groupMembers;
+    Object.assign(surface, { groupMembers: async (g: string) => groups[g] ?? [] });
+  }
+  const broker = createPermissionBroker({ approvers: [], logger: silentLogger, idFactory: () => `p${++n}`, rules, audit, now: () => clock });
+  const delivery = createDelivery(surface);
+  const lines: string[] = [];
+  const ask = (request: PermissionRequest, over: { groups?: string[]; thread?: string; author?: UserRef; workspace?: string } = {}) => broker.request({
+    turnId: 't1', surface, post: (render) => delivery.prompt(conv('C1', over.thread ?? 'th1'), render),
+    conversation: conv('C1', over.thread ?? 'th1'), author: over.author ?? ANA, request, signal: new AbortController().signal,
+    timeoutMs: 60_000, log: silentLogger, approvers: { users: [], groups: over.groups ?? [] }, onAutoAllowed: (l) => lines.push(l),
+    ...(over.workspace ? { workspace: over.workspace } : {}),
+  });
+  const act = (action: ActionEvent['action'], id: string, user = ANA) => {
+    const told: string[] = [];
+    const forms: PromptForm[] = [];
+    const ev: ActionEvent = { platform: 'test', action, id, user, notifyPrivately: async (t) => { told.push(t); }, openForm: async (f) => { forms.push(f); } };
+    return { ev, told, forms, run: () => broker.handleAction(ev) };
+  };
+  const submit = (kind: 'reason' | 'edit', id: string, value: string, user = ANA) =>
+    broker.handleFormSubmit({ platform: 'test', kind, id, value, user, notifyPrivately: async () => {} });
+  return { kv, broker, surface, rules, audit, metrics, lines, ask, act, submit, tick: (ms: number) => (clock += ms), posted: (k: number) => waitFor(() => surface.prompts().length >= k, `${k} prompts`) };
+}
