@@ -148,9 +148,9 @@ describe('audit trail: rules added and cleared in a conversation', () => {
     });
     const key = 'test:T1:C1:';
     assert.deepEqual(rules, [
-      ['rule-added', 'Bash(npm test:*)', 'test', 'U_ANA', key],
+      ['rule-added', 'Bash(npm test:*) for @ana', 'test', 'U_ANA', key],
       ['rule-cleared', 1, 'rules-clear', 'U_ANA', key],
-      ['rule-added', 'Bash(git status:*)', 'test', 'U_ANA', key],
+      ['rule-added', 'Bash(git status:*) for @ana', 'test', 'U_ANA', key],
       ['rule-cleared', 1, 'reset', 'U_ANA', key],
     ], 'an empty `rules clear` records nothing');
   });
