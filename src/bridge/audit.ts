@@ -210,8 +210,10 @@ export function createAuditTrail(opts: { store: StateStore; logger: Logger; metr
   const append = async (n: NewAuditEntry): Promise<boolean> => {
     const at = n.at ?? now();
     const e = { ...n, at, id: n.id ?? newId(at) } as AuditEntry;
-    // Tool input may hold what only the store should (file bodies): the log line has its digest.
-    const { input, edited, ...rest } = e as DecisionEntry;
+    // Tool input may hold what only the store should (file bodies), and a deny reason is a
+    // person's words (message bodies are logged at debug only): the info line has the digests.
+    const { input, edited, reason, ...rest } = e as DecisionEntry;
+    if (reason !== undefined) log.debug({ id: e.id, reason }, 'deny reason');
     log.info({
       audit: e.kind === 'decision' ? 'permission_decision' : e.kind, ...rest,
       ...(input ? { inputSha256: input.sha256 } : {}), ...(edited ? { editedSha256: edited.sha256 } : {}),

@@ -197,6 +197,16 @@ test('a button click is acked and becomes an ActionEvent; notifyPrivately posts 
   assert.deepEqual(fake.ephemerals.at(-1), { channel: 'C0GEN', user: 'U0BEN', text: 'Only the person who started this turn can decide.', thread_ts: '1700000000.000009', shown: true });
 });
 
+test('tellPrivately: an ephemeral to the person alone, in the thread only when it is active (else Slack would not show it)', async () => {
+  const top = await fake.userMessage({ channel: 'C0GEN', user: 'U0BEN', text: `<@${BOT_USER}> top` });
+  const conversation = { space: TEAM, channel: 'C0GEN', thread: top.ts };
+  assert.equal(await platform.surface.tellPrivately!({ id: `C0GEN:${top.ts}`, conversation }, { id: 'U0BEN' }, 'just you'), 'here');
+  assert.deepEqual(fake.ephemerals.at(-1), { channel: 'C0GEN', user: 'U0BEN', text: 'just you', shown: true }, 'a top-level mention: in the channel');
+  const reply = await fake.userMessage({ channel: 'C0GEN', user: 'U0ANA', text: 'a reply', threadTs: top.ts });
+  await platform.surface.tellPrivately!({ id: `C0GEN:${reply.ts}`, conversation }, { id: 'U0ANA' }, 'in the thread');
+  assert.deepEqual(fake.ephemerals.at(-1), { channel: 'C0GEN', user: 'U0ANA', text: 'in the thread', thread_ts: top.ts, shown: true });
+});
+
 test('Socket Mode: a disconnect from Slack is followed by a reconnect; events flow again', async () => {
   const opened = fake.socket.opened;
   fake.socket.disconnectAll('warning');

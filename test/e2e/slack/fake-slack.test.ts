@@ -93,3 +93,17 @@ test('streaming rules: thread_ts and recipient required in channels, one mode pe
     await fake.close();
   }
 });
+
+test('chat.postEphemeral: shown in a channel and in an active thread, not in a thread with no reply yet (as Slack documents)', async () => {
+  const fake = await FakeSlack.start();
+  try {
+    const parent = (await call(fake, 'chat.postMessage', { channel: 'C1', text: 'parent' })).body.ts as string;
+    await call(fake, 'chat.postEphemeral', { channel: 'C1', user: 'U1', text: 'in the channel' });
+    await call(fake, 'chat.postEphemeral', { channel: 'C1', user: 'U1', text: 'no thread yet', thread_ts: parent });
+    await call(fake, 'chat.postMessage', { channel: 'C1', text: 'a reply', thread_ts: parent });
+    await call(fake, 'chat.postEphemeral', { channel: 'C1', user: 'U1', text: 'active thread', thread_ts: parent });
+    assert.deepEqual(fake.ephemerals.map((e) => [e.text, e.shown]), [['in the channel', true], ['no thread yet', false], ['active thread', true]]);
+  } finally {
+    await fake.close();
+  }
+});

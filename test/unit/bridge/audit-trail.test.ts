@@ -8,6 +8,7 @@ import { createRedisStore, createSqliteStore, type StateStore } from '../../../s
 import type { PermissionRequest } from '../../../src/protocol/types.js';
 import { silentLogger } from '../../../src/log.js';
 import { createRecordingSurface } from '../../fakes/recording-surface.js';
+import { logCapture } from '../../fakes/log-capture.js';
 import { startRedisServer } from '../../fakes/redis-server.js';
 import { ANA, BOB, conv, fakeRunner, makeConfig, makeMsg, makeProfile, memoryStore, waitFor } from './helpers.js';
 
@@ -64,6 +65,19 @@ describe('audit trail: decision records', () => {
     assert.equal(expired!.reason, 'The bridge is shutting down.');
     assert.equal(expired!.decider, undefined);
     assert.deepEqual([edited!.source, edited!.input!.text, edited!.edited!.text, edited!.reason], ['edited', '{"content":"x","file_path":"/tmp/a"}', '{"content":"x","file_path":"/tmp/b"}', undefined]);
+  });
+
+  it('the info log line has the digest, not the input or the reason (message bodies only at debug)', async () => {
+    const { logger, lines } = logCapture('info');
+    const store = createSqliteStore({ file: ':memory:' });
+    const audit = createAuditTrail({ store, logger });
+    const input = auditedInput({ content: 'API_KEY=sk-secret-123' });
+    audit.record({ at: 1, platform: 'test', conversation: 'c', tool: 'Write', input, decision: 'deny', source: 'reason', reason: 'the key is sk-secret-123', latencyMs: 5, turnId: 't' });
+    await audit.idle();
+    const line = lines.find((l) => l.audit === 'permission_decision')!;
+    assert.equal(line.inputSha256, input.sha256);
+    assert.doesNotMatch(JSON.stringify(lines), /sk-secret-123/);
+    assert.equal((decisions(await readAudit(store, 0))[0]!).reason, 'the key is sk-secret-123', 'the store keeps it');
   });
 
   it('an input over 4 KiB is kept cut at 4 KiB (on a character boundary) with the digest of all of it', () => {

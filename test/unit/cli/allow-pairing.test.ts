@@ -4,6 +4,7 @@
  * In-process with a terminal-like stdin for the question; the real CLI process for the rest.
  */
 import { strict as assert } from 'node:assert';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +15,7 @@ import { readAudit, type AuditEntry } from '../../../src/bridge/audit.js';
 import { allowCommand } from '../../../src/cli/allow.js';
 import { silentLogger } from '../../../src/log.js';
 import { createState } from '../../../src/state/index.js';
-import { runCli } from './cli-process.js';
+import { BIN, ROOT, runCli } from './cli-process.js';
 import { terminalIo } from './terminal-io.js';
 
 function setup(t: { after(fn: () => void): void }) {
@@ -89,6 +90,36 @@ test('allow CODE on a terminal: n (or anything but y) grants nothing and the cod
   assert.equal(await s.granted('discord:80351110224678912'), false);
   assert.equal((await s.stillThere(code))?.identity, 'discord:80351110224678912');
   assert.deepEqual(await s.trail(), [], 'nothing to audit');
+});
+
+/** The real CLI on a real terminal: script(1) (util-linux) gives it a pty; `answer` is typed once the question shows. */
+function onPty(args: string[], env: Record<string, string>, answer: string): Promise<{ code: number | null; screen: string }> {
+  return new Promise((resolve, reject) => {
+    const command = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let screen = '';
+    let typed = false;
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      screen += d;
+      if (!typed && screen.includes('[y/N] ')) {
+        typed = true;
+        child.stdin.write(answer);
+      }
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, screen }));
+  });
+}
+
+test('allow CODE on a real terminal (a pty): the question, then y grants', async (t) => {
+  const s = setup(t);
+  const code = await s.codeFor('slack:U0PTY', 'pat');
+  const r = await onPty(['allow', code], s.env, 'y\r');
+  assert.equal(r.code, 0, r.screen);
+  assert.match(r.screen, /name      pat/);
+  assert.match(r.screen, /Let slack:U0PTY \(pat\) use the bridge\? \[y\/N\] /);
+  assert.match(r.screen, /slack:U0PTY \(pat\) can use the bridge now/);
+  assert.equal(await s.granted('slack:U0PTY'), true);
 });
 
 test('allow CODE without a terminal refuses with the hint; --yes grants (the real CLI, stdin a pipe)', async (t) => {
