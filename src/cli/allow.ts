@@ -85,7 +85,7 @@ async function pair(r: Run, code: string): Promise<boolean> {
   const person = named(who.identity, who.name);
   const colon = who.identity.indexOf(':');
   r.io.stdout.write(`${code} is the pairing code of:\n  platform  ${who.identity.slice(0, colon)}\n  id        ${who.identity.slice(colon + 1)}\n`
-    + `  name      ${who.name ? printable(who.name) : '(not known)'}\n  asked     ${utc(who.at)} (${ago(who.at, r.now)})\n`);
+    + `  name      ${who.name ? printable(who.name) : '(not known)'}\n  asked     ${who.at > 0 ? `${utc(who.at)} (${ago(who.at, r.now)})` : '(not known: a code from an older version)'}\n`);
   if (configured(r.config, who.identity) || (await r.grants.hasAny([who.identity]))) {
     await r.grants.redeem(code);
     r.io.stdout.write(`${person} is already allowed; nothing changed\n`);

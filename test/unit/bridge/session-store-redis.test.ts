@@ -33,6 +33,7 @@ describe('access grants on Redis', () => {
     assert.equal(await replica.hasAny(['slack:U0NEW']), false);
     assert.equal(await cli.add('slack:U0NEW', { platform: 'cli', id: 'test' }), 'added');
     assert.equal(await replica.hasAny(['discord:1', 'slack:U0NEW']), true);
+    assert.deepEqual((await replica.list())?.map((g) => [g.identity, g.by, g.via]), [['slack:U0NEW', 'cli:test', 'cli']], 'turnbridge allow --list on Redis');
     assert.equal(await cli.remove('slack:U0NEW', { platform: 'cli', id: 'test' }), true);
     assert.equal(await replica.hasAny(['slack:U0NEW']), false);
     await cli.close();
