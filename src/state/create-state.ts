@@ -3,9 +3,10 @@ import type { Logger } from '../log.js';
 import { createBridgeState, type BridgeState } from './bridge-state.js';
 import { createRedisStore } from './redis-store.js';
 import { createSqliteStore } from './sqlite-store.js';
+import { privateDirMode } from './private-files.js';
 
 /** The state backend from the configuration: Redis when a URL is given, else SQLite under dataDir. */
-export function createState(config: { dataDir: string; redisUrl?: string }, logger: Logger): BridgeState {
+export function createState(config: { dataDir: string; redisUrl?: string; agent?: { runAs?: { gid: number } } }, logger: Logger): BridgeState {
   const log = logger.child({ component: 'state' });
   if (config.redisUrl) {
     log.info('state: redis');
@@ -13,5 +14,9 @@ export function createState(config: { dataDir: string; redisUrl?: string }, logg
   }
   const file = join(config.dataDir, 'turnbridge.sqlite');
   log.info({ file }, 'state: embedded SQLite (WAL)');
-  return createBridgeState(createSqliteStore({ file }));
+  return createBridgeState(createSqliteStore({
+    file,
+    dirMode: privateDirMode(config.agent?.runAs),
+    onTightened: (path) => log.warn({ path }, 'the bridge\'s file was readable by other users: tightened (0600 files, 0700 directory)'),
+  }));
 }

@@ -7,4 +7,5 @@ export { createSqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
 export { createRedisStore, type RedisStoreOptions } from './redis-store.js';
 export { createBridgeState, type BridgeState } from './bridge-state.js';
 export { createState } from './create-state.js';
+export { ensurePrivateDir, ensurePrivateFile, privateDirMode, tightenFile, type PrivateDirMode, type PrivateOutcome } from './private-files.js';
 export type * from './records.js';

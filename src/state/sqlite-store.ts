@@ -6,15 +6,19 @@
  * batched writes behind a delay). `synchronous = FULL` also fsyncs the WAL at each commit, so a
  * host crash loses nothing either; WAL keeps readers off the writer's way.
  */
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { ensurePrivateDir, ensurePrivateFile, tightenFile, type PrivateDirMode } from './private-files.js';
 import type { StateStore, StateWrite } from './store.js';
 
 export interface SqliteStoreOptions {
   /** Database file (':memory:' for a throwaway store). */
   file: string;
   now?: () => number;
+  /** The directory's mode (default 0700; privateDirMode() with run_as). */
+  dirMode?: PrivateDirMode;
+  /** Told of each existing file or directory found wider than it must be, and tightened. */
+  onTightened?: (path: string) => void;
 }
 
 const SCHEMA = `
@@ -29,12 +33,24 @@ CREATE TABLE IF NOT EXISTS items (
 );
 `;
 
+/**
+ * The directory 0700 and the database 0600 before SQLite opens it: SQLite makes its -wal and
+ * -shm files with the database file's mode (and owner), so they are 0600 from their first byte.
+ * Files of an older run found wider are tightened.
+ */
+function closeFiles(file: string, opts: SqliteStoreOptions): void {
+  const dir = dirname(file);
+  if (ensurePrivateDir(dir, opts.dirMode) === 'tightened') opts.onTightened?.(dir);
+  if (ensurePrivateFile(file) === 'tightened') opts.onTightened?.(file);
+  for (const f of [`${file}-wal`, `${file}-shm`, `${file}-journal`]) if (tightenFile(f) === 'tightened') opts.onTightened?.(f);
+}
+
 /** Expired rows are swept after this many TTL writes (reads ignore them anyway). */
 const SWEEP_EVERY = 500;
 
 export function createSqliteStore(opts: SqliteStoreOptions): StateStore {
   const now = opts.now ?? Date.now;
-  if (opts.file !== ':memory:') mkdirSync(dirname(opts.file), { recursive: true });
+  if (opts.file !== ':memory:') closeFiles(opts.file, opts);
   const db = new Database(opts.file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');

@@ -32,7 +32,7 @@ const ALLOWED: Record<string, string[]> = {
   replicas: [],
   bridge: ['protocol', 'profile', 'runner', 'delivery', 'config', 'state', 'replicas'],
   // The doctor checks everything below the entry points; platform checks load on demand.
-  doctor: ['profile', 'runner', 'config', 'bridge', 'http', 'platforms/slack', 'platforms/discord'],
+  doctor: ['profile', 'runner', 'config', 'bridge', 'http', 'state', 'platforms/slack', 'platforms/discord'],
 };
 
 test('only platforms/* import @slack/bolt or discord.js', () => {
