@@ -8,6 +8,8 @@ import type { RouteConfig } from './api.js';
 import { describeRule, scopeText } from './permission-rules.js';
 import { parseAllowCommand, parseCommand, type BridgeCommand } from './commands.js';
 import type { BridgeContext } from './context.js';
+import { conversationDirs, conversationPlaces } from './conversation-dirs.js';
+import { placeFiles, stagingDir } from './conversation-files.js';
 import { conversationKey } from './conversation-key.js';
 import { executeTurn } from './execute-turn.js';
 import { identityOf, parseIdentity } from './identity.js';
@@ -275,15 +277,22 @@ async function enqueue(
     onJournal: (j) => turn.recorder.journal(j),
     ...(resumed?.reuse ? { reuse: resumed.reuse } : {}),
   });
-  if (msg.download) turn.files = fetchFiles(turn, msg.download);
+  if (msg.download) turn.files = fetchFiles(ctx, turn, msg.download);
   ctx.updateGauges();
   turn.done = executeTurn(ctx, turn);
 }
 
 /** Fetch the accepted turn's files while it waits; the turn awaits this before the agent starts. */
-async function fetchFiles(turn: Turn, download: NonNullable<InboundMessage['download']>): Promise<void> {
+async function fetchFiles(ctx: BridgeContext, turn: Turn, download: NonNullable<InboundMessage['download']>): Promise<void> {
   try {
-    const got = await download.fetch();
+    // Into the conversation's own HOME, never a directory shared by all (conversation-files.ts).
+    const places = conversationPlaces(ctx.config);
+    const [dirs, staging] = await Promise.all([conversationDirs(places, turn.key), stagingDir(places)]);
+    const fetched = await download.fetch(staging);
+    const got = await placeFiles(fetched, staging, dirs, turn.log).catch(async (err: unknown) => {
+      await fetched.cleanup();
+      throw err;
+    });
     turn.msg.attachments = [...turn.msg.attachments, ...got.attachments];
     const previous = turn.msg.cleanup;
     turn.msg.cleanup = async () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { chownSync, existsSync, mkdirSync } from 'node:fs';
+import { chownSync, existsSync, statSync } from 'node:fs';
 import Keyv from 'keyv';
 import { createDelivery as defaultCreateDelivery } from '../delivery/index.js';
 import type { Delivery } from '../delivery/types.js';
@@ -25,7 +25,8 @@ import { createPermissionBroker } from './permission-broker.js';
 import { createProfileCache, type ProfileLoader } from './profile-cache.js';
 import { createRuleStore } from './rule-store.js';
 import { createSessionStore, guardSessionStore, type SessionStore } from './session-store.js';
-import { createState, type BridgeState } from '../state/index.js';
+import { createState, ensurePrivateDir, privateDirMode, type BridgeState } from '../state/index.js';
+import { conversationPlaces, prepareRoots } from './conversation-dirs.js';
 import { conversationKey } from './conversation-key.js';
 import { handleStopAction } from './stop-control.js';
 import { recover, type RecoveryReport } from './recovery.js';
@@ -102,16 +103,26 @@ export interface CoreBridge extends Bridge {
   readonly audit: AuditTrail;
 }
 
-/** The agent workspace exists before the first turn (and belongs to run_as when set). */
+/**
+ * The roots of the conversations' places exist before the first turn, the bridge's (0700; 0710
+ * for run_as's group): each conversation's own are made under them (conversation-dirs.ts).
+ */
 function prepareWorkspace(config: BridgeConfig, logger: Logger): void {
-  const ws = config.agent.workspace;
-  if (existsSync(ws)) return;
+  const places = conversationPlaces(config);
   try {
-    mkdirSync(ws, { recursive: true, mode: 0o700 });
-    if (config.agent.runAs) chownSync(ws, config.agent.runAs.uid, config.agent.runAs.gid);
-    logger.info({ workspace: ws }, 'agent workspace created');
+    ensurePrivateDir(config.dataDir, privateDirMode(config.agent.runAs));
+    // A workspace root an older version gave to run_as (one workspace for all) is the bridge's again.
+    const runAs = config.agent.runAs;
+    if (runAs && existsSync(places.workspaces) && statSync(places.workspaces).uid === runAs.uid) chownSync(places.workspaces, process.getuid!(), runAs.gid);
+    const done = prepareRoots(places);
+    for (const [root, outcome] of Object.entries(done)) {
+      const path = places[root as keyof typeof done];
+      if (outcome === 'created') logger.info({ path }, 'agent workspace root created');
+      if (outcome === 'tightened') logger.warn({ path }, 'agent workspace root was open to other users: tightened');
+      if (outcome === 'not-ours') logger.warn({ path }, 'agent workspace root belongs to another user: its mode is left as it is (turnbridge doctor)');
+    }
   } catch (err) {
-    logger.error({ err, workspace: ws }, 'could not create the agent workspace (TURNBRIDGE_WORKSPACE / agent.workspace)');
+    logger.error({ err, workspace: places.workspaces, homes: places.homes }, 'could not create the agent workspace root (TURNBRIDGE_WORKSPACE / agent.workspace) or the HOMEs root (data dir)');
   }
 }
 

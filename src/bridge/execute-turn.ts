@@ -1,6 +1,7 @@
 import type { Attachment, PermissionDecision } from '../protocol/types.js';
 import type { RunResult } from '../runner/types.js';
 import { policyFor } from './approvers.js';
+import { conversationDirs, conversationPlaces } from './conversation-dirs.js';
 import type { BridgeContext } from './context.js';
 import { createMentionGuard } from './mention-guard.js';
 import { releaseTicket } from './conversation-order.js';
@@ -99,7 +100,11 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
     let lastRole: string | undefined;
     let result: RunResult;
     try {
-      result = await ctx.runTurn(
+      const dirs = await conversationDirs(conversationPlaces(ctx.config), turn.key).catch((err: unknown) => {
+        log.error({ err }, 'the conversation\'s workspace or HOME could not be made');
+        return undefined;
+      });
+      result = !dirs ? failedResult('The bridge could not prepare this conversation\'s workspace. The operator can find the details in the bridge log.') : await ctx.runTurn(
         turn.profile,
         { message: msg.text, sessionId: sessionId || undefined, sessionName: turn.key, attachments: msg.attachments as Attachment[] },
         {
@@ -149,7 +154,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
             });
           },
         },
-        { signal: turn.abort.signal, logger: log, launch: ctx.launchPolicy },
+        { signal: turn.abort.signal, logger: log, launch: ctx.launchPolicy, dirs },
       );
     } catch (err) {
       log.error({ err }, 'runner failed unexpectedly');

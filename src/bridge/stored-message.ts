@@ -45,6 +45,6 @@ export function rebuildMessage(ctx: BridgeContext, m: StoredMessage, eventSuffix
     return msg;
   }
   const fetchAttachments = surface.fetchAttachments.bind(surface);
-  msg.download = { count: m.attachments.length, fetch: () => fetchAttachments(m.attachments) };
+  msg.download = { count: m.attachments.length, fetch: (dir) => fetchAttachments(m.attachments, dir) };
   return msg;
 }

@@ -41,7 +41,8 @@ export interface InboundMessage {
 export interface PendingDownload {
   /** How many files the message carries (a message with files is never a command). */
   count: number;
-  fetch(): Promise<{ attachments: Attachment[]; notices: string[]; cleanup(): Promise<void> }>;
+  /** Download into a directory made under `dir` (the bridge gives the conversation's; default the platform's own). */
+  fetch(dir?: string): Promise<{ attachments: Attachment[]; notices: string[]; cleanup(): Promise<void> }>;
 }
 
 /** The choices on a permission prompt. */

@@ -223,9 +223,10 @@ export interface SurfaceExtras {
   tellPrivately?(source: SourceMessageRef, user: UserRef, text: string): Promise<'here' | 'dm'>;
   /**
    * Download a message's files again (a turn queued before a restart runs now), with the
-   * platform's credentials, under the platform's limits.
+   * platform's credentials, under the platform's limits, into a directory made under `dir`
+   * (the bridge's staging place for the conversation; default the platform's own).
    */
-  fetchAttachments?(files: RemoteAttachment[]): Promise<{ attachments: Attachment[]; notices: string[]; cleanup(): Promise<void> }>;
+  fetchAttachments?(files: RemoteAttachment[], dir?: string): Promise<{ attachments: Attachment[]; notices: string[]; cleanup(): Promise<void> }>;
   /** Native streaming; absent = post + edit only. */
   readonly streaming?: NativeStreaming;
   /** Delete a message the Surface posted (the control message of a streamed reply). */

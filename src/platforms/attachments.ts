@@ -25,7 +25,7 @@ export interface RemoteFile extends RemoteAttachment {
 const MAX_REDIRECTS = 5;
 
 export interface DownloadOptions {
-  /** Parent directory for the per-turn directory (default os.tmpdir()). */
+  /** Parent directory for the per-turn directory (the bridge gives the conversation's; default os.tmpdir()). */
   dir?: string;
   /** Per-file limit in bytes (default 20 MB). */
   maxBytes?: number;
@@ -59,9 +59,9 @@ export function attachmentRef(file: RemoteFile): RemoteAttachment {
  * A platform's downloader: its directory and limits, and (keep) per-turn directories left in
  * place. The same one serves a fresh message and a queued turn fetched again after a restart.
  */
-export function attachmentFetcher(opts: DownloadOptions & { keep?: boolean }): (files: RemoteFile[]) => Promise<DownloadedAttachments> {
-  return async (files) => {
-    const r = await downloadAttachments(files, opts);
+export function attachmentFetcher(opts: DownloadOptions & { keep?: boolean }): (files: RemoteFile[], dir?: string) => Promise<DownloadedAttachments> {
+  return async (files, dir) => {
+    const r = await downloadAttachments(files, dir ? { ...opts, dir } : opts);
     return opts.keep ? { ...r, cleanup: async () => {} } : r;
   };
 }

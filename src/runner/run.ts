@@ -95,7 +95,9 @@ export async function run(profile: Profile, turn: TurnInput, handlers: RunHandle
     exec = { command: boxed.command, args: boxed.args };
     launch = { ...launch, env: { ...launch.env, ...boxed.env } };
   }
-  if (policy?.runAs) handOverAttachments((turn.attachments ?? []).map((a) => a.url), policy.runAs);
+  // Files the bridge put in the conversation's HOME are readable by the agent already (and a
+  // chown through the agent's own directory could be led elsewhere by a link it planted).
+  if (policy?.runAs && !options.dirs?.home) handOverAttachments((turn.attachments ?? []).map((a) => a.url), policy.runAs);
   let child: ChildProcess;
   try {
     child = spawn(exec.command, exec.args, {

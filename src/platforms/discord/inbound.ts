@@ -19,7 +19,7 @@ export interface InboundOptions {
   cfg: DiscordConfig;
   logger: Logger;
   /** The platform's downloader (directory, limits; no token: CDN URLs are signed). */
-  download(files: RemoteFile[]): Promise<DownloadedAttachments>;
+  download(files: RemoteFile[], dir?: string): Promise<DownloadedAttachments>;
   /** Whether the gateway connection carries the Message Content intent (decided at start). */
   messageContent(): boolean;
 }
@@ -122,7 +122,7 @@ export function createMessageHandler(opts: InboundOptions, bridge: BridgeInbound
       direct: !msg.inGuild(),
       notices: decision.notices,
       ...(files.length ? {
-        download: { count: files.length, fetch: () => opts.download(files) },
+        download: { count: files.length, fetch: (dir) => opts.download(files, dir) },
         // Kept with a queued turn: fetched again by Surface.fetchAttachments after a restart.
         attachmentRefs: files.map(attachmentRef),
       } : {}),

@@ -143,7 +143,7 @@ export function registerSlackListeners(app: App, deps: SlackListenerDeps, state:
       direct: isDm,
       ...(notices.length ? { notices } : {}),
       ...(remote.length ? {
-        download: { count: remote.length, fetch: () => downloads.download(remote) },
+        download: { count: remote.length, fetch: (dir) => downloads.download(remote, dir) },
         // Kept with a queued turn (no token): fetched again by Surface.fetchAttachments after a restart.
         attachmentRefs: remote.map(attachmentRef),
       } : {}),

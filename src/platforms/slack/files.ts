@@ -77,9 +77,9 @@ export function slackDownloads(config: FileConfig, logger: Logger) {
   const download = attachmentFetcher({ dir: config.attachmentsDir, maxBytes: config.maxAttachmentBytes, maxCount: config.maxAttachments, keep: config.keepAttachments, logger });
   return {
     download,
-    async refetch(refs: RemoteAttachment[]): Promise<DownloadedAttachments> {
+    async refetch(refs: RemoteAttachment[], dir?: string): Promise<DownloadedAttachments> {
       const { remote, notices } = slackRefsToRemote(refs, config.botToken, config.apiUrl);
-      const got = await download(remote);
+      const got = await download(remote, dir);
       return { ...got, notices: [...notices, ...got.notices] };
     },
   };
