@@ -28,7 +28,7 @@ test('turnbridge allow writes to the bridge state (moving older grants in first)
   assert.equal(added.code, 0, added.stderr);
   assert.match(added.stdout, /slack:U0NEW can use the bridge now/);
   assert.equal(existsSync(join(dataDir, 'access')), false, 'the CLI moved the old grants in');
-  assert.equal((await storeChecks(makeConfig({ dataDir }))).length, 1, 'nothing left to move');
+  assert.ok(!(await storeChecks(makeConfig({ dataDir }))).some((c) => /access grants of an older version/.test(c.text)), 'nothing left to move');
 
   const state = createState({ dataDir }, silentLogger);
   const grants = accessGrantsOn(state, { dataDir }, silentLogger);
