@@ -203,8 +203,7 @@ async function finalizeReply(ctx: BridgeContext, r: ReplyRecord, status: string)
     }
     results.push(await delivery.rewrite(unrecorded, content));
   }
-  if (r.message.source && surface.react) {
-    await surface.react(r.message.source, 'failure').catch((err: unknown) => ctx.logger.debug({ err }, 'reaction failed'));
-  }
+  // Through delivery, as live turns react: paced by the same limiters (and the surface's own pacing).
+  if (r.message.source) await delivery.react(r.message.source, 'failure');
   return results.every(Boolean);
 }

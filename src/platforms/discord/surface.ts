@@ -11,6 +11,7 @@ import type {
 import { CustomIds, decodeMessageRef, encodeMessageRef, targetChannel } from './ids.js';
 import { DISCORD_CAPABILITIES, renderMessage } from './render.js';
 import { renderPrompt } from './prompt-render.js';
+import { createReactionPacer } from './reaction-pacer.js';
 import { TypingLoop } from './typing.js';
 
 export interface DiscordSurfaceOptions {
@@ -166,14 +167,15 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordSurfac
   };
 
   if (opts.reactions) {
+    const reactions = createReactionPacer();
     surface.react = async (source: SourceMessageRef, state: ReactionState) => {
       const { channelId, messageId } = decodeMessageRef(source.id);
       const base = `/channels/${channelId}/messages/${messageId}/reactions` as const;
       try {
         if (state !== 'working') {
-          await rest.delete(`${base}/${encodeURIComponent(REACTION.working)}/@me`).catch(() => {});
+          await reactions.run(channelId, () => rest.delete(`${base}/${encodeURIComponent(REACTION.working)}/@me`)).catch(() => {});
         }
-        await rest.put(`${base}/${encodeURIComponent(REACTION[state])}/@me`);
+        await reactions.run(channelId, () => rest.put(`${base}/${encodeURIComponent(REACTION[state])}/@me`));
       } catch (e) {
         logger.warn({ err: toSurfaceError(e, 'adding a reaction').message, state }, 'discord: reaction failed (not fatal)');
       }

@@ -12,7 +12,7 @@ import {
   type FakeAttachment, type FakeChannel, type FakeMessage, type FakeUser, type World,
 } from './payloads.js';
 import { RateLimits, type BucketLimit } from './rate-limits.js';
-import { HttpError, handleRest, type RecordedCall } from './rest.js';
+import { HttpError, REACTIONS_BUCKET, handleRest, type RecordedCall } from './rest.js';
 import { snowflake } from './snowflake.js';
 
 export interface FakeDiscordOptions {
@@ -85,6 +85,9 @@ export class FakeDiscord extends EventEmitter {
     this.rateLimits = new RateLimits(opts.limits ?? {
       'POST /channels/:id/messages': { limit: 5, windowMs: 5000 },
       'PATCH /channels/:id/messages/:id': { limit: 5, windowMs: 5000 },
+      // Discord answers reactions 1 per 250 ms per channel (its headers advertise 1 per 1 s:
+      // discord/discord-api-docs#182); the fake advertises what it enforces.
+      [REACTIONS_BUCKET]: { limit: 1, windowMs: 250 },
     });
     this.channels.set(this.world.general.id, this.world.general);
     this.gateway = new FakeGateway({

@@ -52,6 +52,16 @@ function validateContent(body: any): void {
 
 const ID = /\d{17,20}|%40original|@original|@me/g;
 
+/**
+ * The bucket a route counts against. Every reaction route of a channel (add, remove, clear: any
+ * method, any emoji) shares one bucket (discord/discord-api-docs#981; discord.js#3439 shares them
+ * too); every other route is its own (method + path).
+ */
+export const REACTIONS_BUCKET = 'REACTIONS /channels/:id/messages/:id/reactions';
+function bucketOf(route: string): string {
+  return /\/messages\/:id\/reactions/.test(route) ? REACTIONS_BUCKET : route;
+}
+
 export async function handleRest(fake: FakeDiscord, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://fake');
   const method = req.method ?? 'GET';
@@ -81,7 +91,7 @@ export async function handleRest(fake: FakeDiscord, req: IncomingMessage, res: S
       return send(401, { message: '401: Unauthorized', code: 0 });
     }
     const major = /^\/(?:channels|webhooks)\/(\d+)/.exec(path)?.[1] ?? 'global';
-    const verdict = fake.rateLimits.check(route.replace(/\/reactions\/:emoji\/:id/, '/reactions'), major);
+    const verdict = fake.rateLimits.check(bucketOf(route), major);
     if (verdict?.retryAfterMs !== undefined) {
       return send(429, { message: 'You are being rate limited.', retry_after: verdict.retryAfterMs / 1000, global: false }, verdict.headers);
     }
