@@ -8,6 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createBridge, createMetrics, loadConfig } from './bridge/index.js';
 import type { BridgeConfig, CoreBridge, Platform, PlatformFactoryOptions } from './bridge/index.js';
+import { createBusKey, missingBusKey } from './bus-key.js';
 import { isTurnbridgeError, problemLines, TurnbridgeError } from './errors.js';
 import { createHttpServer, type HttpServer } from './http/index.js';
 import { createDelivery, type SharedLimiters } from './delivery/index.js';
@@ -116,13 +117,18 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
   await preflightProfiles(config, process.env);
   const logger = opts.logger ?? createLogger({ level: config.logLevel });
   const metrics = createMetrics({ processMetrics: true });
+  if (config.redisUrl && !config.busKey) throw missingBusKey('REDIS_URL');
   // With Redis, every replica spends one set of platform budgets (bottleneck clustered on Redis)
   // and clicks reach the replica that holds the agent (the replica bus). ioredis loads only then.
   const shared: SharedLimiters | undefined = config.redisUrl
     ? (await import('./delivery/shared-limiter.js')).createSharedLimiters({ redisUrl: config.redisUrl, logger })
     : undefined;
   const bus: ReplicaBus | undefined = config.redisUrl
-    ? (await import('./replicas/index.js')).createReplicaBus({ redisUrl: config.redisUrl, logger, ...(config.replicaHeartbeatMs ? { heartbeatTtlMs: config.replicaHeartbeatMs } : {}) })
+    ? (await import('./replicas/index.js')).createReplicaBus({
+      redisUrl: config.redisUrl, logger, ...(config.replicaHeartbeatMs ? { heartbeatTtlMs: config.replicaHeartbeatMs } : {}),
+      // loadConfig refused REDIS_URL without a key; the bus signs and checks every message with it.
+      key: createBusKey(config.busKey ?? '', config.busKeyPrevious), onDropped: (reason) => metrics.untrusted('bus', reason),
+    })
     : undefined;
   const gate = config.redisUrl && bus
     ? (await import('./replicas/index.js')).createConversationGate({ redisUrl: config.redisUrl, logger, alive: (id) => bus.alive(id) })

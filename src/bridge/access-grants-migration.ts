@@ -2,8 +2,10 @@
  * Grants kept by older versions move into the bridge state once, at start-up:
  * - embedded: `<data dir>/access` (keyv-file, one file per key); only when every write landed is
  *   the directory renamed to `access.migrated` (kept, not deleted);
- * - Redis: the keyv namespace `turnbridge:access`; a marker in the state says it was done (the
- *   old keys are left as they are).
+ * - Redis: the keyv namespace `turnbridge:access` is NOT moved: its grants were written unsigned,
+ *   so they cannot be told from ones any client of that Redis wrote (and a marker saying "done"
+ *   can be deleted by such a client too). The start logs how many there are and how to grant
+ *   them again; the state's own grants are sealed (state/sealed-store.ts).
  * A failed migration is logged and retried on the next start. Pairing codes (an hour long) are
  * not carried over: the person's next message shows a fresh one.
  */
@@ -47,21 +49,26 @@ async function copyGrants(old: Keyv, kv: KvStore): Promise<number> {
   return grants.length;
 }
 
+/** Says what the old namespace holds, and moves nothing (see the top of this file). */
 async function migrateRedisGrants(url: string, kv: KvStore, log: Logger): Promise<number> {
   if (await kv.get(REDIS_DONE)) return 0;
   const old = new Keyv({ store: new KeyvRedis(url, { throwOnConnectError: true, connectionTimeout: 3000 }), namespace: 'turnbridge:access', useKeyPrefix: false });
   old.on('error', () => undefined);
   try {
-    const moved = await copyGrants(old, kv);
-    if (!(await kv.set(REDIS_DONE, { at: Date.now(), grants: moved }))) throw new Error('could not record that the grants were moved');
-    if (moved) log.info({ grants: moved }, `access grants moved from the Redis namespace turnbridge:access into the bridge state (${moved})`);
-    return moved;
+    const ids: string[] = [];
+    for await (const [key, value] of old.iterator!(undefined)) {
+      if (typeof key === 'string' && !key.startsWith('pair:') && value && typeof value === 'object') ids.push(key);
+    }
+    if (ids.length) {
+      log.warn({ grants: ids.length, identities: ids.slice(0, 20) }, `${ids.length} access grants of an older version in the Redis namespace turnbridge:access are not moved into the bridge state: they were written unsigned, and anyone who can reach Redis could have written them. Grant them again: turnbridge allow ${ids.slice(0, 3).join(' ')}${ids.length > 3 ? ' …' : ''}`);
+    }
+    await kv.set(REDIS_DONE, { at: Date.now(), grants: 0, notMoved: ids.length });
   } catch (err) {
-    log.error({ err }, 'access grants in the Redis namespace turnbridge:access could not be moved into the bridge state; tried again on the next start');
-    return 0;
+    log.error({ err }, 'the Redis namespace turnbridge:access (grants of an older version) could not be read; looked at again on the next start');
   } finally {
     await old.disconnect().catch(() => undefined);
   }
+  return 0;
 }
 
 async function migrateFileGrants(dataDir: string, kv: KvStore, log: Logger): Promise<number> {

@@ -109,6 +109,13 @@ export interface BridgeConfig {
   dataDir: string;
   redisUrl?: string;
   /**
+   * TURNBRIDGE_BUS_KEY (or _FILE), required with redisUrl: signs the replica bus and seals the
+   * records kept in Redis (src/bus-key.ts). Never in turnbridge.yaml.
+   */
+  busKey?: string;
+  /** TURNBRIDGE_BUS_KEY_PREVIOUS: still accepted when checking, never used to sign (a rotation). */
+  busKeyPrevious?: string;
+  /**
    * Several replicas: how long a replica's heartbeat lives without renewal (default 15 s). A
    * replica gone this long is taken over by another (TURNBRIDGE_REPLICA_HEARTBEAT_MS).
    */

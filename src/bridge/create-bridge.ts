@@ -133,7 +133,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
   const idFactory = opts.idFactory ?? (() => randomUUID());
   const makeDelivery = opts.createDelivery ?? defaultCreateDelivery;
   const metrics = opts.metrics ?? createMetrics();
-  const state = opts.state ?? createState(config, logger);
+  const state = opts.state ?? createState(config, logger, { onRejected: (r) => metrics.untrusted('state', r.reason) });
   const store = opts.store ? guardSessionStore(opts.store, logger) : createSessionStore(state, logger, { now });
   const holder = opts.replicaId ?? 'main';
   const dedupeTtlMs = opts.dedupe?.ttlMs ?? 15 * 60_000;

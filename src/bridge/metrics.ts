@@ -23,6 +23,11 @@ export interface Metrics {
   queueWait(ms: number): void;
   /** A permission request was answered (allow / deny) by a person, a rule, a timeout or an expiry. */
   permissionDecision(decision: string, source: string, latencyMs: number): void;
+  /**
+   * Something read from Redis failed the bus key's check and was dropped: a bus message
+   * (unsigned, forged, malformed, stale, replayed) or a state record (unsigned, forged).
+   */
+  untrusted(source: 'bus' | 'state', reason: string): void;
   turnsByOutcome(): Record<string, number>;
   /** Prometheus text format (version 0.0.4) of every metric in the registry. */
   render(): Promise<string>;
@@ -77,6 +82,11 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
   const decisionTime = new Histogram({
     name: 'turnbridge_permission_decision_seconds', help: 'Time from a permission request to its decision.', buckets: [...DECISION_BUCKETS], registers,
   });
+  const untrusted = new Counter({
+    name: 'turnbridge_untrusted_dropped_total',
+    help: 'Bus messages and Redis records dropped because they were not signed with the bridge\'s key (TURNBRIDGE_BUS_KEY), by source and reason.',
+    labelNames: ['source', 'reason'], registers,
+  });
 
   return {
     registry,
@@ -118,6 +128,9 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     permissionDecision(decision, source, latencyMs) {
       decisions.inc({ decision, source });
       decisionTime.observe(Math.max(0, latencyMs) / 1000);
+    },
+    untrusted(source, reason) {
+      untrusted.inc({ source, reason });
     },
     turnsByOutcome() {
       return Object.fromEntries(outcomes);

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { BridgeConfig, RouteConfig } from '../bridge/api.js';
+import { checkBusKey, missingBusKey } from '../bus-key.js';
 import { TurnbridgeError, yamlErrorText } from '../errors.js';
 import { DEFAULTS, LOG_LEVELS, PLATFORM_KEYS, defaultProfilePath } from './defaults.js';
 import {
@@ -97,7 +98,7 @@ function fromFile(raw: Record<string, unknown>, file: string): Values {
   const src: Source = { file };
   const base = dirname(file);
   // Tokens never go in this file (it is often committed): say where they do go.
-  for (const key of ['metrics_token', 'local_token']) {
+  for (const key of ['metrics_token', 'local_token', 'bus_key']) {
     const name = `TURNBRIDGE_${key.toUpperCase()}`;
     if (raw[key] !== undefined) fail(src, key, '[hidden]', 'no tokens in turnbridge.yaml', `remove it and set ${name}_FILE (a file holding the token) or ${name} in the environment`);
   }
@@ -185,6 +186,10 @@ function fromEnv(env: NodeJS.ProcessEnv, cwd: string): Omit<Values, 'dm'> {
   if (port) out.port = checkInt(src, 'PORT', port, 0, 65_535);
   const redis = val('REDIS_URL');
   if (redis) out.redisUrl = checkRedisUrl(src, 'REDIS_URL', redis);
+  const busKey = val('TURNBRIDGE_BUS_KEY');
+  if (busKey) out.busKey = checkBusKey(env.TURNBRIDGE_BUS_KEY_FILE ? 'TURNBRIDGE_BUS_KEY_FILE' : 'TURNBRIDGE_BUS_KEY', busKey);
+  const previousKey = val('TURNBRIDGE_BUS_KEY_PREVIOUS');
+  if (previousKey) out.busKeyPrevious = checkBusKey(env.TURNBRIDGE_BUS_KEY_PREVIOUS_FILE ? 'TURNBRIDGE_BUS_KEY_PREVIOUS_FILE' : 'TURNBRIDGE_BUS_KEY_PREVIOUS', previousKey);
   const heartbeat = val('TURNBRIDGE_REPLICA_HEARTBEAT_MS');
   if (heartbeat) out.replicaHeartbeatMs = checkInt(src, 'TURNBRIDGE_REPLICA_HEARTBEAT_MS', heartbeat, 300, 600_000);
   const level = val('LOG_LEVEL');
@@ -236,6 +241,8 @@ export function loadConfig(opts: LoadConfigOptions = {}): BridgeConfig {
   if (fileDm) merged.dm = { ...fileDm, profile: fileDm.profile ?? merged.defaultProfile };
   checkRouteApprovals(merged, envValues.approvals !== undefined);
   checkSharedCap(merged, envValues.sharedMaxConcurrent !== undefined ? undefined : file);
+  // Redis is reachable by more than this process: nothing read from it is trusted unsigned.
+  if (merged.redisUrl && !merged.busKey) throw missingBusKey(envValues.redisUrl ? 'REDIS_URL' : `${file}: redis_url`);
   const protectedPaths = [cwd, resolve(cwd, '.env'), merged.dataDir, ...(file ? [file] : []), ...secretFilePaths(env, cwd)];
   const agent = { workspace: defaultWorkspace(), sandbox: 'auto' as const, ...fileSec.agent, ...envSec.agent, protectedPaths };
   const { localToken, metricsToken } = envSec;

@@ -10,7 +10,7 @@ import { TurnbridgeError } from '../errors.js';
 /** The variables that may come from a file with a `_FILE` suffix. */
 export const SECRET_VARS = [
   'SLACK_BOT_TOKEN', 'SLACK_APP_TOKEN', 'SLACK_SIGNING_SECRET', 'DISCORD_TOKEN', 'REDIS_URL', 'TURNBRIDGE_LOCAL_TOKEN',
-  'TURNBRIDGE_METRICS_TOKEN',
+  'TURNBRIDGE_METRICS_TOKEN', 'TURNBRIDGE_BUS_KEY', 'TURNBRIDGE_BUS_KEY_PREVIOUS',
 ] as const;
 
 /** The `_FILE` paths set in `env`, resolved against `cwd` (agents must not see them). */

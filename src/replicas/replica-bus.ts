@@ -8,11 +8,18 @@
  * "handled" answer; no answer before the deadline means nobody holds it (the click expired).
  * Pub/sub loses what is published while a replica is away, which is right for clicks: a click
  * for a replica that is gone can only expire, and the crash recovery finalizes its prompts.
+ *
+ * Every message is signed with the bridge's key (bus-wire.ts): anyone who can reach Redis can
+ * publish, and a forwarded click names who clicked, so an unsigned, forged, stale or replayed one
+ * is dropped (logged without its body, counted by `onDropped`). Heartbeats are not signed: a
+ * forged one can only make a replica look alive or gone (docs/security.md).
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Redis } from 'ioredis';
+import type { BusKey } from '../bus-key.js';
 import type { Logger } from '../log.js';
+import { openMessage, ReplayGuard, sealMessage, type DropReason } from './bus-wire.js';
 
 /** What a replica publishes about itself, under its heartbeat key. */
 export interface ReplicaInfo {
@@ -60,6 +67,14 @@ export interface ReplicaBus {
 export interface ReplicaBusOptions {
   redisUrl: string;
   logger: Logger;
+  /** The bridge's key (TURNBRIDGE_BUS_KEY): every message is signed with it and checked against it. */
+  key: BusKey;
+  /** A message was dropped (metrics: turnbridge_untrusted_dropped_total). */
+  onDropped?: (reason: DropReason) => void;
+  /** How far from now a message's send time may be (default 60 s; clocks of two hosts differ). */
+  replayWindowMs?: number;
+  /** Message ids remembered against replays (default 10,000; older ones are refused as stale). */
+  replayMemory?: number;
   /** Default TURNBRIDGE_REPLICA_ID, else host name, pid and a random suffix. */
   id?: string;
   serves?: string[];
@@ -99,18 +114,27 @@ export function createReplicaBus(opts: ReplicaBusOptions): ReplicaBus {
   const knownKey = `${prefix}:replicas:known`;
   const waiting = new Map<string, (a: unknown) => void>();
   let handler: ((req: Forwarded<unknown>) => Promise<unknown>) | undefined;
+  const guard = new ReplayGuard(opts.replayWindowMs ?? 60_000, opts.replayMemory ?? 10_000, now);
+  const publish = (channel: string, msg: Wire) => pub.publish(channel, sealMessage(opts.key, channel, msg, now()));
+  /** The message if it is signed with the key, fresh and new; else undefined (dropped, logged, counted). */
+  const open = (channel: string, raw: string): Wire | undefined => {
+    const opened = openMessage<Wire>(opts.key, channel, raw);
+    const admitted = opened.ok ? guard.admit(opened.id, opened.sentAt) : opened.reason;
+    if (admitted === 'ok' && opened.ok) return opened.msg;
+    const reason: DropReason = admitted === 'ok' ? 'malformed' : admitted;
+    // Never the body: it is what an attacker chose, and a forwarded click can carry a form's text.
+    logger.warn({ channel, reason, bytes: raw.length }, `replica bus: dropped a message (${reason}): only messages signed with this bridge's TURNBRIDGE_BUS_KEY, sent once and recently, are acted on`);
+    opts.onDropped?.(reason);
+    return undefined;
+  };
 
   const subscribed = sub.subscribe(requests, answers).then(() => true, (err: Error) => {
     logger.warn({ err: err.message }, 'replica bus: subscribe failed');
     return false;
   });
   sub.on('message', (channel: string, raw: string) => {
-    let msg: Wire;
-    try {
-      msg = JSON.parse(raw) as Wire;
-    } catch {
-      return;
-    }
+    const msg = open(channel, raw);
+    if (!msg) return;
     if (msg.kind === 'answer' && channel === answers) {
       waiting.get(msg.rid)?.(msg.answer);
       return;
@@ -118,8 +142,7 @@ export function createReplicaBus(opts: ReplicaBusOptions): ReplicaBus {
     if (msg.kind !== 'request' || msg.from === id || !handler) return;
     void handler({ from: msg.from, body: msg.body }).then((answer) => {
       if (answer === undefined) return;
-      const reply: Wire = { kind: 'answer', rid: msg.rid, from: id, answer };
-      return pub.publish(`${prefix}:replicas:answers:${msg.from}`, JSON.stringify(reply));
+      return publish(`${prefix}:replicas:answers:${msg.from}`, { kind: 'answer', rid: msg.rid, from: id, answer });
     }).catch((err: unknown) => logger.warn({ err }, 'replica bus: forwarded request failed'));
   });
 
@@ -155,8 +178,7 @@ export function createReplicaBus(opts: ReplicaBusOptions): ReplicaBus {
         };
         const t = setTimeout(() => done(undefined), timeoutMs);
         waiting.set(rid, done);
-        const msg: Wire = { kind: 'request', rid, from: id, body };
-        pub.publish(requests, JSON.stringify(msg)).catch(() => done(undefined));
+        publish(requests, { kind: 'request', rid, from: id, body }).catch(() => done(undefined));
       });
     },
     serve(h) {
@@ -171,7 +193,13 @@ export function createReplicaBus(opts: ReplicaBusOptions): ReplicaBus {
         keys.push(...batch);
       } while (cursor !== '0');
       const values = keys.length ? await pub.mget(...keys) : [];
-      return values.filter((v): v is string => v !== null).map((v) => JSON.parse(v) as ReplicaInfo);
+      return values.flatMap((v) => {
+        try {
+          return v === null ? [] : [JSON.parse(v) as ReplicaInfo];
+        } catch {
+          return []; // not a heartbeat this bridge wrote
+        }
+      });
     },
     async alive(rid) {
       return (await pub.exists(beatKey(rid))) === 1;

@@ -8,12 +8,21 @@
  *   list:<name>        sorted set: member = item id, score = seq at first push
  *   listv:<name>       hash: item id -> JSON
  *   lists              set of list names that may hold items
+ *
+ * Every value is sealed under the bridge's key (sealed-store.ts): whoever can reach Redis can
+ * write there, and a forged grant, rule or ledger record would be a permission.
  */
 import { createClient } from '@keyv/redis';
+import type { BusKey } from '../bus-key.js';
+import { sealStore, type RejectedRecord } from './sealed-store.js';
 import type { StateStore, StateWrite } from './store.js';
 
 export interface RedisStoreOptions {
   url: string;
+  /** The bridge's key (TURNBRIDGE_BUS_KEY): records are written with its MAC and checked on read. */
+  key: BusKey;
+  /** A record failed the check and was ignored. */
+  onRejected?: (r: RejectedRecord) => void;
   /** Key prefix (default "turnbridge:"). Tests use one per run. */
   prefix?: string;
   /** Called with client errors (connection lost, ...); the store keeps trying to reconnect. */
@@ -174,5 +183,5 @@ export function createRedisStore(opts: RedisStoreOptions): StateStore {
       }
     },
   };
-  return store;
+  return sealStore(store, { key: opts.key, ...(opts.onRejected ? { onRejected: opts.onRejected } : {}) });
 }

@@ -5,6 +5,7 @@ import { createClient } from '@keyv/redis';
 import { createRedisStore } from '../../src/state/index.js';
 import { startRedisServer, type RedisServer } from '../fakes/redis-server.js';
 import { stateContract } from './state-contract.js';
+import { testBusKey } from '../fixtures/bus-key.js';
 
 let server: RedisServer;
 let admin: ReturnType<typeof createClient>;
@@ -21,7 +22,7 @@ after(async () => {
 stateContract('redis', () => {
   const prefix = `t-${randomUUID()}:`;
   return {
-    open: () => createRedisStore({ url: server.url, prefix }),
+    open: () => createRedisStore({ url: server.url, prefix, key: testBusKey() }),
     async expire(ns, key) {
       // A timestamp in the past expires the key at once (PEXPIREAT), as its TTL running out would.
       await admin.pExpireAt(`${prefix}kv:${ns}:${key}`, 1);

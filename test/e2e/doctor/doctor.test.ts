@@ -10,6 +10,7 @@ import { MANIFEST_SCOPES } from '../../fakes/slack/index.js';
 import { CHANNEL, CLAUDE_PROFILE, makeDoctorRig, routesYaml, runDoctorCommand, type DoctorRig } from './doctor-rig.js';
 import { runCli } from '../../unit/cli/cli-process.js';
 import { startRedisServer } from '../../fakes/redis-server.js';
+import { TEST_BUS_KEY } from '../../fixtures/bus-key.js';
 
 describe('turnbridge doctor', () => {
   let rig: DoctorRig;
@@ -105,7 +106,7 @@ describe('turnbridge doctor', () => {
     await exactlyOne({ TURNBRIDGE_CONFIG: writeConfig(rig, 'C0ELSEWHERE', rig.discord.world.general.id) }, /^✗ bot is not in channel C0ELSEWHERE \(channel_not_found\)$/, /^fix: in that channel type \/invite @turnbridge/);
     await exactlyOne({ TURNBRIDGE_CONFIG: writeConfig(rig, CHANNEL, '123456789012345678') }, /^✗ bot cannot see channel 123456789012345678 named in routes \(404\)$/, /^fix: check the channel id .*View Channel/);
     await exactlyOne({ ANTHROPIC_API_KEY: '' }, /^✗ profiles\/claude-code\/profile\.yaml: claude is not logged in and no ANTHROPIC_API_KEY \/ CLAUDE_CODE_OAUTH_TOKEN is set$/, /^fix: run `claude` once and sign in/);
-    await exactlyOne({ REDIS_URL: 'redis://127.0.0.1:1' }, /^✗ Redis at redis:\/\/127\.0\.0\.1:1 is not reachable/, /^fix: start Redis or fix REDIS_URL/);
+    await exactlyOne({ REDIS_URL: 'redis://127.0.0.1:1', TURNBRIDGE_BUS_KEY: TEST_BUS_KEY }, /^✗ Redis at redis:\/\/127\.0\.0\.1:1 is not reachable/, /^fix: start Redis or fix REDIS_URL/);
     const r = await makeDoctorRig({ discord: { guildPermissions: String((1n << 10n) | (1n << 11n)) } });
     try {
       await exactlyOne({}, /^✗ in server .+ without Send Messages in Threads, Create Public Threads, Read Message History, Add Reactions, Attach Files$/, /^fix: re-invite with https:\/\/discord\.com\/oauth2\/authorize/, r);
@@ -182,7 +183,7 @@ describe('turnbridge doctor', () => {
   it('Redis: a reachable redis-server answers the probe', async () => {
     const redis = await startRedisServer();
     try {
-      const run = await runDoctorCommand({ ...rig.env, REDIS_URL: redis.url });
+      const run = await runDoctorCommand({ ...rig.env, REDIS_URL: redis.url, TURNBRIDGE_BUS_KEY: TEST_BUS_KEY });
       assert.equal(run.code, 0, run.stdout);
       assert.match(run.stdout, new RegExp(`✓ Redis at ${redis.url.replace(/[/.]/g, '\\$&')}/? answers \\(write, read, delete\\)`));
     } finally { redis.stop(); }

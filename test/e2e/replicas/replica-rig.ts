@@ -10,6 +10,7 @@ import { createBridgeState, createRedisStore, type BridgeState, type LedgerRecor
 import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
 import { pollUntil } from '../poll-until.js';
 import { replyOf, startBridgeChild, untilReady, type BridgeChild, type ReplyRecord } from '../crash-child.js';
+import { TEST_BUS_KEY, testBusKey } from '../../fixtures/bus-key.js';
 
 export interface ReplicaSet {
   redis: RedisServer;
@@ -35,7 +36,7 @@ export interface ReplicaSet {
 
 export async function startReplicaSet(opts: { env: NodeJS.ProcessEnv; config?: string }): Promise<ReplicaSet> {
   const redis = await startRedisServer();
-  const state = createBridgeState(createRedisStore({ url: redis.url }));
+  const state = createBridgeState(createRedisStore({ url: redis.url, key: testBusKey() }));
   const children = new Map<string, BridgeChild>();
   const all: BridgeChild[] = [];
   const dirs = new Map<string, string>();
@@ -45,7 +46,7 @@ export async function startReplicaSet(opts: { env: NodeJS.ProcessEnv; config?: s
     start(id, env = {}) {
       const dir = dirs.get(id) ?? mkdtempSync(join(tmpdir(), `tb-${id}-`));
       dirs.set(id, dir);
-      const child = startBridgeChild({ dataDir: dir, env: { ...opts.env, REDIS_URL: redis.url, TURNBRIDGE_REPLICA_ID: id, ...env }, config: opts.config ?? '' });
+      const child = startBridgeChild({ dataDir: dir, env: { ...opts.env, REDIS_URL: redis.url, TURNBRIDGE_BUS_KEY: TEST_BUS_KEY, TURNBRIDGE_REPLICA_ID: id, ...env }, config: opts.config ?? '' });
       children.set(id, child);
       all.push(child);
       return child;

@@ -12,6 +12,7 @@ import { silentLogger } from '../../../src/log.js';
 import type { Profile } from '../../../src/profile/index.js';
 import type { RunHandlers, RunOptions, RunResult, TurnInput } from '../../../src/runner/index.js';
 import { openSecurity } from '../../fixtures/config-defaults.js';
+import { TEST_BUS_KEY } from '../../fixtures/bus-key.js';
 
 export const AGENTS = fileURLToPath(new URL('../../fixtures/bridge-agents/', import.meta.url));
 
@@ -41,6 +42,7 @@ export function makeConfig(over: Partial<BridgeConfig> = {}): BridgeConfig {
     shutdownGraceSecs: 5,
     logLevel: 'silent',
     platforms: {},
+    busKey: TEST_BUS_KEY,
     ...over,
   };
 }

@@ -14,6 +14,7 @@ import { createBridgeState, createRedisStore, createSqliteStore, type StateStore
 import { createRecordingSurface } from '../../fakes/recording-surface.js';
 import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
 import { ANA, BOB, conv, fakeRunner, makeConfig, makeMsg, makeProfile, waitFor } from './helpers.js';
+import { testBusKey } from '../../fixtures/bus-key.js';
 
 /** One write-side call of the store, as "op ns/key" strings (a batch: one entry per write). */
 type Commit = string[];
@@ -76,7 +77,7 @@ after(() => redis.stop());
 
 const backends: Array<[string, () => StateStore]> = [
   ['sqlite', () => createSqliteStore({ file: ':memory:' })],
-  ['redis', () => createRedisStore({ url: redis.url, prefix: `t-${randomUUID()}:` })],
+  ['redis', () => createRedisStore({ url: redis.url, prefix: `t-${randomUUID()}:`, key: testBusKey() })],
 ];
 
 for (const [name, open] of backends) {

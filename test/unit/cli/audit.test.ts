@@ -11,6 +11,7 @@ import { silentLogger } from '../../../src/log.js';
 import { makeConfig } from '../bridge/helpers.js';
 import { runCli } from './cli-process.js';
 import { startRedisServer } from '../../fakes/redis-server.js';
+import { TEST_BUS_KEY } from '../../fixtures/bus-key.js';
 
 const base: Omit<DecisionEntry, 'id' | 'kind' | 'at' | 'decision' | 'source'> = {
   platform: 'slack', conversation: 'slack:T1:C1:1700.1', tool: 'Bash', input: auditedInput({ command: 'npm test' }), latencyMs: 2500, turnId: 't1',
@@ -105,6 +106,7 @@ test('turnbridge audit reads .env in its working directory as start does: TURNBR
   const clean: Record<string, string> = { ...(process.env as Record<string, string>), TURNBRIDGE_CONFIG: '' };
   delete clean.TURNBRIDGE_DATA_DIR;
   delete clean.REDIS_URL;
+  delete clean.TURNBRIDGE_BUS_KEY;
   const fromFile = await runCli(['audit', '--json'], { cwd, env: clean, clearEnv: true });
   assert.equal(fromFile.code, 0, fromFile.stderr);
   assert.equal(fromFile.stdout.trim().split('\n').length, 1, `the decision in the .env data dir: ${fromFile.stdout}${fromFile.stderr}`);
@@ -114,7 +116,9 @@ test('turnbridge audit reads .env in its working directory as start does: TURNBR
   await storeDecision(makeConfig({ redisUrl: redis.url }), Date.now() - 30_000);
   await storeDecision(makeConfig({ redisUrl: redis.url }), Date.now() - 20_000);
   writeFileSync(join(cwd, 'redis-url'), `${redis.url}\n`);
-  writeFileSync(join(cwd, '.env'), `TURNBRIDGE_DATA_DIR=${dataDir}\nREDIS_URL_FILE=redis-url\n`);
+  writeFileSync(join(cwd, 'bus-key'), `${TEST_BUS_KEY}\n`);
+  // The records in Redis are sealed: audit needs the replicas' key to read them (here from a file).
+  writeFileSync(join(cwd, '.env'), `TURNBRIDGE_DATA_DIR=${dataDir}\nREDIS_URL_FILE=redis-url\nTURNBRIDGE_BUS_KEY_FILE=bus-key\n`);
   const fromRedis = await runCli(['audit', '--json'], { cwd, env: clean, clearEnv: true });
   assert.equal(fromRedis.code, 0, fromRedis.stderr);
   assert.equal(fromRedis.stdout.trim().split('\n').length, 2, `the two decisions in Redis: ${fromRedis.stdout}${fromRedis.stderr}`);

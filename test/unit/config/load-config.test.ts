@@ -5,7 +5,9 @@ import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../../src/config/index.js';
+import { withSecretFiles } from '../../../src/config/secret-files.js';
 import { configError as expectConfigError } from './config-error.js';
+import { TEST_BUS_KEY } from '../../fixtures/bus-key.js';
 
 const root = resolve(fileURLToPath(new URL('../../../', import.meta.url)));
 const dir = mkdtempSync(join(tmpdir(), 'tb-config-'));
@@ -44,7 +46,7 @@ describe('loadConfig', () => {
       cwd: dir,
       env: {
         TURNBRIDGE_PROFILE: 'p/profile.yaml', TURNBRIDGE_DATA_DIR: '/var/tb', HOST: '0.0.0.0', PORT: '8080',
-        REDIS_URL: 'redis://127.0.0.1:6379', LOG_LEVEL: 'DEBUG', TURNBRIDGE_MAX_CONCURRENT: '2',
+        REDIS_URL: 'redis://127.0.0.1:6379', TURNBRIDGE_BUS_KEY: TEST_BUS_KEY, LOG_LEVEL: 'DEBUG', TURNBRIDGE_MAX_CONCURRENT: '2',
         TURNBRIDGE_QUEUE_DEPTH: '0', TURNBRIDGE_APPROVERS: 'U1, U2,,discord:role:12345, 80351110224678912', TURNBRIDGE_PERMISSION_TIMEOUT_SECS: '30',
       },
     });
@@ -131,13 +133,35 @@ discord:
     assert.ok(e.hint);
   });
 
+  it('TURNBRIDGE_BUS_KEY: required with REDIS_URL (or redis_url), at least 32 characters, from a file too, never in turnbridge.yaml', () => {
+    const missing = configError(() => loadConfig({ env: { REDIS_URL: 'redis://127.0.0.1:6379' }, cwd: dir }));
+    assert.equal(missing.field, 'TURNBRIDGE_BUS_KEY');
+    assert.match(missing.message, /^REDIS_URL is set but TURNBRIDGE_BUS_KEY is not/);
+    assert.match(missing.hint!, /openssl rand -hex 32/, 'says how to make one');
+    assert.match(missing.hint!, /TURNBRIDGE_BUS_KEY_FILE/);
+    const inYaml = writeYaml('redis_url: redis://127.0.0.1:6379\n');
+    assert.match(configError(() => loadConfig({ file: inYaml, env: {} })).message, /redis_url is set but TURNBRIDGE_BUS_KEY is not/);
+    const short = configError(() => loadConfig({ env: { REDIS_URL: 'redis://127.0.0.1:6379', TURNBRIDGE_BUS_KEY: 'secret' }, cwd: dir }));
+    assert.equal(short.field, 'TURNBRIDGE_BUS_KEY');
+    assert.match(short.message, /too short \(6 characters\)/);
+    assert.doesNotMatch(JSON.stringify({ ...short, message: short.message }), /secret/, 'the key itself is never in the error');
+    const keyFile = join(dir, 'bus-key');
+    writeFileSync(keyFile, `${TEST_BUS_KEY}\n`);
+    const c = loadConfig({ env: withSecretFiles({ REDIS_URL: 'redis://127.0.0.1:6379', TURNBRIDGE_BUS_KEY_FILE: keyFile }), cwd: dir });
+    assert.equal(c.busKey, TEST_BUS_KEY);
+    assert.ok(c.agent.protectedPaths.includes(keyFile), 'agents are kept away from the key file');
+    const inFile = writeYaml(`bus_key: ${TEST_BUS_KEY}\n`);
+    assert.match(configError(() => loadConfig({ file: inFile, env: {} })).hint!, /TURNBRIDGE_BUS_KEY_FILE/);
+    assert.equal(loadConfig({ env: {}, cwd: dir }).busKey, undefined, 'no Redis, no key needed');
+  });
+
   it('shared_max_concurrent / TURNBRIDGE_SHARED_MAX_CONCURRENT: read, range-checked, and refused without REDIS_URL', () => {
-    assert.equal(loadConfig({ env: { REDIS_URL: 'redis://127.0.0.1:6379', TURNBRIDGE_SHARED_MAX_CONCURRENT: '6' }, cwd: dir }).sharedMaxConcurrent, 6);
+    assert.equal(loadConfig({ env: { REDIS_URL: 'redis://127.0.0.1:6379', TURNBRIDGE_BUS_KEY: TEST_BUS_KEY, TURNBRIDGE_SHARED_MAX_CONCURRENT: '6' }, cwd: dir }).sharedMaxConcurrent, 6);
     assert.equal(loadConfig({ env: {}, cwd: dir }).sharedMaxConcurrent, undefined, 'off unless set');
     const file = writeYaml('redis_url: redis://127.0.0.1:6379\nshared_max_concurrent: 4\n');
-    assert.equal(loadConfig({ file, env: {} }).sharedMaxConcurrent, 4);
-    assert.equal(loadConfig({ file, env: { TURNBRIDGE_SHARED_MAX_CONCURRENT: '9' } }).sharedMaxConcurrent, 9, 'the environment wins');
-    const bad = configError(() => loadConfig({ env: { REDIS_URL: 'redis://127.0.0.1:6379', TURNBRIDGE_SHARED_MAX_CONCURRENT: '0' }, cwd: dir }));
+    assert.equal(loadConfig({ file, env: { TURNBRIDGE_BUS_KEY: TEST_BUS_KEY } }).sharedMaxConcurrent, 4);
+    assert.equal(loadConfig({ file, env: { TURNBRIDGE_BUS_KEY: TEST_BUS_KEY, TURNBRIDGE_SHARED_MAX_CONCURRENT: '9' } }).sharedMaxConcurrent, 9, 'the environment wins');
+    const bad = configError(() => loadConfig({ env: { REDIS_URL: 'redis://127.0.0.1:6379', TURNBRIDGE_BUS_KEY: TEST_BUS_KEY, TURNBRIDGE_SHARED_MAX_CONCURRENT: '0' }, cwd: dir }));
     assert.equal(bad.field, 'TURNBRIDGE_SHARED_MAX_CONCURRENT');
     const noRedis = configError(() => loadConfig({ env: { TURNBRIDGE_SHARED_MAX_CONCURRENT: '2' }, cwd: dir }));
     assert.equal(noRedis.field, 'TURNBRIDGE_SHARED_MAX_CONCURRENT');

@@ -12,6 +12,7 @@ import { createConversationGate, createReplicaBus, type ConversationGate, type R
 import { createRecordingSurface } from '../../fakes/recording-surface.js';
 import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
 import { ANA, BOB, click, fakeRunner, makeConfig, makeMsg, makeProfile, memoryStore, waitFor } from '../bridge/helpers.js';
+import { testBusKey } from '../../fixtures/bus-key.js';
 
 let server: RedisServer;
 const buses: ReplicaBus[] = [];
@@ -28,7 +29,7 @@ after(async () => {
 function replica(id: string) {
   const surface = createRecordingSurface();
   const runner = fakeRunner();
-  const bus = createReplicaBus({ redisUrl: server.url, logger: silentLogger, id, prefix: 'fw' });
+  const bus = createReplicaBus({ redisUrl: server.url, logger: silentLogger, id, prefix: 'fw', key: testBusKey() });
   buses.push(bus);
   const bridge = createBridge({
     config: makeConfig(), logger: silentLogger, store: memoryStore(), runTurn: runner.runTurn, bus,
@@ -115,7 +116,7 @@ describe('one turn at a time per conversation across replicas (real redis-server
     const make = (id: string) => {
       const surface = createRecordingSurface();
       const runner = fakeRunner();
-      const bus = createReplicaBus({ redisUrl: server.url, logger: silentLogger, id, prefix: 'ord' });
+      const bus = createReplicaBus({ redisUrl: server.url, logger: silentLogger, id, prefix: 'ord', key: testBusKey() });
       buses.push(bus);
       const gate = createConversationGate({ redisUrl: server.url, logger: silentLogger, prefix: 'ord', alive: (r) => bus.alive(r), pollMs: 50 });
       gates.push(gate);

@@ -9,6 +9,7 @@ import { createReplicaBus, type ReplicaBus } from '../../../src/replicas/replica
 import { createTakeover, type Takeover } from '../../../src/replicas/takeover.js';
 import { silentLogger } from '../../../src/log.js';
 import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
+import { testBusKey } from '../../fixtures/bus-key.js';
 
 let server: RedisServer;
 const open: Array<ReplicaBus | Takeover> = [];
@@ -22,7 +23,7 @@ after(async () => {
 });
 
 function bus(id: string, prefix: string): ReplicaBus {
-  const b = createReplicaBus({ redisUrl: server.url, logger: silentLogger, id, prefix, heartbeatTtlMs: 60_000 });
+  const b = createReplicaBus({ redisUrl: server.url, logger: silentLogger, id, prefix, heartbeatTtlMs: 60_000, key: testBusKey() });
   open.push(b);
   return b;
 }
