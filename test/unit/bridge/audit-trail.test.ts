@@ -11,6 +11,7 @@ import { createRecordingSurface } from '../../fakes/recording-surface.js';
 import { logCapture } from '../../fakes/log-capture.js';
 import { startRedisServer } from '../../fakes/redis-server.js';
 import { ANA, BOB, conv, fakeRunner, makeConfig, makeMsg, makeProfile, memoryStore, waitFor } from './helpers.js';
+import { testBusKey } from '../../fixtures/bus-key.js';
 
 const decisions = (l: AuditEntry[]) => l.filter((e): e is DecisionEntry => e.kind === 'decision');
 const bash = (command: string): PermissionRequest => ({ requestId: 'r', toolName: 'Bash', description: 'Run', input: { command } });
@@ -113,7 +114,7 @@ describe('audit trail: append-only', () => {
   it('a second write with the same id does not replace the record (a real redis-server)', async (t) => {
     const redis = await startRedisServer();
     t.after(() => redis.stop());
-    const store = createRedisStore({ url: redis.url, prefix: `audit-${process.pid}:` });
+    const store = createRedisStore({ url: redis.url, prefix: `audit-${process.pid}:`, key: testBusKey() });
     t.after(() => store.close());
     await appendTwice(store);
   });

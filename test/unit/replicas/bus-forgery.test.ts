@@ -81,8 +81,8 @@ describe('replica bus attacks (real redis-server, a raw ioredis client as the at
     assert.equal(got.behavior, 'deny', 'the agent was not told allow');
     await bridge.audit.idle();
     const trail = await bridge.audit.since(0);
-    assert.equal(trail.filter((r) => r.user?.id === BOSS.id).length, 0, 'nothing in the admin\'s name');
-    assert.deepEqual(trail.map((r) => [r.decision, r.user?.id]), [['deny', ANA.id]]);
+    assert.equal(JSON.stringify(trail).includes(BOSS.id), false, 'nothing in the admin\'s name');
+    assert.deepEqual(trail.flatMap((r) => (r.kind === 'decision' ? [[r.decision, r.decider?.id]] : [])), [['deny', ANA.id]]);
     // Each of the three forgeries reached both replicas and was dropped by both.
     assert.deepEqual(drops.filter((d) => d !== 'replayed').sort(), ['forged', 'forged', 'forged', 'forged', 'unsigned', 'unsigned']);
     call.finish({ reply: 'done' });

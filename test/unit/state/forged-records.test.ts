@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { accessGrantsOn } from '../../../src/bridge/access-grants.js';
 import { createStateKv } from '../../../src/bridge/kv.js';
+import { ruleFor, type RuleQuery, type StoredRule } from '../../../src/bridge/permission-rules.js';
 import { createRuleStore } from '../../../src/bridge/rule-store.js';
 import { silentLogger } from '../../../src/log.js';
 import { createState, type BridgeState, type QueuedTurnRecord, type RejectedRecord } from '../../../src/state/index.js';
@@ -46,7 +47,7 @@ async function unsealed(key: string): Promise<string> {
 describe('records written into Redis without the bus key (real redis-server)', () => {
   it('a forged access grant lets nobody in: written raw, with a made-up MAC, or copied from another person\'s grant', async () => {
     const grants = accessGrantsOn(state, { dataDir: mkdtempSync(join(tmpdir(), 'tb-forged-g-')), redisUrl: server.url }, silentLogger);
-    assert.equal(await grants.add('slack:U0ANA', 'cli'), true);
+    assert.ok(await grants.add('slack:U0ANA', { platform: 'cli', id: 'cli' }));
     assert.equal(await grants.hasAny(['slack:U0ANA']), true, 'a grant the bridge wrote is honoured');
 
     await raw.set(`${P}kv:kv:access:slack:U0EVIL`, JSON.stringify({ by: 'cli', at: Date.now() }));
@@ -60,14 +61,15 @@ describe('records written into Redis without the bus key (real redis-server)', (
 
   it('a forged rule allows nothing: a rule that allows `rm -rf ~` written raw, or a valid rule copied to another conversation', async () => {
     const rules = createRuleStore(createStateKv(state.store, silentLogger));
-    const rule = { rule: { kind: 'exact' as const, tool: 'Bash', command: 'rm -rf ~' }, setBy: BOSS, setAt: Date.now() };
+    const rule: StoredRule = { v: 2, rule: ruleFor('Bash', { command: 'rm -rf ~' })!, scope: { kind: 'thread' }, setBy: { platform: 'slack', ...BOSS }, setAt: Date.now() };
+    const query: RuleQuery = { toolName: 'Bash', input: { command: 'rm -rf ~' }, requester: { platform: 'slack', user: BOSS } };
     assert.equal(await rules.add('slack:T1:C1:1.1', rule), true);
-    assert.ok(await rules.find('slack:T1:C1:1.1', 'Bash', { command: 'rm -rf ~' }), 'a rule the bridge wrote applies');
+    assert.ok(await rules.find('slack:T1:C1:1.1', query), 'a rule the bridge wrote applies');
 
     await raw.set(`${P}kv:kv:rules:slack:T1:C2:2.2`, await unsealed(`${P}kv:kv:rules:slack:T1:C1:1.1`));
-    assert.equal(await rules.find('slack:T1:C2:2.2', 'Bash', { command: 'rm -rf ~' }), undefined, 'a raw rule');
+    assert.equal(await rules.find('slack:T1:C2:2.2', query), undefined, 'a raw rule');
     await raw.set(`${P}kv:kv:rules:slack:T1:C3:3.3`, (await raw.get(`${P}kv:kv:rules:slack:T1:C1:1.1`))!);
-    assert.equal(await rules.find('slack:T1:C3:3.3', 'Bash', { command: 'rm -rf ~' }), undefined, 'a valid rule moved to another conversation');
+    assert.equal(await rules.find('slack:T1:C3:3.3', query), undefined, 'a valid rule moved to another conversation');
   });
 
   it('a forged queued turn, prompt record or conversation author is not read', async () => {
