@@ -1,9 +1,13 @@
 /**
  * A real redis-server on a free loopback port, for the tests of everything shared through Redis
- * (Debian's redis-server; .ci/run installs it when missing).
+ * (Debian's redis-server; .ci/run installs it when missing). It can require an ACL user, or TLS
+ * with a certificate openssl makes for the test (Debian's redis-server is built with TLS).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 export interface RedisServer {
   readonly url: string;
@@ -22,13 +26,48 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** How the server lets clients in (default: anyone, no TLS). */
+export interface RedisServerOptions {
+  /** Only this ACL user (the `default` user is turned off): `redis://user:password@…`. */
+  acl?: { user: string; password: string };
+  /** TLS only (no plain port), with this certificate: `rediss://…`. */
+  tls?: TestCerts;
+}
+
+/** A CA and a server certificate for 127.0.0.1 / localhost, made with openssl in a temp directory. */
+export interface TestCerts {
+  dir: string;
+  ca: string;
+  cert: string;
+  key: string;
+}
+
+export function makeTestCerts(): TestCerts {
+  const dir = mkdtempSync(join(tmpdir(), 'tb-tls-'));
+  const at = (f: string) => join(dir, f);
+  const run = (args: string[]) => {
+    const r = spawnSync('openssl', args, { cwd: dir, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`openssl ${args[0]} failed: ${r.error?.message ?? r.stderr}`);
+  };
+  run(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=turnbridge test CA']);
+  run(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=127.0.0.1']);
+  writeFileSync(at('ext.cnf'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
+  run(['x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '2', '-extfile', 'ext.cnf']);
+  return { dir, ca: at('ca.pem'), cert: at('server.pem'), key: at('server.key') };
+}
+
 /** Starts redis-server on `port` (default: a free one) and resolves once it accepts connections. */
-export async function startRedisServer(port?: number): Promise<RedisServer> {
+export async function startRedisServer(port?: number, opts: RedisServerOptions = {}): Promise<RedisServer> {
   if (spawnSync('redis-server', ['--version']).error) {
     throw new Error('redis-server is not installed: apt-get install -y redis-server (.ci/run does this)');
   }
   const p = port ?? (await freePort());
-  const server: ChildProcess = spawn('redis-server', ['--port', String(p), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const args = ['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+  if (opts.tls) {
+    args.push('--port', '0', '--tls-port', String(p), '--tls-cert-file', opts.tls.cert, '--tls-key-file', opts.tls.key, '--tls-ca-cert-file', opts.tls.ca, '--tls-auth-clients', 'no');
+  } else args.push('--port', String(p));
+  if (opts.acl) args.push('--user', 'default', 'off', '--user', opts.acl.user, 'on', `>${opts.acl.password}`, '~*', '&*', '+@all');
+  const server: ChildProcess = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     let out = '';
     server.stdout!.on('data', (d: Buffer) => {
@@ -37,5 +76,6 @@ export async function startRedisServer(port?: number): Promise<RedisServer> {
     });
     server.on('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${out.slice(-500)}`)));
   });
-  return { url: `redis://127.0.0.1:${p}`, port: p, stop: () => void server.kill('SIGKILL') };
+  const auth = opts.acl ? `${encodeURIComponent(opts.acl.user)}:${encodeURIComponent(opts.acl.password)}@` : '';
+  return { url: `${opts.tls ? 'rediss' : 'redis'}://${auth}127.0.0.1:${p}`, port: p, stop: () => void server.kill('SIGKILL') };
 }

@@ -186,6 +186,8 @@ describe('turnbridge doctor', () => {
       const run = await runDoctorCommand({ ...rig.env, REDIS_URL: redis.url, TURNBRIDGE_BUS_KEY: TEST_BUS_KEY });
       assert.equal(run.code, 0, run.stdout);
       assert.match(run.stdout, new RegExp(`✓ Redis at ${redis.url.replace(/[/.]/g, '\\$&')}/? answers \\(write, read, delete\\)`));
+      assert.match(run.stdout, /REDIS_URL has no password, so any process that can reach that Redis can read the bridge's state/, 'a Redis without a password is warned');
+      assert.match(run.stdout, /give Redis a password \(requirepass\) or an ACL user/);
     } finally { redis.stop(); }
   });
 

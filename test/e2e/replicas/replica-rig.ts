@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBridgeState, createRedisStore, type BridgeState, type LedgerRecord } from '../../../src/state/index.js';
-import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
+import { startRedisServer, type RedisServer, type RedisServerOptions } from '../../fakes/redis-server.js';
 import { pollUntil } from '../poll-until.js';
 import { replyOf, startBridgeChild, untilReady, type BridgeChild, type ReplyRecord } from '../crash-child.js';
 import { TEST_BUS_KEY, testBusKey } from '../../fixtures/bus-key.js';
@@ -34,9 +34,14 @@ export interface ReplicaSet {
   close(): Promise<void>;
 }
 
-export async function startReplicaSet(opts: { env: NodeJS.ProcessEnv; config?: string }): Promise<ReplicaSet> {
-  const redis = await startRedisServer();
-  const state = createBridgeState(createRedisStore({ url: redis.url, key: testBusKey() }));
+export async function startReplicaSet(opts: { env: NodeJS.ProcessEnv; config?: string; redis?: RedisServerOptions }): Promise<ReplicaSet> {
+  const redis = await startRedisServer(undefined, opts.redis);
+  // Opened on first use: over TLS this process does not trust the test CA (the replicas get it
+  // through NODE_EXTRA_CA_CERTS, read only at a process's start), so such a test never reads it.
+  let opened: BridgeState | undefined;
+  const state = new Proxy({} as BridgeState, {
+    get: (_t, prop) => Reflect.get(opened ??= createBridgeState(createRedisStore({ url: redis.url, key: testBusKey() })), prop),
+  });
   const children = new Map<string, BridgeChild>();
   const all: BridgeChild[] = [];
   const dirs = new Map<string, string>();
@@ -63,7 +68,7 @@ export async function startReplicaSet(opts: { env: NodeJS.ProcessEnv; config?: s
     async close() {
       if (process.env.TB_CRASH_LOG) all.forEach((c, i) => writeFileSync(join(tmpdir(), `tb-replica-log-${i}.txt`), c.output()));
       await Promise.all(all.map((c) => c.stop()));
-      await state.close().catch(() => undefined);
+      await opened?.close().catch(() => undefined);
       redis.stop();
       for (const d of dirs.values()) {
         rmSync(d, { recursive: true, force: true });
