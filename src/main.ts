@@ -17,6 +17,7 @@ import type { ReplicaBus, SharedSlots, Takeover } from './replicas/index.js';
 import { createLocalPlatform, parseLocalConfig } from './platforms/local/index.js';
 import { dotEnvVars } from './config/bridge-env.js';
 import { withSecretFiles } from './config/secret-files.js';
+import { onParentGone } from './parent-watch.js';
 import { decideSandbox, loadEgressProxy, sandboxFix } from './runner/index.js';
 import { choosePlatforms } from './config/index.js';
 import { metricsExposure, preflightProfiles, startStartupChecks, type StartupCheckRun } from './doctor/index.js';
@@ -349,6 +350,10 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  onParentGone(() => {
+    running.bridge.logger.info('the command that started the bridge is gone');
+    onSignal('SIGTERM');
+  });
 }
 
 function isEntryPoint(): boolean {

@@ -1,0 +1,36 @@
+# turnbridge in a container: Debian (bookworm) with Node 20, bubblewrap for TURNBRIDGE_SANDBOX=bwrap,
+# tini as PID 1 (it forwards SIGTERM to the bridge, which drains, and reaps agent processes),
+# a non-root user, the state in the /data volume and the agents' workspace in /workspace.
+#   docker build -t turnbridge .
+#   docker run --env-file .env -p 3000:3000 -v tb-data:/data turnbridge
+# With Redis and several replicas: compose.yaml. Details: docs/operations.md#docker.
+
+FROM node:20-bookworm-slim AS deps
+WORKDIR /app
+# better-sqlite3 ships prebuilt binaries; the compilers build it where none fits.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund
+
+FROM node:20-bookworm-slim
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends bubblewrap tini ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+RUN useradd --create-home --uid 10001 --shell /usr/sbin/nologin turnbridge \
+ && mkdir -p /data /workspace \
+ && chown turnbridge:turnbridge /data /workspace
+WORKDIR /app
+COPY --from=deps /app/node_modules ./node_modules
+COPY . .
+USER turnbridge
+# HOST=0.0.0.0 so that the port can be published; off loopback the local page asks for its token
+# and /metrics for TURNBRIDGE_METRICS_TOKEN (docs/security.md).
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 TURNBRIDGE_DATA_DIR=/data TURNBRIDGE_WORKSPACE=/workspace
+VOLUME ["/data", "/workspace"]
+EXPOSE 3000
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+ENTRYPOINT ["/usr/bin/tini", "--"]
+CMD ["node", "bin/turnbridge.js", "start"]
