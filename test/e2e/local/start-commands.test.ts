@@ -63,6 +63,8 @@ for (const c of COMMANDS) {
         PATH: process.env.PATH ?? '', HOME: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info',
         TURNBRIDGE_PROFILE: join(FIXTURES, 'stubborn.yaml'), TURNBRIDGE_CONFIG: join(FIXTURES, 'grace.yaml'),
         TURNBRIDGE_DATA_DIR: join(dir, 'data'), TURNBRIDGE_WORKSPACE: join(dir, 'workspace'),
+        // Signals are the subject here; the box has a private /tmp, where this workspace lives.
+        TURNBRIDGE_SANDBOX: 'off',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -74,8 +76,10 @@ for (const c of COMMANDS) {
 
     const url = (await pollUntil(() => /local chat at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)?.[1], 'the local page URL', 60_000, () => out));
     const frames: string[] = [];
+    let events: ReturnType<typeof request> | undefined;
+    t.after(() => events?.destroy());
     const streamClosed = new Promise<void>((resolve) => {
-      request(`${url}local/events?page=drain`, (res) => {
+      events = request(`${url}local/events?page=drain`, (res) => {
         res.setEncoding('utf8');
         res.on('data', (d: string) => frames.push(d));
         res.on('close', () => resolve());
