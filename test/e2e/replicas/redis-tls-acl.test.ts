@@ -51,6 +51,10 @@ describe('two replicas on Redis over TLS with an ACL user', () => {
     const user = new Redis(set.redis.url, { tls, maxRetriesPerRequest: 0 });
     // Both replicas beat over TLS as the ACL user (the bus's ioredis clients).
     assert.deepEqual((await user.keys('tb:replica:*')).sort(), ['tb:replica:tls-0', 'tb:replica:tls-1']);
+    // A client with the password but not the bus key: what it publishes is dropped, and counted.
+    await user.publish('tb:replicas:requests', JSON.stringify({ kind: 'request', rid: 'r', from: 'x', body: {} }));
+    const base = await set.children.get('tls-0')!.url;
+    await set.until(async () => /turnbridge_untrusted_dropped_total\{source="bus",reason="unsigned"\} 1/.test(await (await fetch(`${base}metrics`)).text()), 'the drop counted in /metrics');
     user.disconnect();
   });
 

@@ -153,6 +153,9 @@ discord:
     const inFile = writeYaml(`bus_key: ${TEST_BUS_KEY}\n`);
     assert.match(configError(() => loadConfig({ file: inFile, env: {} })).hint!, /TURNBRIDGE_BUS_KEY_FILE/);
     assert.equal(loadConfig({ env: {}, cwd: dir }).busKey, undefined, 'no Redis, no key needed');
+    const rotating = loadConfig({ env: { REDIS_URL: 'redis://127.0.0.1:6379', TURNBRIDGE_BUS_KEY: TEST_BUS_KEY, TURNBRIDGE_BUS_KEY_PREVIOUS: `${TEST_BUS_KEY}-old` }, cwd: dir });
+    assert.equal(rotating.busKeyPrevious, `${TEST_BUS_KEY}-old`);
+    assert.equal(configError(() => loadConfig({ env: { REDIS_URL: 'redis://127.0.0.1:6379', TURNBRIDGE_BUS_KEY: TEST_BUS_KEY, TURNBRIDGE_BUS_KEY_PREVIOUS: 'short' }, cwd: dir })).field, 'TURNBRIDGE_BUS_KEY_PREVIOUS');
   });
 
   it('shared_max_concurrent / TURNBRIDGE_SHARED_MAX_CONCURRENT: read, range-checked, and refused without REDIS_URL', () => {

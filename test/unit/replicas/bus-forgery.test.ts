@@ -90,6 +90,22 @@ describe('replica bus attacks (real redis-server, a raw ioredis client as the at
     await other.shutdown(1000);
   });
 
+  it('a forged answer to a forwarded request (its id read off the bus) is not taken for the holder\'s', async () => {
+    const drops: string[] = [];
+    const asker = bus('ASK', 'ans', drops);
+    assert.equal(await asker.ready(), true);
+    const listener = new Redis(server.url);
+    listener.on('message', (_ch: string, m: string) => {
+      // What the attacker saw: the request's rid (inside the signed JSON, which is readable).
+      const rid = (JSON.parse(m.slice(m.indexOf('.', 4) + 1)) as { rid: string }).rid;
+      void raw.publish('ans:replicas:answers:ASK', JSON.stringify({ kind: 'answer', rid, from: 'HOLDER', answer: { notes: ['Allowed by @boss'] } }));
+    });
+    await listener.subscribe('ans:replicas:requests');
+    assert.equal(await asker.forward({ id: 'p1' }, 500), undefined, 'nobody holds it: no answer, whatever was published');
+    await pollUntil(() => drops.includes('unsigned'), 'the forged answer dropped', 10_000);
+    listener.disconnect();
+  });
+
   it('a valid message published again is refused (the holder acts once), and so is one sent outside the time window', async () => {
     const drops: string[] = [];
     let skew = 0;
