@@ -4,9 +4,9 @@ const SHELL_SIDE_KEYS = new Set(['command', 'description', 'timeout']);
 /**
  * The command of a shell-like tool input: `input.command` whenever it is a string, whatever else
  * the input holds (Claude Code's Bash also sends run_in_background / dangerouslyDisableSandbox).
- * Rules are keyed on it, so an input with extra fields never falls back to a tool-wide rule.
+ * Thread rules read inputs more strictly (permission-rules.ts: only known side fields).
  */
-export function shellCommandOf(input: Record<string, unknown>): string | undefined {
+function shellCommandOf(input: Record<string, unknown>): string | undefined {
   return typeof input.command === 'string' ? input.command : undefined;
 }
 

@@ -77,6 +77,12 @@ export const PREFIX_SUBCOMMANDS: Readonly<Record<string, readonly string[]>> = {
 };
 /** A prefix rule lists at most this many options; a command with more gets an exact rule. */
 const MAX_RULE_OPTIONS = 12;
+/**
+ * Longest shown text of a prefix or path rule: every platform shows this much whole (an exact
+ * rule may be longer; its meaning is "exactly this input", which the prompt shows above it).
+ * A longer prefix rule becomes an exact one; a longer path gets no rule.
+ */
+export const MAX_RULE_TEXT = 200;
 
 /** Fields of a shell input that do not change what the command may do. */
 const SHELL_SIDE_KEYS = new Set(['command', 'description', 'timeout', 'run_in_background', 'dangerouslyDisableSandbox']);
@@ -116,8 +122,10 @@ function filePathRule(toolName: string, input: Record<string, unknown>, workspac
   const rel = workspacePath(input[fields[0]!], workspace);
   if (!root || rel === undefined) return undefined;
   const parts = rel.split('/');
-  if (parts.length === 1 || parts.some((p) => p.startsWith('.'))) return { kind: 'path', tool: toolName, root, path: rel, tree: false };
-  return { kind: 'path', tool: toolName, root, path: parts.slice(0, -1).join('/'), tree: true };
+  const rule: PermissionRule = parts.length === 1 || parts.some((p) => p.startsWith('.'))
+    ? { kind: 'path', tool: toolName, root, path: rel, tree: false }
+    : { kind: 'path', tool: toolName, root, path: parts.slice(0, -1).join('/'), tree: true };
+  return describeRule(rule).length <= MAX_RULE_TEXT ? rule : undefined;
 }
 
 function commandRule(toolName: string, command: string): PermissionRule {
@@ -129,7 +137,8 @@ function commandRule(toolName: string, command: string): PermissionRule {
   // sorted: the same options show the same rule, whatever order they came in
   const options = [...new Set(rest.filter(isOption))].sort();
   if (options.length > MAX_RULE_OPTIONS) return exact;
-  return { kind: 'prefix', tool: toolName, words: [words[0]!, words[1]!], options };
+  const rule: PermissionRule = { kind: 'prefix', tool: toolName, words: [words[0]!, words[1]!], options };
+  return describeRule(rule).length <= MAX_RULE_TEXT ? rule : exact;
 }
 
 /** The rule "Allow for this thread" adds for this request; undefined = that choice is not offered. */
@@ -183,12 +192,14 @@ export function applies(stored: StoredRule, q: RuleQuery): boolean {
 }
 
 /**
- * Printable ASCII without runs of blanks, quotes, a leading `{` or `:*` reads as itself; anything else is shown
+ * Printable ASCII without runs of blanks, quotes, backticks, a leading `{` or `:*` reads as itself; anything else is shown
  * as a JSON string, so no two rules show the same text (the exact command `git log:*` is not
  * the prefix rule `git log:*`).
  */
 function shown(s: string): string {
-  return /^[!#-z|~](?:[ -~]*[!-~])?$/.test(s) && !/ {2}/.test(s) && !s.includes('"') && !s.includes(':*') ? s : JSON.stringify(s);
+  if (/^[!#-_a-z|~](?:[ -_a-~]*[!-_a-~])?$/.test(s) && !/ {2}/.test(s) && !s.includes('"') && !s.includes(':*')) return s;
+  // no backtick either, so a platform's inline code shows the text whole
+  return JSON.stringify(s).replace(/`/g, '\\u0060');
 }
 
 /** `Bash(npm test:*)`, `Bash(git log:* --oneline)`, `Bash(echo ok > f.txt)`, `Write(src/**)`, `WebFetch({"url":"…"})`. */
@@ -201,7 +212,7 @@ export function describeRule(rule: PermissionRule): string {
     case 'path':
       return `${rule.tool}(${shown(rule.tree ? `${rule.path}/**` : rule.path)})`;
     case 'input':
-      return `${rule.tool}(${rule.input})`;
+      return `${rule.tool}(${rule.input.replace(/`/g, '\\u0060')})`;
   }
 }
 
@@ -216,8 +227,8 @@ export function ruleMeaning(rule: PermissionRule): string {
       return 'exactly this command, byte for byte';
     case 'path':
       return rule.tree
-        ? `${rule.tool} on any file under ${rule.path}/ in the workspace ${rule.root} (not outside it, not through a symlink out, no dot-directories below)`
-        : `${rule.tool} on the file ${rule.path} in the workspace ${rule.root} only`;
+        ? `${rule.tool} on any file under ${shown(`${rule.path}/`)} in the workspace ${shown(rule.root)} (not outside it, not through a symlink out, no dot-directories below)`
+        : `${rule.tool} on the file ${shown(rule.path)} in the workspace ${shown(rule.root)} only`;
     case 'input':
       return 'exactly this input, byte for byte';
   }

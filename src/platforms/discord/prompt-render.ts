@@ -71,7 +71,7 @@ export function renderPrompt(view: PermissionPromptView, ids: CustomIds): Discor
   if (view.state === 'pending') {
     if (view.rule) {
       const whose = view.ruleFor ? ` for <@${view.ruleFor.id}>'s requests` : '';
-      const meaning = view.ruleMeaning ? `: ${oneLine(view.ruleMeaning, 400)}` : '';
+      const meaning = view.ruleMeaning ? `: ${oneLine(view.ruleMeaning, 600)}` : '';
       parts.push(subtext(`“Allow for this thread” adds \`${oneLine(view.rule, 200).replace(/`/g, "'")}\`${whose}, “Allow for everyone in this thread” for anyone's here${meaning}`));
     }
     const facts: string[] = [];

@@ -50,6 +50,23 @@ describe('discord render', () => {
     assert.deepEqual(denied.components, []);
   });
 
+  it("prompts too long with the rule's lines fold the input, never what the rule matches", () => {
+    const meaning = `npm test with any other arguments inside the workspace, ${'m'.repeat(500)} end of meaning`;
+    const view = {
+      promptId: 'p', toolName: 'Bash', description: 'd'.repeat(400), inputPreview: 'x'.repeat(1200), state: 'pending' as const,
+      rule: `Bash(npm test:* ${'-o'.repeat(80)})`, ruleMeaning: meaning, ruleFor: { id: '42' }, deciders: { author: { id: '42' }, users: ['7', '8'], groups: [] },
+    };
+    const body = renderPrompt(view, ids);
+    assert.ok(body.content.length <= 2000, `${body.content.length}`);
+    assert.ok(body.content.includes(`${view.rule}\` for <@42>'s requests`), 'the rule whole');
+    assert.ok(body.content.includes('end of meaning'), 'what it matches, whole');
+    assert.match(body.content, /-# <@42> or an approver \(<@7>, <@8>\) may decide/);
+    assert.equal(body.content.split('```').length, 3, 'the code block is closed');
+    assert.deepEqual(body.components.map((r) => r.components.map((b) => b.label)), [
+      ['Allow once', 'Allow for this thread', 'Deny', 'Deny with reason'], ['Allow for everyone in this thread', 'Show full input'],
+    ]);
+  });
+
   it('mentions become readable; the bot mention goes; indentation stays', () => {
     const names = { botId: '111', user: (id: string) => (id === '222' ? 'Bob' : undefined), role: () => 'ops', channel: () => 'general' };
     assert.equal(readableText('<@111> hi <@!222> <@333> <@&9> <#8>\n    indented', names), 'hi @Bob @333 @ops #general\n    indented');
