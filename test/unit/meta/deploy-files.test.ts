@@ -84,6 +84,9 @@ test('compose.yaml: the bridge from the Dockerfile with Redis, a stop grace long
   assert.equal(bridge.build, '.');
   assert.equal(bridge.command, undefined, 'the image\'s own command (tini + node), not npm');
   assert.equal((bridge.environment as Record<string, string>).REDIS_URL, 'redis://redis:6379');
+  assert.equal((bridge.environment as Record<string, string>).TURNBRIDGE_BUS_KEY_FILE, '/run/secrets/bus_key', 'REDIS_URL needs the bus key');
+  assert.deepEqual(bridge.secrets, ['bus_key']);
+  assert.equal((c as unknown as { secrets: Record<string, { file: string }> }).secrets.bus_key!.file, './bus-key');
   assert.ok(Number.parseInt(String(bridge.stop_grace_period), 10) > 10, 'above shutdown_grace_secs (10 s)');
 });
 
