@@ -6,6 +6,7 @@
  * holds the conversations' HOMEs) is 0710 with the agent's group: the agent may pass through it,
  * never list or read it.
  */
+import { dirname } from 'node:path';
 import { chmodSync, chownSync, closeSync, fstatSync, fchmodSync, lstatSync, mkdirSync, openSync, statSync } from 'node:fs';
 
 /** How a private directory must be: its mode and, for 0710, the group that may pass through. */
@@ -26,16 +27,19 @@ function ours(uid: number): boolean {
   return typeof process.getuid !== 'function' || process.getuid() === uid;
 }
 
-/** `dir` exists with exactly `want` (its parents, when missing, are made 0700). */
+/**
+ * `dir` exists with exactly `want`. Parents it has to make get the same mode (with run_as the
+ * agent must pass through them too, as through `~/.turnbridge` to the default workspace root).
+ */
 export function ensurePrivateDir(dir: string, want: PrivateDirMode = { mode: 0o700 }): PrivateOutcome {
   let outcome: PrivateOutcome = 'kept';
   try {
     mkdirSync(dir, { mode: 0o700 });
     outcome = 'created';
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-      outcome = 'created';
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT' && dirname(dir) !== dir) {
+      ensurePrivateDir(dirname(dir), want);
+      return ensurePrivateDir(dir, want) === 'not-ours' ? 'not-ours' : 'created';
     } else if ((e as NodeJS.ErrnoException).code !== 'EEXIST') {
       throw e;
     }
