@@ -1,4 +1,6 @@
 import pino, { type Logger, type LoggerOptions } from 'pino';
+import pretty from 'pino-pretty';
+import { compactLine } from './log-line.js';
 import { REDACT_PATHS } from './redact-paths.js';
 
 export type { Logger };
@@ -12,6 +14,11 @@ export interface CreateLoggerOptions {
   destination?: pino.DestinationStream;
 }
 
+/** Whether createLogger with these options writes the one-line terminal format (not JSON). */
+export function logsPretty(opts: Pick<CreateLoggerOptions, 'pretty'> = {}): boolean {
+  return opts.pretty ?? (process.stdout.isTTY === true && process.env.NODE_ENV !== 'production');
+}
+
 export function createLogger(opts: CreateLoggerOptions = {}): Logger {
   const options: LoggerOptions = {
     level: opts.level ?? process.env.LOG_LEVEL ?? 'info',
@@ -19,9 +26,14 @@ export function createLogger(opts: CreateLoggerOptions = {}): Logger {
     base: { name: 'turnbridge' },
   };
   if (opts.destination) return pino(options, opts.destination);
-  const pretty = opts.pretty ?? (process.stdout.isTTY === true && process.env.NODE_ENV !== 'production');
-  if (pretty) {
-    return pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'HH:MM:ss', ignore: 'pid,hostname,name' } } });
+  const usePretty = logsPretty(opts);
+  if (usePretty) {
+    // In this thread (not a transport worker), so that the line format can be a function. hideObject:
+    // the fields are in the line already (with singleLine, pino-pretty 13 drops the newline).
+    return pino(options, pretty({
+      colorize: process.env.NO_COLOR === undefined, translateTime: 'HH:MM:ss', ignore: 'pid,hostname,name', hideObject: true,
+      messageFormat: (log, messageKey) => compactLine(log, messageKey),
+    }));
   }
   return pino(options);
 }

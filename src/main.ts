@@ -12,7 +12,7 @@ import { createBusKey, missingBusKey } from './bus-key.js';
 import { isTurnbridgeError, problemLines, TurnbridgeError } from './errors.js';
 import { createHttpServer, type HttpServer } from './http/index.js';
 import { createDelivery, type SharedLimiters } from './delivery/index.js';
-import { createLogger, type Logger } from './log.js';
+import { createLogger, logsPretty, type Logger } from './log.js';
 import type { ReplicaBus, SharedSlots, Takeover } from './replicas/index.js';
 import { createLocalPlatform, parseLocalConfig } from './platforms/local/index.js';
 import { dotEnvVars } from './config/bridge-env.js';
@@ -214,7 +214,8 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
   const notReady = platforms.filter((p) => p.status().state !== 'ready').map((p) => ({ name: p.name, ...p.status() }));
   logger.info({ platforms: names, notReady, url: http.url, profile: config.defaultProfile }, 'platforms live');
 
-  for (const line of securityLines) print(line);
+  // Each is also a log line: on a terminal that line says it already (each warning once).
+  if (opts.logger || !logsPretty()) for (const line of securityLines) print(line);
   if (wanted.local) {
     const hint = wanted.slack || wanted.discord ? ''
       : '\n  to connect Slack set SLACK_BOT_TOKEN + SLACK_APP_TOKEN (docs/slack.md); Discord: DISCORD_TOKEN (docs/discord.md)';

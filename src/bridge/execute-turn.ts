@@ -178,9 +178,12 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
     if (stats) ctx.metrics.deliveryStats(msg.platform, stats);
     ctx.metrics.turnFinished(outcome.kind, ctx.now() - turn.startedAt);
     reactions.end(outcome.kind === 'success' ? 'success' : 'failure');
-    log.info(
+    // A failed turn says why at warn (the agent's error, cut short), so a terminal shows it.
+    const failed = outcome.kind === 'error' || outcome.kind === 'timeout';
+    log[failed ? 'warn' : 'info'](
       {
         outcome: outcome.kind,
+        ...(failed ? { error: outcome.message.length > 300 ? `${outcome.message.slice(0, 300)}…` : outcome.message } : {}),
         exitCode: result.exitCode,
         durationMs: ctx.now() - turn.startedAt,
         agentMs: result.durationMs,

@@ -22,6 +22,13 @@ export interface StartupCheckRun {
   done: Promise<void>;
 }
 
+/**
+ * Security warnings main.ts's checkSecurity has just said at start-up (the sandbox, the access
+ * list, /metrics): in /readyz still, but not logged a second time (each warning once).
+ */
+const SAID_AT_START = [/^agents run unsandboxed/, /^access is /, /^\/metrics /];
+const saidAtStart = (c: CheckResult): boolean => c.section === 'Security' && c.status === 'warn' && SAID_AT_START.some((re) => re.test(c.text));
+
 const line = (c: CheckResult): Line => ({ section: c.section, text: c.text, ...(c.fix ? { fix: c.fix } : {}) });
 
 export function startStartupChecks(config: BridgeConfig, env: NodeJS.ProcessEnv, logger: Logger): StartupCheckRun {
@@ -31,7 +38,7 @@ export function startStartupChecks(config: BridgeConfig, env: NodeJS.ProcessEnv,
     const failed = report.checks.filter((c) => c.status === 'fail');
     const warnings = report.checks.filter((c) => c.status === 'warn');
     state = { state: 'done', ok: report.ok, passed: report.checks.length - failed.length - warnings.length, failed: failed.map(line), warnings: warnings.map(line) };
-    for (const c of [...failed, ...warnings]) log.warn({ section: c.section, fix: c.fix }, `${c.status === 'fail' ? '✗' : '!'} ${c.text}`);
+    for (const c of [...failed, ...warnings.filter((w) => !saidAtStart(w))]) log.warn({ section: c.section, fix: c.fix }, `${c.status === 'fail' ? '✗' : '!'} ${c.text}`);
     log.info({ ok: report.ok, failed: failed.length, warnings: warnings.length }, report.ok ? 'start-up checks passed (turnbridge doctor)' : 'start-up checks found problems: run turnbridge doctor');
   }, (err: unknown) => {
     state = { state: 'error', error: (err as Error)?.message ?? String(err) };

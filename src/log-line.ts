@@ -1,0 +1,31 @@
+/**
+ * One line per log event on a terminal: `[turn] msg key=value …`, without the fields every line
+ * of a turn repeats (platform, conversation, profile, user: said once, on "turn start") or the
+ * audit record's bookkeeping. The JSON lines (not a terminal) keep every field.
+ */
+const HIDDEN = new Set(['level', 'time', 'pid', 'hostname', 'name', 'msg', 'turn', 'turnId', 'component', 'audit', 'kind', 'at', 'id', 'inputSha256', 'promptId']);
+/** What a turn's logger adds to each of its lines. */
+const TURN_CONTEXT = new Set(['platform', 'conversation', 'profile', 'user']);
+
+function value(v: unknown): string {
+  if (typeof v === 'string') return /^[^\s"=]+$/.test(v) ? v : JSON.stringify(v);
+  if (v && typeof v === 'object' && 'message' in v && typeof (v as { message: unknown }).message === 'string') return JSON.stringify((v as { message: string }).message);
+  return JSON.stringify(v);
+}
+
+/** profiles/demo/profile.yaml -> demo */
+function profileName(p: unknown): string {
+  if (typeof p !== 'string') return '';
+  const parts = p.split('/');
+  return parts.at(-1) === 'profile.yaml' && parts.length > 1 ? parts.at(-2)! : parts.at(-1)!;
+}
+
+export function compactLine(log: Record<string, unknown>, messageKey = 'msg'): string {
+  const turn = typeof log.turn === 'string' ? `[${log.turn.slice(0, 8)}] ` : '';
+  const msg = String(log[messageKey] ?? '');
+  const who = msg === 'turn start' ? [log.conversation, profileName(log.profile), log.user].filter(Boolean).map(String) : [];
+  const rest = Object.entries(log)
+    .filter(([k, v]) => !HIDDEN.has(k) && v !== undefined && !(turn && TURN_CONTEXT.has(k)))
+    .map(([k, v]) => `${k}=${k === 'profile' ? profileName(v) : value(v)}`);
+  return [`${turn}${msg}`, ...who, ...rest].join(' ');
+}

@@ -1,0 +1,16 @@
+/** The terminal's log line: the turn's context said once, fields as key=value, errors by their message. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { compactLine } from '../../../src/log-line.js';
+
+const turn = { turn: '0123456789abcdef', platform: 'slack', conversation: 'slack:T1:C1:1.2', profile: '/x/profiles/demo/profile.yaml', user: 'U1' };
+
+test('turn start names the conversation, the profile and the user; later lines of the turn do not', () => {
+  assert.equal(compactLine({ level: 30, time: 1, msg: 'turn start', ...turn, queueWaitMs: 3 }), '[01234567] turn start slack:T1:C1:1.2 demo U1 queueWaitMs=3');
+  assert.equal(compactLine({ level: 40, time: 1, msg: 'turn end', ...turn, outcome: 'error', error: 'boom: it "broke"' }), '[01234567] turn end outcome=error error="boom: it \\"broke\\""');
+});
+
+test('outside a turn the fields stay (the profile by its name); an err shows its message', () => {
+  assert.equal(compactLine({ msg: 'profile loaded', profile: '/x/profiles/echo/profile.yaml', command: 'node' }), 'profile loaded profile=echo command=node');
+  assert.equal(compactLine({ msg: 'platform stop failed', platform: 'slack', err: { type: 'Error', message: 'socket gone', stack: 'Error: …' } }), 'platform stop failed platform=slack err="socket gone"');
+});
