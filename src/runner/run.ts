@@ -91,7 +91,11 @@ export async function run(profile: Profile, turn: TurnInput, handlers: RunHandle
     }
     const files = (turn.attachments ?? []).filter((a) => a.url.startsWith('file:')).map((a) => fileURLToPath(a.url));
     const home = options.dirs?.home !== undefined && launch.env.HOME === options.dirs.home ? options.dirs.home : undefined;
-    const boxed = sandboxArgs(launch, profile, policy!, { ...(home ? { home } : {}), attachments: files, ...(egress ? { egress: { socketPath: egress.socketPath, forwards: loopbackForwards(rules) } } : {}) });
+    // The workspace root holds every conversation's workspace: hidden in the box, the agent's own
+    // (its cwd) bound again, so another conversation's files are not there (docs/security.md).
+    const root = options.dirs?.workspace ? policy!.defaultCwd : undefined;
+    const boxPolicy = root ? { ...policy!, protectedPaths: [...(policy!.protectedPaths ?? []), root] } : policy!;
+    const boxed = sandboxArgs(launch, profile, boxPolicy, { ...(home ? { home } : {}), attachments: files, ...(egress ? { egress: { socketPath: egress.socketPath, forwards: loopbackForwards(rules) } } : {}) });
     exec = { command: boxed.command, args: boxed.args };
     launch = { ...launch, env: { ...launch.env, ...boxed.env } };
   }
