@@ -114,6 +114,9 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
             if (text) turn.reply?.append({ ...chunk, text });
           },
           onSessionId: (id) => void saver.save(id),
+          // Done writing: a live edit now would show the whole answer under "working…" until the
+          // exit lets the final edit out (a busy budget makes that seconds); it waits for it instead.
+          onOutputEnd: () => turn.reply?.outputEnded(),
           onStderr: (chunk) => log.debug({ stderr: chunk }, 'agent stderr'),
           onSpawn: (pid) => {
             log.debug({ pid }, 'agent spawned');

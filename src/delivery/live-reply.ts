@@ -50,6 +50,12 @@ export interface LiveReplyDeps {
   onFinished?: (stats: DeliveryStats) => void;
 }
 
+/**
+ * How long live edits wait once the agent's output ended (LiveReply.outputEnded) for the final
+ * edit: past it (an agent slow to exit) they go out again.
+ */
+export const OUTPUT_END_HOLD_MS = 5_000;
+
 export function createLiveReply(deps: LiveReplyDeps): LiveReply {
   const { surface, conversation, now, logger } = deps;
   const opts = deps.options ?? {};
@@ -349,6 +355,11 @@ export function createLiveReply(deps: LiveReplyDeps): LiveReply {
         after: posted,
         onShown: () => continueBelow(),
       }, render);
+    },
+    outputEnded() {
+      if (mode.kind === 'finished') return;
+      const control = controlOf(mode);
+      for (const slot of control ? [...parts.slots, control] : parts.slots) slot.holdLive(OUTPUT_END_HOLD_MS);
     },
     addNotice(text) {
       if (mode.kind !== 'finished') notices.push(text);

@@ -56,6 +56,9 @@ export class MessageSlot {
   /** The edit in flight (queued in the limiter or sent). */
   private ticket?: EditTicket;
   private timer?: ReturnType<typeof setTimeout>;
+  /** Live edits wait until then (holdLive): the final state is about to come. */
+  private liveHeldUntil = 0;
+  private holdTimer?: ReturnType<typeof setTimeout>;
   private waiters: Array<(ok: boolean) => void> = [];
 
   constructor(
@@ -129,6 +132,24 @@ export class MessageSlot {
 
   private get priority(): RunPriority {
     return priorityOf(this.life);
+  }
+
+  /**
+   * The reply's output ended: for `ms`, live edits wait (a queued one is dropped when its turn
+   * comes, spending no budget) so that the final state (set(…, true)) goes out as the one edit.
+   */
+  holdLive(ms: number): void {
+    this.liveHeldUntil = this.deps.now() + ms;
+    clearTimeout(this.holdTimer);
+    this.holdTimer = setTimeout(() => {
+      this.holdTimer = undefined;
+      this.kick();
+    }, ms);
+    this.holdTimer.unref?.();
+  }
+
+  private get holdingLive(): boolean {
+    return this.priority === 'live' && this.deps.now() < this.liveHeldUntil;
   }
 
   /** Resolves true once the message shows the desired content, false when it gave up. */
@@ -226,6 +247,7 @@ export class MessageSlot {
       }
       return;
     }
+    if (this.holdingLive) return; // the hold's timer kicks again; a final set() kicks at once
     if (this.timer !== undefined) {
       clearTimeout(this.timer);
       this.timer = undefined;
@@ -248,7 +270,7 @@ export class MessageSlot {
         content = this.state.desired;
         this.sending = content;
         await surface.edit(ref, content);
-      }, { priority: this.priority, skipIf: () => ticket.stage === 'superseded' });
+      }, { priority: this.priority, skipIf: () => ticket.stage === 'superseded' || (this.holdingLive && advance(ticket, 'superseded')) });
       if (ticket.stage === 'superseded') return;
       this.deps.stats.edits++;
       this.state.shown = content;

@@ -90,6 +90,11 @@ export interface LiveReply {
    * continues below it (continueBelow()). `render` is called when the post goes out.
    */
   postPrompt(render: PromptRender): PromptPost;
+  /**
+   * The agent will show nothing more (its result came; its exit may take a while): live edits
+   * wait (up to OUTPUT_END_HOLD_MS) so that the edit that shows the last text is the final one.
+   */
+  outputEnded(): void;
   /** Add a notice shown at the end. */
   addNotice(text: string): void;
   /** Write the final state. Always lands the final text (retries through 429s); resolves with stats. */

@@ -72,6 +72,7 @@ export async function run(profile: Profile, turn: TurnInput, handlers: RunHandle
     logger: log,
     onPartial: handlers.onPartial,
     onSessionId: handlers.onSessionId,
+    onOutputEnd: handlers.onOutputEnd,
   });
   const stderr = new StderrTail(options.stderrTailBytes ?? 8192);
 

@@ -27,6 +27,7 @@ export class TurnState {
       logger?: RunLogger;
       onPartial?(chunk: PartialChunk): void;
       onSessionId?(id: string): void;
+      onOutputEnd?(): void;
     },
   ) {}
 
@@ -100,11 +101,13 @@ export class TurnState {
         else {
           this.result = { text: this.cap(e.text) };
           if (e.usage) this.usage = e.usage;
+          this.opts.onOutputEnd?.();
         }
         break;
       case 'error':
         this.error = e.message !== '' ? e.message : 'the agent reported an error without a message';
         if (e.usage) this.usage = e.usage;
+        this.opts.onOutputEnd?.();
         break;
       default:
         break;

@@ -36,6 +36,11 @@ export interface RunHandlers {
   onStderr?(chunk: string): void;
   /** The agent process started (pid). */
   onSpawn?(pid: number): void;
+  /**
+   * The agent's result (or error) event arrived: it will show nothing more, though its process
+   * may take a while to exit (a CLI tearing down). The reply can hold live edits for the final one.
+   */
+  onOutputEnd?(): void;
 }
 
 export interface RunOptions {
