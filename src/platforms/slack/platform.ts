@@ -68,7 +68,7 @@ export function createSlackPlatform(opts: SlackPlatformOptions): SlackPlatform {
   // User groups named in the access, approver and route lists: membership is looked up for these
   // only, for messages, clicks, forms and Stop alike.
   const named = [...(opts.config.access?.allowUsers ?? []), ...(opts.config.access?.admins ?? []), ...opts.config.approvers];
-  const userGroups = namedUserGroups(named, opts.config.routes ?? []);
+  const userGroups = namedUserGroups(named, [...(opts.config.routes ?? []), ...(opts.config.dm ? [opts.config.dm] : [])]);
   const logger = opts.logger.child({ platform: 'slack' });
   const boltLogger = boltLoggerFrom(logger);
 
