@@ -201,6 +201,9 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
       toolName: req.request.toolName, input: req.request.input, requester: { platform: req.surface.platform, user: req.author }, workspace: req.workspace,
     });
     if (!hit) return undefined;
+    // approvals: approvers: a rule the author set themselves (before that applied here) is not
+    // another person's Allow, so it does not answer for them.
+    if (req.approvers?.approvals === 'approvers' && samePerson({ platform: hit.setBy.platform, user: hit.setBy }, { platform: req.surface.platform, user: req.author })) return undefined;
     const line = autoAllowLine(hit);
     opts.audit?.record({
       at: now(),

@@ -9,6 +9,7 @@ import { createRuleStore } from '../../../src/bridge/rule-store.js';
 import { createSqliteStore } from '../../../src/state/index.js';
 import type { ActionEvent, PromptForm } from '../../../src/bridge/types.js';
 import type { UserRef } from '../../../src/delivery/surface.js';
+import type { Approvals } from '../../../src/bridge/api.js';
 import type { PermissionRequest } from '../../../src/protocol/types.js';
 import { silentLogger } from '../../../src/log.js';
 import { createRecordingSurface } from '../../fakes/recording-surface.js';
@@ -31,10 +32,10 @@ export function rig(opts: { groupMembers?: Record<string, string[]> } = {}) {
   const broker = createPermissionBroker({ approvers: [], logger: silentLogger, idFactory: () => `p${++n}`, rules, audit, now: () => clock });
   const delivery = createDelivery(surface);
   const lines: string[] = [];
-  const ask = (request: PermissionRequest, over: { groups?: string[]; thread?: string; author?: UserRef; workspace?: string } = {}) => broker.request({
+  const ask = (request: PermissionRequest, over: { groups?: string[]; thread?: string; author?: UserRef; workspace?: string; approvals?: Approvals } = {}) => broker.request({
     turnId: 't1', surface, post: (render) => delivery.prompt(conv('C1', over.thread ?? 'th1'), render),
     conversation: conv('C1', over.thread ?? 'th1'), author: over.author ?? ANA, request, signal: new AbortController().signal,
-    timeoutMs: 60_000, log: silentLogger, approvers: { users: [], groups: over.groups ?? [] }, onAutoAllowed: (l) => lines.push(l),
+    timeoutMs: 60_000, log: silentLogger, approvers: { users: [], groups: over.groups ?? [], ...(over.approvals ? { approvals: over.approvals } : {}) }, onAutoAllowed: (l) => lines.push(l),
     ...(over.workspace ? { workspace: over.workspace } : {}),
   });
   const act = (action: ActionEvent['action'], id: string, user = ANA) => {

@@ -9,6 +9,7 @@ import { mayDecide, policyFor } from '../../../src/bridge/approvers.js';
 import type { AccessGrants } from '../../../src/bridge/access-grants.js';
 import type { BridgeConfig, RouteConfig } from '../../../src/bridge/api.js';
 import { placeOf, routeMessage } from '../../../src/bridge/routing.js';
+import { bash, rig } from './broker-rig.js';
 import { makeConfig, makeMsg } from './helpers.js';
 
 const OPS = '/profiles/ops.yaml';
@@ -87,5 +88,25 @@ describe('routes hold everywhere', () => {
     assert.equal(await authorMayAllow(config, dm()), false);
     assert.equal(routeMessage(config, inChannel('C0GEN')).route?.approvalTimeoutSecs, 30);
     assert.equal(await authorMayAllow(makeConfig({}), dm()), true, 'by default the author decides');
+  });
+});
+
+describe('approvals: approvers and thread rules', () => {
+  it('a rule the author set before approvals: approvers applied does not answer their requests: they are asked again', async () => {
+    const r = rig();
+    const first = r.ask(bash('npm test'));
+    await r.posted(1);
+    await r.act('allow_thread', 'p1').run();
+    assert.deepEqual(await first, { behavior: 'allow' });
+    await r.broker.idle();
+    assert.deepEqual(await r.ask(bash('npm test -- a')), { behavior: 'allow' }, 'with approvals: author the rule answers');
+    const strict = r.ask(bash('npm test -- b'), { approvals: 'approvers' });
+    await r.posted(2);
+    assert.equal(r.surface.prompts()[1]!.view.deciders?.approvals, 'approvers', 'a prompt, saying an approver must decide');
+    const own = r.act('allow', 'p2');
+    await own.run();
+    assert.match(own.told[0] ?? '', /An approver must allow this/);
+    await r.act('deny', 'p2').run();
+    assert.equal((await strict).behavior, 'deny');
   });
 });
