@@ -284,9 +284,9 @@ async function listen(http: HttpServer, config: BridgeConfig): Promise<void> {
     await http.listen();
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code !== 'EADDRINUSE' && code !== 'EACCES' && code !== 'EADDRNOTAVAIL') throw err;
-    throw new TurnbridgeError('TB_CONFIG_INVALID', `cannot listen on ${config.host}:${config.port} (${code})`, {
-      field: 'PORT',
+    if (code !== 'EADDRINUSE' && code !== 'EACCES' && code !== 'EADDRNOTAVAIL' && code !== 'ENOTFOUND' && code !== 'EAI_AGAIN') throw err;
+    throw new TurnbridgeError('TB_CONFIG_INVALID', `cannot listen on ${config.host}:${config.port} (${code === 'ENOTFOUND' ? `${code}: no such host` : code})`, {
+      field: code === 'EADDRINUSE' ? 'PORT' : 'HOST',
       found: config.port,
       hint: code === 'EADDRINUSE'
         ? `another process uses port ${config.port}: stop it, or set PORT to a free port (PORT=0 picks one)`

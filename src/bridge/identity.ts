@@ -33,16 +33,12 @@ export function parseIdentity(raw: string): string | undefined {
   return FORMS.some((f) => f.re.test(canonical)) ? canonical : undefined;
 }
 
-/**
- * Approver lists written before platforms were named (TURNBRIDGE_APPROVERS=U0123,8035…): a Slack
- * id (U…/W…/S…) or a Discord snowflake is unambiguous, so it is read as such; anything else must
- * say its platform.
- */
-export function parseLegacyId(raw: string): string | undefined {
+/** For the error on a bare id: the `platform:id` it most likely means (a Slack id or a Discord snowflake). */
+export function guessIdentity(raw: string): string | undefined {
   const s = raw.trim();
   if (/^[UWS][A-Z0-9]+$/.test(s)) return `slack:${s}`;
-  if (/^\d{5,25}$/.test(s)) return `discord:${s}`;
-  return parseIdentity(s);
+  if (/^\d{17,20}$/.test(s)) return `discord:${s}`;
+  return undefined;
 }
 
 /** Every `platform:id` a person answers to: their user id and their groups / roles. */

@@ -1,4 +1,5 @@
 import { TurnbridgeError, describeFieldError } from '../errors.js';
+import { isIP } from 'node:net';
 
 /** Where a value came from, for error messages: a config file path, or the environment. */
 export interface Source {
@@ -81,4 +82,23 @@ export function checkKnownKeys(src: Source, where: string, obj: Record<string, u
       fail(src, field, key, `one of the known keys: ${known.join(', ')}`, 'remove it or fix its spelling (see turnbridge.example.yaml)');
     }
   }
+}
+
+/**
+ * A bind address: an IPv4 or IPv6 literal (`[::1]` too) or a host name. Something that looks like
+ * an IPv4 address but is not one (`0.0.0.0x`, `127.0.0.256`) is a typo, not a name to look up.
+ */
+export function checkHost(src: Source, field: string, v: unknown): string {
+  const s = checkString(src, field, v);
+  const bare = s.replace(/^\[|\]$/g, '');
+  const expected = 'an IP address (127.0.0.1, 0.0.0.0, ::1) or a host name of this machine';
+  if (isIP(bare) !== 0) return s;
+  if (/^[\d.]+[^\d.]?[\d.]*$/.test(bare) && /^\d/.test(bare)) fail(src, field, s, expected, `it looks like an IP address but is not one: did you mean ${closestIp(bare)}?`);
+  if (!/^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/.test(bare)) fail(src, field, s, expected);
+  return s;
+}
+
+function closestIp(s: string): string {
+  const digits = s.replace(/[^\d.]/g, '');
+  return isIP(digits) !== 0 ? digits : '127.0.0.1 (this machine only) or 0.0.0.0 (every interface)';
 }

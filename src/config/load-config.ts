@@ -7,6 +7,7 @@ import { TurnbridgeError, yamlErrorText } from '../errors.js';
 import { DEFAULTS, LOG_LEVELS, PLATFORM_KEYS, defaultProfilePath } from './defaults.js';
 import {
   type Source,
+  checkHost,
   checkInt,
   checkKnownKeys,
   checkPositive,
@@ -107,7 +108,7 @@ function fromFile(raw: Record<string, unknown>, file: string): Values {
   const path = (field: string, v: unknown) => resolve(base, checkString(src, field, v));
   if (raw.default_profile !== undefined) out.defaultProfile = path('default_profile', raw.default_profile);
   if (raw.routes !== undefined) out.routes = parseRoutes(src, raw.routes, base);
-  if (raw.approvers !== undefined) out.approvers = checkIdentityList(src, 'approvers', raw.approvers, true);
+  if (raw.approvers !== undefined) out.approvers = checkIdentityList(src, 'approvers', raw.approvers);
   if (raw.approvals !== undefined) out.approvals = checkApprovals(src, 'approvals', raw.approvals);
   if (raw.dm !== undefined && raw.dm !== null) out.dm = parseDmRoute(src, raw.dm, base);
   if (raw.queue_depth !== undefined) out.queueDepth = checkInt(src, 'queue_depth', raw.queue_depth, 0, 1000);
@@ -118,7 +119,7 @@ function fromFile(raw: Record<string, unknown>, file: string): Values {
   }
   if (raw.data_dir !== undefined) out.dataDir = path('data_dir', raw.data_dir);
   if (raw.redis_url !== undefined) out.redisUrl = checkRedisUrl(src, 'redis_url', raw.redis_url);
-  if (raw.host !== undefined) out.host = checkString(src, 'host', raw.host);
+  if (raw.host !== undefined) out.host = checkHost(src, 'host', raw.host);
   if (raw.port !== undefined) out.port = checkInt(src, 'port', raw.port, 0, 65_535);
   if (raw.shutdown_grace_secs !== undefined) out.shutdownGraceSecs = checkPositive(src, 'shutdown_grace_secs', raw.shutdown_grace_secs, 3600);
   if (raw.log_level !== undefined) out.logLevel = checkLogLevel(src, 'log_level', raw.log_level);
@@ -181,7 +182,7 @@ function fromEnv(env: NodeJS.ProcessEnv, cwd: string): Omit<Values, 'dm'> {
   const dataDir = val('TURNBRIDGE_DATA_DIR');
   if (dataDir) out.dataDir = resolve(cwd, dataDir);
   const host = val('HOST');
-  if (host) out.host = host;
+  if (host) out.host = checkHost(src, 'HOST', host);
   const port = val('PORT');
   if (port) out.port = checkInt(src, 'PORT', port, 0, 65_535);
   const redis = val('REDIS_URL');
@@ -201,7 +202,7 @@ function fromEnv(env: NodeJS.ProcessEnv, cwd: string): Omit<Values, 'dm'> {
   const depth = val('TURNBRIDGE_QUEUE_DEPTH');
   if (depth) out.queueDepth = checkInt(src, 'TURNBRIDGE_QUEUE_DEPTH', depth, 0, 1000);
   const approvers = val('TURNBRIDGE_APPROVERS');
-  if (approvers) out.approvers = checkIdentityList(src, 'TURNBRIDGE_APPROVERS', approvers, true);
+  if (approvers) out.approvers = checkIdentityList(src, 'TURNBRIDGE_APPROVERS', approvers);
   const approvals = val('TURNBRIDGE_APPROVALS');
   if (approvals) out.approvals = checkApprovals(src, 'TURNBRIDGE_APPROVALS', approvals);
   const permTimeout = val('TURNBRIDGE_PERMISSION_TIMEOUT_SECS');

@@ -6,7 +6,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { AccessConfig, AgentConfig, LimitsConfig } from '../bridge/api.js';
-import { IDENTITY_FORMS, parseIdentity, parseLegacyId } from '../bridge/identity.js';
+import { IDENTITY_FORMS, guessIdentity, parseIdentity } from '../bridge/identity.js';
 import { type Source, checkId, checkInt, checkKnownKeys, checkString, fail, isRecord, splitCommaList } from './field-checks.js';
 
 export const SECURITY_KEYS = ['access', 'limits', 'agent', 'allowed_hosts'] as const;
@@ -34,14 +34,18 @@ export function defaultLimits(maxConcurrent: number): LimitsConfig {
   return { runningPerUser: 2, waitingPerUser: 5, waiting: 100, promptWaits: maxConcurrent };
 }
 
-/** A list of `platform:id` entries; `legacy` also reads bare Slack ids and Discord snowflakes. */
-export function checkIdentityList(src: Source, field: string, v: unknown, legacy = false): string[] {
+/**
+ * A list of `platform:id` entries, the one form for access lists, admins and approvers: a bare id
+ * is refused with the `platform:id` it most likely means.
+ */
+export function checkIdentityList(src: Source, field: string, v: unknown): string[] {
   const items = typeof v === 'string' ? splitCommaList(v) : v;
   if (!Array.isArray(items)) fail(src, field, v, `a list of platform:id entries (${IDENTITY_FORMS})`);
   return items.map((item, i) => {
     const s = checkId(src, `${field}[${i}]`, item);
-    const id = legacy ? parseLegacyId(s) : parseIdentity(s);
-    if (!id) fail(src, typeof v === 'string' ? field : `${field}[${i}]`, s, `platform:id, one of ${IDENTITY_FORMS}`);
+    const id = parseIdentity(s);
+    const guess = id ? undefined : guessIdentity(s);
+    if (!id) fail(src, typeof v === 'string' ? field : `${field}[${i}]`, s, `platform:id, one of ${IDENTITY_FORMS}`, guess ? `write it as ${guess}` : undefined);
     return id;
   });
 }

@@ -13,7 +13,7 @@ import { loadProfile, type Profile } from '../profile/index.js';
 import { AGENT_CLIS } from './agent-clis.js';
 import { findCommand } from './find-command.js';
 import { agentPlace, findProfileCommand, namedBy, profileLaunch, profilePaths, type AgentPlace, type ProfileLaunch } from './profile-preflight.js';
-import { fail, pass, type CheckResult } from './types.js';
+import { fail, pass, warn, type CheckResult } from './types.js';
 
 const S = 'Profiles';
 
@@ -67,6 +67,9 @@ async function checkProfile(path: string, env: NodeJS.ProcessEnv, place: AgentPl
   } catch (e) {
     out.push(failed(name, path, e, `install it, or fix \`command\` in ${name}`, who));
   }
+  const unset = [...new Set(launch.unset)];
+  if (unset.length > 0) out.push(pass(S, `${name}: not set in the bridge's environment, so the agent gets an empty value: ${unset.map((v) => `\${${v}}`).join(', ')}`));
+  for (const w of launch.warnings) out.push(warn(S, `${name}: ${w}`, 'add the variable to env_allowlist in the profile, or remove it from env'));
   const cli = profile.name ? AGENT_CLIS[profile.name] : undefined;
   if (cli) {
     const binName = launch.env[cli.binEnv] || cli.bin;

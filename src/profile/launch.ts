@@ -25,6 +25,7 @@ function expandHome(p: string): string {
  */
 export function resolveLaunch(profile: Profile, ctx: LaunchContext, bridgeEnv: NodeJS.ProcessEnv = process.env, defaultCwd = process.cwd()): LaunchSpec {
   const warnings: string[] = [];
+  const unset: string[] = [];
   const values: PlaceholderValues = { SESSION_ID: ctx.sessionId, SESSION_NAME: ctx.sessionName, PROFILE_DIR: profile.dir };
 
   const env: Record<string, string> = {};
@@ -36,7 +37,8 @@ export function resolveLaunch(profile: Profile, ctx: LaunchContext, bridgeEnv: N
     env[name] = expandEnvValue(template, values, {
       env: bridgeEnv,
       allowlist: profile.envAllowlist,
-      onBlocked: (v) => warnings.push(`env_allowlist blocked \${${v}} in env.${name}; expanded to empty`),
+      onBlocked: (v) => warnings.push(`env.${name}: \${${v}} is set in the bridge's environment but not in env_allowlist, so the agent gets an empty value; add ${v} to env_allowlist to pass it`),
+      onUnset: (v) => unset.push(v),
     });
   }
 
@@ -66,5 +68,6 @@ export function resolveLaunch(profile: Profile, ctx: LaunchContext, bridgeEnv: N
     cwd,
     env,
     warnings,
+    unset,
   };
 }

@@ -21,20 +21,26 @@ export function substitutePlaceholders(template: string, values: PlaceholderValu
 export interface VarLookup {
   /** The bridge environment. */
   env: NodeJS.ProcessEnv;
-  /** When set, names outside it expand to '' and are reported through onBlocked. */
+  /** When set, names outside it expand to '' and are reported through onBlocked (only those the environment has). */
   allowlist?: readonly string[];
   onBlocked?(name: string): void;
+  /** A name the environment does not have: it expands to '' (an unset variable, allowed or not, is no policy block). */
+  onUnset?(name: string): void;
 }
 
 export function expandEnvValue(template: string, values: PlaceholderValues, lookup: VarLookup): string {
   return template.replace(PLACEHOLDER_OR_VAR, (whole, name: string | undefined, varName: string | undefined) => {
     if (name !== undefined) return placeholder(name, values, whole);
     const v = varName as string;
+    if (lookup.env[v] === undefined) {
+      lookup.onUnset?.(v);
+      return '';
+    }
     if (lookup.allowlist && !lookup.allowlist.includes(v)) {
       lookup.onBlocked?.(v);
       return '';
     }
-    return lookup.env[v] ?? '';
+    return lookup.env[v]!;
   });
 }
 

@@ -49,4 +49,6 @@ export interface LaunchSpec {
   env: Record<string, string>;
   /** Human-readable warnings (env_allowlist blocks, executor fallback). */
   warnings: string[];
+  /** ${VAR}s in env values the bridge environment does not have: they expand to an empty value (doctor lists them). */
+  unset: string[];
 }

@@ -7,7 +7,7 @@ import type { AccessConfig, RouteConfig } from '../../../src/bridge/api.js';
 import { checkAccess } from '../../../src/bridge/access.js';
 import { createAccessGrants } from '../../../src/bridge/access-grants.js';
 import { mayDecide } from '../../../src/bridge/approvers.js';
-import { parseIdentity, parseLegacyId } from '../../../src/bridge/identity.js';
+import { guessIdentity, parseIdentity } from '../../../src/bridge/identity.js';
 import type { InboundMessage } from '../../../src/bridge/types.js';
 import { silentLogger } from '../../../src/log.js';
 import { makeMsg } from './helpers.js';
@@ -103,9 +103,9 @@ describe('identities and decisions', () => {
     assert.equal(parseIdentity('discord:80351110224678912'), 'discord:80351110224678912');
     assert.equal(parseIdentity('discord:ROLE:123456'), 'discord:role:123456');
     for (const bad of ['U0123', 'slack:', 'discord:abc', 'teams:1', 'slack:U0123,x']) assert.equal(parseIdentity(bad), undefined, bad);
-    assert.equal(parseLegacyId('U0123'), 'slack:U0123');
-    assert.equal(parseLegacyId('80351110224678912'), 'discord:80351110224678912');
-    assert.equal(parseLegacyId('local-user'), undefined);
+    assert.equal(guessIdentity('U0123'), 'slack:U0123');
+    assert.equal(guessIdentity('80351110224678912'), 'discord:80351110224678912');
+    assert.equal(guessIdentity('local-user'), undefined);
   });
 
   it('a click is matched on (platform, id); approvals: approvers keeps Allow for approvers, Deny and Stop stay the author\'s', async () => {

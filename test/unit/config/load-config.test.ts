@@ -47,7 +47,7 @@ describe('loadConfig', () => {
       env: {
         TURNBRIDGE_PROFILE: 'p/profile.yaml', TURNBRIDGE_DATA_DIR: '/var/tb', HOST: '0.0.0.0', PORT: '8080',
         REDIS_URL: 'redis://127.0.0.1:6379', TURNBRIDGE_BUS_KEY: TEST_BUS_KEY, LOG_LEVEL: 'DEBUG', TURNBRIDGE_MAX_CONCURRENT: '2',
-        TURNBRIDGE_QUEUE_DEPTH: '0', TURNBRIDGE_APPROVERS: 'U1, U2,,discord:role:12345, 80351110224678912', TURNBRIDGE_PERMISSION_TIMEOUT_SECS: '30',
+        TURNBRIDGE_QUEUE_DEPTH: '0', TURNBRIDGE_APPROVERS: 'slack:U1, slack:U2,,discord:role:12345, discord:80351110224678912', TURNBRIDGE_PERMISSION_TIMEOUT_SECS: '30',
       },
     });
     assert.equal(c.defaultProfile, join(dir, 'p', 'profile.yaml'));
@@ -58,7 +58,7 @@ describe('loadConfig', () => {
     assert.equal(c.logLevel, 'debug');
     assert.equal(c.maxConcurrent, 2);
     assert.equal(c.queueDepth, 0);
-    assert.deepEqual(c.approvers, ['slack:U1', 'slack:U2', 'discord:role:12345', 'discord:80351110224678912'], 'bare Slack ids and snowflakes read as such');
+    assert.deepEqual(c.approvers, ['slack:U1', 'slack:U2', 'discord:role:12345', 'discord:80351110224678912']);
     assert.equal(c.permissionTimeoutSecs, 30);
   });
 
@@ -72,7 +72,7 @@ routes:
     allow_users: [U1, 1234567890123456789]
     options: { reply: inline }
   - profile: /abs/p.yaml
-approvers: [U9]
+approvers: [slack:U9]
 queue_depth: 2
 max_concurrent: 8
 permission_timeout_secs: 0.5

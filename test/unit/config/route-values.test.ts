@@ -63,3 +63,30 @@ describe('route values', () => {
     assert.match(e.message, /at line \d+, column \d+$/);
   });
 });
+
+describe('HOST', () => {
+  it('HOST=0.0.0.0x is a configuration error with the address it probably means, not a raw getaddrinfo stack', () => {
+    const e = configError(() => loadConfig({ env: { HOST: '0.0.0.0x' } }), 'TB_CONFIG_INVALID');
+    assert.equal(e.field, 'HOST');
+    assert.match(e.message, /expected an IP address \(127\.0\.0\.1, 0\.0\.0\.0, ::1\) or a host name of this machine/);
+    assert.equal(problemLines(e).fix, 'it looks like an IP address but is not one: did you mean 0.0.0.0?');
+    assert.equal(configError(() => loadConfig({ env: { HOST: 'bad host' } })).field, 'HOST');
+  });
+
+  it('IP literals and host names pass', () => {
+    for (const h of ['127.0.0.1', '0.0.0.0', '::1', '[::1]', 'localhost', 'bridge.internal']) assert.equal(loadConfig({ env: { HOST: h } }).host, h);
+  });
+});
+
+describe('people lists', () => {
+  it('a bare id is refused the same way in TURNBRIDGE_ALLOW_USERS and in approvers, with the platform:id it means', () => {
+    for (const [name, env] of [['TURNBRIDGE_ALLOW_USERS', { TURNBRIDGE_ALLOW_USERS: 'U0123' }], ['TURNBRIDGE_APPROVERS', { TURNBRIDGE_APPROVERS: 'U0123' }]] as const) {
+      const e = configError(() => loadConfig({ env }), 'TB_CONFIG_INVALID');
+      assert.equal(e.field, name);
+      assert.equal(problemLines(e).fix, 'write it as slack:U0123');
+    }
+    const file = join(dir, 'approvers.yaml');
+    writeFileSync(file, 'approvers: ["80351110224678912"]\n');
+    assert.equal(problemLines(configError(() => loadConfig({ file, env: {} }))).fix, 'write it as discord:80351110224678912');
+  });
+});

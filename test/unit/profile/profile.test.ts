@@ -133,7 +133,15 @@ test('env_allowlist: names not listed expand to empty with a warning', () => {
   const l = resolveLaunch(p, ctx, { ALLOWED: 'yes', AWS_SECRET_ACCESS_KEY: 'no' });
   assert.equal(l.env.A, 'yes');
   assert.equal(l.env.B, '');
-  assert.ok(l.warnings.some((w) => w.includes('env_allowlist blocked ${AWS_SECRET_ACCESS_KEY}')));
+  assert.deepEqual(l.warnings, ['env.B: ${AWS_SECRET_ACCESS_KEY} is set in the bridge\'s environment but not in env_allowlist, so the agent gets an empty value; add AWS_SECRET_ACCESS_KEY to env_allowlist to pass it']);
+});
+
+test('an unset variable is not a policy block: it is listed as unset, allowlisted or not', () => {
+  const p = parseProfile('command: node\nenv:\n  A: "${ALLOWED_BUT_UNSET}"\n  B: "${NOT_LISTED_AND_UNSET}"\nenv_allowlist: [ALLOWED_BUT_UNSET]\n', join(tmp, 'p.yaml'));
+  const l = resolveLaunch(p, ctx, {});
+  assert.deepEqual([l.env.A, l.env.B], ['', '']);
+  assert.deepEqual(l.warnings, [], 'no "blocked" wording for a variable that is not there');
+  assert.deepEqual(l.unset, ['ALLOWED_BUT_UNSET', 'NOT_LISTED_AND_UNSET']);
 });
 
 test('cwd: absolute as is, relative to the profile dir, ~ expanded, default the bridge cwd, missing is an error', () => {
