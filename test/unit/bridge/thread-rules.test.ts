@@ -17,7 +17,7 @@ import { createRuleStore } from '../../../src/bridge/rule-store.js';
 import type { PermissionRequest } from '../../../src/protocol/types.js';
 import { logCapture } from '../../fakes/log-capture.js';
 import { bash, rig } from './broker-rig.js';
-import { ANA, BOB, conv, waitFor } from './helpers.js';
+import { ANA, BOB, BOSS, conv, waitFor } from './helpers.js';
 
 const ws = realpathSync(mkdtempSync(join(tmpdir(), 'tb-rules-ws-')));
 const outside = realpathSync(mkdtempSync(join(tmpdir(), 'tb-rules-out-')));
@@ -123,6 +123,23 @@ describe('thread rules: the attacks of issue 22 are asked about again', () => {
     const label = 'Bash(npm test:*) for everyone in this thread';
     assert.deepEqual(audit.flatMap((e) => (e.kind === 'decision' ? [[e.source, e.rule]] : [])).slice(0, 2), [['thread', label], ['rule', label]]);
     assert.ok(audit.some((e) => e.kind === 'rule-added' && e.rule === label && e.setBy.platform === 'test'), 'the rule added, for whom, in the trail');
+  });
+
+  it("an approver's rule on bob's prompt answers bob's requests, not the approver's", async () => {
+    const r = rig({ groupMembers: { S_OPS: ['U_BOSS'] } });
+    const first = r.ask(bash('npm test'), { author: BOB, groups: ['S_OPS'] });
+    await r.posted(1);
+    assert.deepEqual(r.surface.prompts()[0]!.view.ruleFor, BOB);
+    await r.act('allow_thread', 'p1', BOSS).run();
+    assert.deepEqual(await first, { behavior: 'allow' });
+    const [stored] = await r.rules.list(KEY);
+    assert.deepEqual([stored!.scope, stored!.setBy.id], [{ kind: 'person', person: { platform: 'test', id: 'U_BOB', name: 'bob' } }, 'U_BOSS']);
+    assert.deepEqual(await r.ask(bash('npm test src'), { author: BOB }), { behavior: 'allow' });
+    assert.deepEqual(r.lines, ['auto-allowed Bash: npm test, rule set by @boss']);
+    const boss = r.ask(bash('npm test'), { author: BOSS });
+    await r.posted(2);
+    r.broker.expireAll();
+    await boss;
   });
 
   it('the same id on another platform is someone else', async () => {
