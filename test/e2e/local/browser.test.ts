@@ -122,8 +122,10 @@ test('the local page: streamed reply, the five prompt choices, rules, Stop, /new
     for (const dir of [dataDir, userDataDir, demoRoot]) rmSync(dir, { recursive: true, force: true });
   });
 
+  // The agent box is off here: its private /tmp would hide DEMO_STATE_DIR (under tmpdir), and the
+  // demo counts its turns there (the box has its own tests: test/e2e sandbox and spy tests).
   running = await startTurnbridge({
-    env: { HOST: '127.0.0.1', PORT: '0', TURNBRIDGE_DATA_DIR: dataDir, TURNBRIDGE_WORKSPACE: workspace, TURNBRIDGE_PROFILE: DEMO, TURNBRIDGE_CONFIG: '', LOG_LEVEL: 'silent' },
+    env: { HOST: '127.0.0.1', PORT: '0', TURNBRIDGE_DATA_DIR: dataDir, TURNBRIDGE_WORKSPACE: workspace, TURNBRIDGE_PROFILE: DEMO, TURNBRIDGE_CONFIG: '', LOG_LEVEL: 'silent', TURNBRIDGE_SANDBOX: 'off' },
     logger: silentLogger,
     print: () => {},
   });
