@@ -18,6 +18,7 @@ import { createLocalPlatform, parseLocalConfig } from './platforms/local/index.j
 import { dotEnvVars } from './config/bridge-env.js';
 import { withSecretFiles } from './config/secret-files.js';
 import { onParentGone } from './parent-watch.js';
+import { usageLine } from './cli/help.js';
 import { decideSandbox, loadEgressProxy, sandboxFix } from './runner/index.js';
 import { choosePlatforms } from './config/index.js';
 import { metricsExposure, preflightProfiles, startStartupChecks, type StartupCheckRun } from './doctor/index.js';
@@ -296,7 +297,7 @@ async function listen(http: HttpServer, config: BridgeConfig): Promise<void> {
   }
 }
 
-const USAGE = 'usage: turnbridge start [--config FILE] [--host HOST] [--port PORT] [--local]';
+const USAGE = usageLine('start');
 
 function parseMainArgs(argv: string[]): { configFile?: string; env: Record<string, string> } {
   let values: { config?: string; host?: string; port?: string; local?: boolean };

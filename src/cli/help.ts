@@ -7,7 +7,7 @@ const USAGE: Record<CommandName | 'main', string> = {
   main: 'usage: turnbridge <run|chat|start|doctor|audit|allow> [options]   (turnbridge --help, turnbridge <command> --help)',
   run: 'usage: turnbridge run <profile> --message TEXT [--session ID] [--session-name NAME] [--attach URL]... [--no-stream] [--json]',
   chat: 'usage: turnbridge chat <profile> [--session ID] [--session-name NAME] [--no-stream]',
-  start: 'usage: turnbridge start [bridge options]',
+  start: 'usage: turnbridge start [--config FILE] [--host HOST] [--port PORT] [--local]',
   doctor: 'usage: turnbridge doctor [--json] [--config FILE]',
   audit: 'usage: turnbridge audit [--since 24h] [--json] [--config FILE]',
   allow: ALLOW_USAGE,
@@ -96,8 +96,14 @@ bridge (data_dir, or Redis when REDIS_URL is set) and changes nothing. Records a
 
 ${USAGE.start}
 
-The configuration comes from the environment and the bridge config file; see the README and
-docs/operations.md. Stop with Ctrl-C or SIGTERM.
+  -c, --config FILE  the bridge config file (default ./turnbridge.yaml when present; TURNBRIDGE_CONFIG wins)
+      --host HOST    the address to listen on (HOST; default 127.0.0.1)
+  -p, --port PORT    the port (PORT; default 3000; 0 picks a free one)
+      --local        serve the local chat page even when Slack or Discord tokens are set (TURNBRIDGE_LOCAL=1)
+
+The rest of the configuration comes from the environment (and ./.env) and the config file; see
+docs/operations.md. Every profile it names is checked first: a broken one stops the start. Stop
+with Ctrl-C or SIGTERM (running turns are finalized as "interrupted").
 `,
   doctor: `Check the setup that \`turnbridge start\` would use and say what to fix.
 

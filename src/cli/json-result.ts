@@ -4,6 +4,8 @@ import type { PartialChunk, Usage } from '../protocol/types.js';
 /**
  * The public, stable `turnbridge run --json` object. Key order and shape are part of the
  * contract: {"reply","session_id","error","exit_code","partials":[{"text","role"?}],"notices":[],"usage"?}.
+ * `reply` is the whole text a person sees: the output partials (not "thinking") in order, then
+ * the body the agent sent at the end; `partials` keeps the stream as it came.
  * `notices` is always present: what the chat would show beside the reply (an oversized event
  * dropped, the reply truncated), so a script sees why a reply is empty or cut.
  */
@@ -19,7 +21,7 @@ export interface JsonRunResult {
 
 export function toJsonResult(result: Pick<RunResult, 'reply' | 'sessionId' | 'error' | 'exitCode' | 'partials' | 'notices' | 'usage'>): JsonRunResult {
   const out: JsonRunResult = {
-    reply: result.reply,
+    reply: result.partials.filter((p) => p.role !== 'thinking').map((p) => p.text).join('') + result.reply,
     session_id: result.sessionId,
     error: result.error,
     exit_code: result.exitCode,

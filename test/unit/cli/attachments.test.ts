@@ -17,7 +17,7 @@ test('attachment kind by extension, ignoring query, fragment and case', () => {
 
 test('JSON result: key order, role only when given, notices always, usage only when present', () => {
   const base = { reply: 'r', sessionId: 's', error: null, exitCode: 0, partials: [{ text: 'a' }, { text: 'b', role: 'thinking' }], notices: [] };
-  assert.equal(JSON.stringify(toJsonResult(base)), '{"reply":"r","session_id":"s","error":null,"exit_code":0,"partials":[{"text":"a"},{"text":"b","role":"thinking"}],"notices":[]}');
+  assert.equal(JSON.stringify(toJsonResult(base)), '{"reply":"ar","session_id":"s","error":null,"exit_code":0,"partials":[{"text":"a"},{"text":"b","role":"thinking"}],"notices":[]}');
   assert.equal(JSON.stringify(toJsonResult({ ...base, partials: [], notices: ['cut'], usage: { input_tokens: 1 } })),
     '{"reply":"r","session_id":"s","error":null,"exit_code":0,"partials":[],"notices":["cut"],"usage":{"input_tokens":1}}');
 });

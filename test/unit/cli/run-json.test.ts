@@ -29,7 +29,10 @@ test('demo --json: partials with roles, a session id that the next turn resumes,
     assert.ok(partials.some((p) => p.role === 'thinking'), 'some partials are thinking');
     assert.ok(partials.some((p) => p.role === undefined), 'some partials are output (no role key)');
     for (const p of partials) assert.deepEqual(Object.keys(p).sort(), p.role === undefined ? ['text'] : ['role', 'text']);
-    const shown = partials.filter((p) => p.role !== 'thinking').map((p) => p.text).join('') + String(one.reply);
+    const shown = String(one.reply);
+    // reply is the whole text a person sees: the output partials, then the final body.
+    assert.ok(shown.startsWith(partials.filter((p) => p.role !== 'thinking').map((p) => p.text).join('')), shown);
+    assert.ok(partials.some((p) => p.role === undefined && p.text.length > 0 && shown.includes(p.text)));
     assert.match(shown, new RegExp(`This is turn 1 of session ${String(one.session_id)}`));
     assert.match(shown, /You said: hello/);
     assert.match(shown, /Permission denied/);
