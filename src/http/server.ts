@@ -131,6 +131,13 @@ export function createHttpServer(opts: HttpServerOptions): HttpServer {
         sendText(res, 200, text, 'text/plain; version=0.0.4; charset=utf-8');
       });
     }
+    // Browsers ask for it on every page; the page carries its icon inline (no 404 in the console).
+    if (path === '/favicon.ico') return builtin(req, res, () => { res.statusCode = 204; res.end(); });
+    if (!m && path === '/') {
+      return builtin(req, res, () => sendText(res, 404, 'turnbridge is running, without the local chat page: with Slack or Discord tokens set it is off.\n'
+        + 'Serve it too with `turnbridge start --local` (or TURNBRIDGE_LOCAL=1, local: { enabled: true } in turnbridge.yaml).\n'
+        + 'Health: /healthz, readiness: /readyz (docs/operations.md).\n', 'text/plain; charset=utf-8'));
+    }
     if (!m) return sendJson(res, 404, { error: 'not found', path });
     const subpath = m.prefix === '/' ? path : path.slice(m.prefix.length) || '/';
     await m.handler(req, res, { url, subpath });

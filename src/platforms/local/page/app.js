@@ -49,7 +49,6 @@ function renderBot(item) {
     });
     footer.append(stop);
   }
-  if (item.edits > 0) footer.append(el('span', { class: 'edits', 'data-testid': 'bot-edits', title: 'edits of this message' }, `${item.edits} edit${item.edits === 1 ? '' : 's'}`));
   node.append(footer);
   return node;
 }

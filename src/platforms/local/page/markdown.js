@@ -1,6 +1,6 @@
 // Minimal, safe markdown for the local page: everything is HTML-escaped FIRST, then a few
 // constructs are turned into tags we write ourselves: ``` fences, `code`, **bold**, *italic* /
-// _italic_, [text](http(s) url), headings (shown bold), --- rules. A fence still open while streaming
+// _italic_, [text](http(s) url), headings (shown bold), - / * / 1. lists, --- rules. A fence still open while streaming
 // renders as code to the end. Plain ES module: the browser loads it, tests import it.
 
 const ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -33,10 +33,13 @@ function renderParagraph(lines) {
 export function renderMarkdown(src) {
   const out = [];
   let para = [];
+  let list = null; // { tag: 'ul' | 'ol', items }
   let code = null; // { lang, lines }
   const flush = () => {
     if (para.length) out.push(renderParagraph(para));
     para = [];
+    if (list) out.push(`<${list.tag}>${list.items.map((t) => `<li>${renderInline(t)}</li>`).join('')}</${list.tag}>`);
+    list = null;
   };
   for (const line of String(src).split('\n')) {
     const fence = /^\s*```\s*([\w+-]*)\s*$/.exec(line);
@@ -52,11 +55,24 @@ export function renderMarkdown(src) {
       code = { lang: fence[1], lines: [] };
       continue;
     }
+    const item = /^\s{0,3}(?:([-*+])|(\d{1,9})[.)])\s+(.*)$/.exec(line);
     if (line.trim() === '') flush();
     else if (/^\s*(-{3,}|\*{3,}|_{3,})\s*$/.test(line)) {
       flush();
       out.push('<hr>');
-    } else para.push(line);
+    } else if (item) {
+      const tag = item[1] ? 'ul' : 'ol';
+      if (!list || list.tag !== tag) {
+        flush();
+        list = { tag, items: [] };
+      }
+      list.items.push(item[3]);
+    } else if (list && /^\s{2,}\S/.test(line)) {
+      list.items[list.items.length - 1] += ` ${line.trim()}`;
+    } else {
+      if (list) flush();
+      para.push(line);
+    }
   }
   if (code) out.push(codeBlock(code));
   flush();

@@ -36,8 +36,14 @@ test('paragraphs split on blank lines, single newlines become <br>, headings are
   assert.equal(renderMarkdown('answer\n\n---\nstopped by @you'), '<p>answer</p><hr><p>stopped by @you</p>');
 });
 
+test('lists: - / * / + items and 1. items become <ul> / <ol>, with inline markdown, a continuation line joined', () => {
+  assert.equal(renderMarkdown('Steps:\n- one `a`\n- **two**\n  more\n\n1. first\n2) second\nafter'),
+    '<p>Steps:</p><ul><li>one <code>a</code></li><li><strong>two</strong> more</li></ul><ol><li>first</li><li>second</li></ol><p>after</p>');
+  assert.equal(renderMarkdown('*not a list*'), '<p><em>not a list</em></p>');
+});
+
 test('no generated input produces a tag that markdown.js did not write', () => {
-  const allowed = /^<\/?(p|br|hr|strong|em|code|pre|a)(\s|>|$)/;
+  const allowed = /^<\/?(p|br|hr|strong|em|code|pre|a|ul|ol|li)(\s|>|$)/;
   fc.assert(fc.property(fc.string({ unit: fc.constantFrom('<', '>', '"', "'", '&', '*', '_', '`', '[', ']', '(', ')', '\n', 'a', ' ', 'h', 't', 'p', 's', ':', '/', '#', 'i', 'm', 'g') }), (s) => {
     const html = renderMarkdown(s);
     for (const m of html.matchAll(/<[^>]*>?/g)) assert.match(m[0], allowed, `unexpected tag ${m[0]} from ${JSON.stringify(s)}`);
