@@ -80,8 +80,8 @@ export function checkSecurity(config: BridgeConfig, chat: boolean, logger: Logge
   } else {
     const who = typeof process.getuid === 'function' ? `uid ${agent.runAs?.uid ?? process.getuid()}` : 'the bridge\'s user';
     const why = box.requested === 'auto' ? `the sandbox cannot start here (${box.problem}), so ` : '';
-    const fix = box.requested === 'auto' ? `To fix: ${sandboxFix(box.problem)}` : 'Set TURNBRIDGE_SANDBOX=auto (the default) or bwrap to box them in';
-    const text = `${why}agents run unsandboxed (${mode}) as ${agent.runAs ? `run_as ${who}` : `the bridge's user (${who})`}: they can read whatever that user can${agent.runAs ? '' : ', including the bridge\'s .env and /proc/<bridge pid>/environ'}, and reach every service on this machine. ${fix} (docs/security.md)`;
+    const fix = box.requested === 'auto' ? `To fix: ${sandboxFix(box.problem)}` : 'Set TURNBRIDGE_SANDBOX=auto (the default) or bwrap to box them in (docs/security.md)';
+    const text = `${why}agents run unsandboxed (${mode}) as ${agent.runAs ? `run_as ${who}` : `the bridge's user (${who})`}: they can read whatever that user can${agent.runAs ? '' : ', including the bridge\'s .env and /proc/<bridge pid>/environ'}, and reach every service on this machine. ${fix}`;
     logger.warn({ sandbox: 'off', requested: agent.sandbox, runAs: agent.runAs, workspace: agent.workspace }, text);
     lines.push(`turnbridge: warning: ${text}`);
   }

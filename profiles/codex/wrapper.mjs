@@ -12,7 +12,9 @@ const INSTALL_HINT = 'install with npm i -g @openai/codex';
 const SANDBOXES = ['read-only', 'workspace-write', 'danger-full-access'];
 
 /** A chat coding agent that cannot edit is of little use: workspace-write unless configured. */
-const sandboxMode = (env) => envValue(env, 'CODEX_SANDBOX') || 'workspace-write';
+// In turnbridge's agent box (TURNBRIDGE_AGENT_BOX) codex's own sandbox cannot start (it nests
+// bubblewrap namespaces, which the box forbids): the box is the sandbox there.
+const sandboxMode = (env) => envValue(env, 'CODEX_SANDBOX') || (env.TURNBRIDGE_AGENT_BOX ? 'danger-full-access' : 'workspace-write');
 
 /**
  * argv after the binary. The prompt is read from stdin ("-"), so a message starting with "-" is

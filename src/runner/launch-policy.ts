@@ -129,9 +129,10 @@ function egressScript(forwards: ReadonlyArray<{ host: string; port: number }>): 
   const lines = [
     `socat TCP-LISTEN:${BOX_PROXY_PORT},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${BOX_PROXY_SOCKET} >/dev/null & p=$!`,
     ...forwards.map((f) => `socat TCP-LISTEN:${f.port},bind=${forwardListenAddress(f.host)},fork,reuseaddr PROXY:127.0.0.1:${f.host}:${f.port},proxyport=${BOX_PROXY_PORT} >/dev/null &`),
-    // Until every relay listens (socat takes a millisecond or two), the agent would find nothing there.
-    `w() { grep -q " $1 00000000:0000 0A" /proc/net/tcp; }`,
-    `until ${listens.map(([a, port]) => `w ${hex(a, port)}`).join(' && ')}; do kill -0 $p 2>/dev/null || { echo "turnbridge: the sandbox's network relay (socat) did not start" >&2; exit 125; }; done`,
+    // Until every relay listens (socat takes a millisecond or two) the agent would find nothing
+    // there: read /proc/net/tcp with the shell's own read and kill (no process per look).
+    'ready() { n=0; for a; do while read -r _ l _ st _; do if [ "$l" = "$a" ] && [ "$st" = 0A ]; then n=$((n+1)); break; fi; done < /proc/net/tcp; done; [ "$n" -eq $# ]; }',
+    `until ready ${listens.map(([a, port]) => hex(a, port)).join(' ')}; do kill -0 $p 2>/dev/null || { echo "turnbridge: the sandbox's network relay (socat) did not start" >&2; exit 125; }; done`,
     'exec "$@"',
   ];
   return lines.join('\n');
@@ -182,7 +183,9 @@ export function sandboxArgs(launch: LaunchSpec, profile: Profile, policy: Launch
     for (const d of [dirname(program), packageRoot(program)]) if (safe(d)) exposeRo.add(d);
   }
   for (const d of exposeRo) a.push('--ro-bind', d, d);
-  const env: Record<string, string> = { TMPDIR: '/tmp' };
+  // TURNBRIDGE_AGENT_BOX tells a wrapper it runs in the box (the codex wrapper then leaves its own
+  // bwrap-based sandbox off: it cannot nest namespaces in here, and the box is the stronger one).
+  const env: Record<string, string> = { TMPDIR: '/tmp', TURNBRIDGE_AGENT_BOX: 'bwrap' };
   const boxHome = extras.home ?? launch.env.HOME;
   if (extras.home) {
     a.push('--bind', extras.home, extras.home);

@@ -78,7 +78,9 @@ test('gemini: SIGTERM to the wrapper alone (no group kill from the bridge) still
   // The gemini binary is a launcher that ignores SIGTERM and runs the real CLI as its child:
   // only the wrapper's own group kill reaches that child.
   const hung = world.api.modelCall((c) => c.index >= calls).then(() => process.kill(wrapperPid, 'SIGTERM'));
-  const { result } = await world.turn({ message: 'take your time' }, { handlers: { onSpawn: (pid) => { wrapperPid = pid; } } });
+  // Unboxed: the test signals the wrapper's own pid, which in the box is bwrap's (the box is a
+  // process group of its own, ended as a whole by the bridge's Stop above).
+  const { result } = await world.turn({ message: 'take your time' }, { handlers: { onSpawn: (pid) => { wrapperPid = pid; } }, box: false });
   await hung;
   assert.equal(result.error, 'gemini was stopped (SIGTERM)');
   assert.deepEqual(world.lingering(), []);

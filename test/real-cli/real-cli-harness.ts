@@ -14,6 +14,11 @@ export { alive } from '../unit/agents/wrapper-harness.js';
 import { cacheDir, statusFile } from './install-clis.mjs';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
+/**
+ * The turns run in the agent box by default, as the bridge runs them (TURNBRIDGE_SANDBOX=auto);
+ * TB_REAL_CLI_SANDBOX=off runs them on the host (to tell a CLI's failure from the box's).
+ */
+export const SANDBOX = process.env.TB_REAL_CLI_SANDBOX === 'off' ? 'off' : 'auto';
 export type CliName = 'claude' | 'codex' | 'gemini';
 const PROFILE: Record<CliName, string> = { claude: 'claude-code', codex: 'codex', gemini: 'gemini-cli' };
 
@@ -100,17 +105,29 @@ export class RealCliWorld<Api extends ModelApiServer> {
   }
 
   /** One turn through loadProfile() + run(), as the bridge runs it. */
-  async turn(turn: TurnInput, { handlers = {}, env = {}, signal, profile = {} }: { handlers?: RunHandlers; env?: Record<string, string>; signal?: AbortSignal; profile?: Partial<Profile> } = {}): Promise<TurnRun> {
+  async turn(turn: TurnInput, { handlers = {}, env = {}, signal, profile = {}, box = true }: { handlers?: RunHandlers; env?: Record<string, string>; signal?: AbortSignal; profile?: Partial<Profile>; box?: boolean } = {}): Promise<TurnRun> {
     const warnings: string[] = [];
     const logger = pino({ level: 'warn' }, { write: (line: string) => { warnings.push(String(JSON.parse(line).msg)); } });
     let stderr = '';
     let pid: number | undefined;
-    const result = await run({ ...this.profile, ...profile }, turn, {
+    const result = await run(this.boxed({ ...this.profile, ...profile }), turn, {
       ...handlers,
       onStderr: (c) => { stderr += c; handlers.onStderr?.(c); },
       onSpawn: (p) => { pid = p; handlers.onSpawn?.(p); },
-    }, { env: this.env(env), logger, signal, timeoutMs: 180_000 });
+    }, { env: this.env(env), logger, signal, timeoutMs: 180_000, launch: { sandbox: box ? SANDBOX : 'off' }, dirs: { home: this.home } });
     return { result, warnings, stderr, pid };
+  }
+
+  /**
+   * The shipped profile as the box needs it here: the fake model API (loopback, so only by its
+   * exact host:port) added to its sandbox.allow_hosts, and the CLI's install folder (in the
+   * cache under the operator's HOME, which the box hides) to its sandbox.read.
+   */
+  private boxed(profile: Profile): Profile {
+    const c = realCli(this.name);
+    const install = 'bin' in c ? resolve(dirname(c.bin), '../..') : undefined;
+    const sandbox = profile.sandbox ?? { read: [], allowHosts: [] };
+    return { ...profile, sandbox: { read: [...sandbox.read, ...(install ? [install] : [])], allowHosts: [...sandbox.allowHosts, new URL(this.api.url).host] } };
   }
 
   /** Processes still running with this world's HOME (the wrapper, the CLI, anything they started). */

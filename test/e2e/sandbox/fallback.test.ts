@@ -1,0 +1,75 @@
+/**
+ * Where the box cannot start (here: a bwrap that fails as it does in a container under Docker's
+ * default seccomp profile, first on PATH), the default `auto` runs agents unsandboxed and says so
+ * everywhere an operator looks: the start-up warning with what to change, /readyz's `sandbox`,
+ * and `turnbridge run`'s warning; `TURNBRIDGE_SANDBOX=bwrap` refuses to start. Real processes.
+ */
+import { strict as assert } from 'node:assert';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, describe, it } from 'node:test';
+
+const ROOT = resolve(import.meta.dirname, '../../..');
+const BIN = join(ROOT, 'bin/turnbridge.js');
+const ENV_DUMP = join(ROOT, 'test/fixtures/agents/env-dump.mjs');
+const dir = mkdtempSync(join(tmpdir(), 'tb-box-fallback-'));
+const bin = join(dir, 'bin');
+mkdirSync(bin);
+mkdirSync(join(dir, 'ws'));
+writeFileSync(join(bin, 'bwrap'), '#!/bin/sh\necho "bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces." >&2\nexit 1\n', { mode: 0o755 });
+symlinkSync(process.execPath, join(bin, 'node'));
+writeFileSync(join(dir, 'profile.yaml'), `command: node\nargs: [${JSON.stringify(ENV_DUMP)}]\ncwd: ${JSON.stringify(join(dir, 'ws'))}\n`);
+const PROBLEM = `bwrap cannot make the agent box here: bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces.`;
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const env = (extra: Record<string, string> = {}) => ({ PATH: `${bin}:/usr/bin:/bin`, HOME: dir, TURNBRIDGE_DATA_DIR: join(dir, 'data'), TURNBRIDGE_WORKSPACE: join(dir, 'ws'), PORT: '0', ...extra });
+
+function cli(args: string[], e: Record<string, string>, until?: RegExp): Promise<{ code: number | null; out: string; err: string; kill: () => void }> {
+  return new Promise((resolveRun) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, env: e, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    const kill = () => child.kill('SIGTERM');
+    child.stdout.on('data', (d) => { out += d; if (until?.test(out)) resolveRun({ code: null, out, err, kill }); });
+    child.stderr.on('data', (d) => { err += d; });
+    child.on('close', (code) => resolveRun({ code, out, err, kill }));
+  });
+}
+
+describe('the box cannot start here', () => {
+  it('auto: turnbridge start warns with the fix and /readyz says unsandboxed and why', async () => {
+    const started = await cli(['start'], env(), /local chat at (\S+)/);
+    try {
+      assert.equal(started.code, null, `turnbridge start exited: ${started.err}`);
+      const warning = started.out.split('\n').find((l) => l.startsWith('turnbridge: warning: the sandbox cannot start here'));
+      assert.ok(warning, started.out);
+      assert.ok(warning.includes(`(${PROBLEM}), so agents run unsandboxed (TURNBRIDGE_SANDBOX=auto, the default)`), warning);
+      assert.match(warning, /To fix: let bubblewrap make user namespaces: .*kernel\.unprivileged_userns_clone=1.*seccomp=unconfined/);
+      const url = /local chat at (http:\/\/[^/\s?]+\/)/.exec(started.out)![1]!;
+      const body = await (await fetch(`${url}readyz`)).json() as { sandbox: unknown };
+      assert.deepEqual(body.sandbox, { requested: 'auto', inForce: 'off', problem: PROBLEM });
+    } finally {
+      started.kill();
+    }
+  });
+
+  it('bwrap (required): turnbridge start refuses, naming the field and the fix', async () => {
+    const r = await cli(['start'], env({ TURNBRIDGE_SANDBOX: 'bwrap' }));
+    assert.notEqual(r.code, 0);
+    assert.match(r.err + r.out, /TURNBRIDGE_SANDBOX=bwrap, but the sandbox cannot run here: .*No permissions to create new namespace/);
+    assert.match(r.err + r.out, /let bubblewrap make user namespaces/);
+  });
+
+  it('auto: turnbridge run warns once and runs the agent unsandboxed', async () => {
+    const r = await cli(['run', join(dir, 'profile.yaml'), '--message', 'hi', '--json'], env());
+    assert.equal(r.code, 0, r.err);
+    assert.equal(r.err, `warning: the sandbox cannot start here (${PROBLEM}): the agent runs unsandboxed. To fix: let bubblewrap make user namespaces: on the host \`sysctl -w kernel.unprivileged_userns_clone=1\` (Debian) or \`sysctl -w kernel.apparmor_restrict_unprivileged_userns=0\` (Ubuntu 24.04); in Docker run with \`--security-opt seccomp=unconfined --security-opt apparmor=unconfined\` (or a seccomp profile that allows clone/unshare of namespaces); or set TURNBRIDGE_SANDBOX=off to run agents unsandboxed on purpose (docs/security.md)\n`);
+    const reply = JSON.parse(JSON.parse(r.out).reply) as { env: Record<string, string> };
+    assert.equal(reply.env.HOME, dir, 'unsandboxed: the operator\'s HOME, not a box\'s');
+    const required = await cli(['run', join(dir, 'profile.yaml'), '--message', 'hi'], env({ TURNBRIDGE_SANDBOX: 'bwrap' }));
+    assert.notEqual(required.code, 0);
+    assert.match(required.err, /TURNBRIDGE_SANDBOX=bwrap, but the sandbox cannot run here/);
+  });
+});
