@@ -16,7 +16,8 @@
  * - `exact` `Bash(ls -la)`: any other shell command, compared byte for byte.
  * - `path` `Write(src/**)`, `Read(README.md)`: a file tool's path inside the conversation's
  *   workspace (workspace-path.ts); a directory's tree, or the very file for a file at the top
- *   or under a dot-directory (`.git/`, `.github/`). A path outside the workspace gets no rule.
+ *   or under a dot-directory (`.git/`, `.github/`). A path outside the workspace, or a file tool
+ *   input with fields it does not have, gets no rule.
  * - `input`: any other tool, or a tool input of another shape (`{command: [...]}`, `{cmd: …}`),
  *   compared as the whole input (canonical JSON, the description left out) byte for byte.
  *
@@ -117,7 +118,8 @@ function inputText(input: Record<string, unknown>): string {
 
 function filePathRule(toolName: string, input: Record<string, unknown>, workspace: string | undefined): PermissionRule | undefined {
   const fields = FILE_TOOLS[toolName]!;
-  if (!Object.keys(input).every((k) => fields.includes(k))) return { kind: 'input', tool: toolName, input: inputText(input) };
+  // another field might name another path: no rule at all (not even an exact one) for a file tool
+  if (!Object.keys(input).every((k) => fields.includes(k))) return undefined;
   const root = realWorkspace(workspace);
   const rel = workspacePath(input[fields[0]!], workspace);
   if (!root || rel === undefined) return undefined;

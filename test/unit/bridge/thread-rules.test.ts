@@ -91,6 +91,7 @@ describe('thread rules: the attacks of issue 22 are asked about again', () => {
   it('a file tool outside the workspace, through a symlink out, or with no workspace is offered no rule', async () => {
     for (const p of ['/root/.bashrc', join(ws, 'src', 'out', 'x'), `${ws}/../x`, 'src/../src/lib/a.ts']) assert.equal(ruleFor('Write', { file_path: p, content: '' }, ws), undefined, p);
     assert.equal(ruleFor('Write', { file_path: join(ws, 'src', 'a.ts'), content: '' }), undefined);
+    assert.equal(ruleFor('Write', { file_path: join(ws, 'src', 'a.ts'), content: '', path: '/etc/passwd' }, ws), undefined, 'a field Write does not have');
     assert.equal(describeRule(ruleFor('Read', { file_path: 'src/lib/a.ts' }, ws)!), 'Read(src/lib/**)', 'relative to the workspace');
     assert.equal(describeRule(ruleFor('Edit', { file_path: join(ws, '.github', 'ci.yml'), old_string: 'a', new_string: 'b' }, ws)!), 'Edit(.github/ci.yml)', 'a dot-directory: that file only');
     const r = rig();
