@@ -36,6 +36,10 @@ export function startBridgeChild(opts: { dataDir: string; env: NodeJS.ProcessEnv
       TURNBRIDGE_DATA_DIR: opts.dataDir, PORT: '0', LOG_LEVEL: process.env.TB_CRASH_LOG ?? 'warn',
       // The test's people may use it; the agents work beside the data dir (never inside it: docs/security.md).
       TURNBRIDGE_ACCESS: 'open', TURNBRIDGE_WORKSPACE: `${opts.dataDir}-workspace`,
+      // These tests are about what recovery does with a dead bridge's agents, which outlive it only
+      // unsandboxed (a host where the box cannot start): in the box they die with the bridge
+      // (test/e2e/sandbox/bridge-kill.test.ts). A test may still ask for the box through opts.env.
+      TURNBRIDGE_SANDBOX: 'off',
       ...opts.env,
     },
   });
