@@ -1,4 +1,4 @@
-# turnbridge in a container: Debian (bookworm) with Node 20, bubblewrap for TURNBRIDGE_SANDBOX=bwrap,
+# turnbridge in a container: Debian (bookworm) with Node 20, bubblewrap and socat for the agent box (TURNBRIDGE_SANDBOX),
 # tini as PID 1 (it forwards SIGTERM to the bridge, which drains, and reaps agent processes),
 # a non-root user, the state in the /data volume and the agents' workspace in /workspace.
 #   docker build -t turnbridge .
@@ -16,7 +16,7 @@ RUN npm ci --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim
 RUN apt-get update \
- && apt-get install -y --no-install-recommends bubblewrap tini ca-certificates \
+ && apt-get install -y --no-install-recommends bubblewrap socat tini ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 RUN useradd --create-home --uid 10001 --shell /usr/sbin/nologin turnbridge \
  && mkdir -p /data /workspace \
