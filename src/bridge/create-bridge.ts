@@ -320,6 +320,9 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
       const keys = [id, ...more].map((k) => `${platform}:${k}`);
       return stateOps.run('claim', id, () => state.claimEvent(keys, holder, dedupeTtlMs), true);
     },
+    isClaimed(platform, id) {
+      return stateOps.run('claimed', id, () => state.claimed(`${platform}:${id}`), false);
+    },
     ownsThread(platform, conversation) {
       const key = conversationKey(platform, conversation);
       return stateOps.run('owns-thread', key, () => state.threads.owns(key), false);

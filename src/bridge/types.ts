@@ -111,6 +111,11 @@ export interface BridgeInbound {
    */
   ownsThread(platform: string, conversation: Conversation): Promise<boolean>;
   /**
+   * Whether a message id (as passed to claimEvent) is claimed: some replica took that message as
+   * meant for the bot and is deciding it (a thread's root on its way to ownership).
+   */
+  isClaimed(platform: string, id: string): Promise<boolean>;
+  /**
    * Whether this person may use the bridge here (the access check, without side effects), so a
    * platform can skip work for a stranger before handing the message over (Discord starts no
    * thread for them). Optional for test doubles.

@@ -19,6 +19,8 @@ export interface BridgeState {
    * (across replicas) until they expire, and a caller that finds any key taken claims none.
    */
   claimEvent(ids: readonly string[], holder: string, ttlMs: number): Promise<boolean>;
+  /** Whether some caller (any replica) holds the claim on `id` (claimEvent). */
+  claimed(id: string): Promise<boolean>;
   /** Threads the bot answers without a new mention (it started or answered them). */
   readonly threads: {
     own(key: string, ttlMs: number): Promise<void>;
@@ -101,6 +103,7 @@ export function createBridgeState(store: StateStore): BridgeState {
       delete: (key) => store.delete('session', key),
     },
     claimEvent: (ids, holder, ttlMs) => store.setIfNoneExist('event', ids, { holder }, ttlMs),
+    claimed: async (id) => (await store.get('event', id)) !== undefined,
     threads: {
       own: async (key, ttlMs) => void (await store.write([writes.threadOwn(key, ttlMs)])),
       owns: async (key) => (await store.get('thread', key)) !== undefined,

@@ -19,6 +19,9 @@ export class InboundStateDouble {
   claims(): string[] {
     return [...this.claimed];
   }
+  async isClaimed(platform: string, id: string): Promise<boolean> {
+    return this.claimed.has(`${platform}:${id}`);
+  }
   async ownsThread(platform: string, c: Conversation): Promise<boolean> {
     return this.owned.has(JSON.stringify([platform, c.space, c.channel, c.thread]));
   }

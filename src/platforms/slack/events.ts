@@ -27,6 +27,9 @@ import { BoundedMap } from '../../bounded-map.js';
 /** Message subtypes that are a person writing to us; everything else (edits, joins, ...) is ignored. */
 const ACCEPTED_SUBTYPES = new Set(['file_share', 'thread_broadcast']);
 
+/** How long a follow-up waits, check after check, for its claimed root to be accepted (12.75 s in all). */
+const ROOT_WAITS_MS = [50, 100, 200, 400, 800, 1600, 3200, 6400];
+
 /** The fields of message / app_mention events this module reads. */
 interface MessageLikeEvent {
   type: string;
@@ -87,6 +90,25 @@ export function registerSlackListeners(app: App, deps: SlackListenerDeps, state:
 
   const groupsOf = createGroupsOf(deps.userGroups, deps.groupMembers);
 
+  /**
+   * Whether a follow-up without a mention continues a thread of the bot's. Its root may still be
+   * on its way to acceptance (here or on another replica: the root's claim is taken first, the
+   * thread's ownership is recorded with its accepted turn), so a follow-up whose root is claimed
+   * but not yet owned waits for the decision (bounded) instead of being dropped.
+   */
+  async function threadOwned(bridge: BridgeInbound, team: string, channel: string, threadTs: string, ts: string): Promise<boolean> {
+    const conversation = { space: team, channel, thread: threadTs };
+    if (await bridge.ownsThread('slack', conversation)) return true;
+    if (!(await bridge.isClaimed('slack', `msg:${channel}:${threadTs}`))) return false;
+    logger.debug({ channel, thread: threadTs, ts }, 'a follow-up came before its thread was accepted; waiting for the root');
+    for (const ms of ROOT_WAITS_MS) {
+      await new Promise((r) => setTimeout(r, ms));
+      if (await bridge.ownsThread('slack', conversation)) return true;
+    }
+    logger.info({ channel, thread: threadTs, ts }, 'a follow-up in a thread whose root was not accepted (refused, or still undecided after 12.75 s): ignored');
+    return false;
+  }
+
   async function onMessage(event: MessageLikeEvent, body: { event_id?: string; team_id?: string }, ctx: { teamId?: string; botUserId?: string; botId?: string }, viaMention: boolean): Promise<void> {
     const bridge = deps.bridge();
     if (!bridge) return;
@@ -105,7 +127,7 @@ export function registerSlackListeners(app: App, deps: SlackListenerDeps, state:
       thread = event.thread_ts ?? '';
     } else if (viaMention || mentionsUser(text, botUserId)) {
       thread = event.thread_ts ?? event.ts;
-    } else if (event.thread_ts && (await bridge.ownsThread('slack', { space: team, channel: event.channel, thread: event.thread_ts }))) {
+    } else if (event.thread_ts && (await threadOwned(bridge, team, event.channel, event.thread_ts, event.ts))) {
       thread = event.thread_ts;
     } else {
       return;

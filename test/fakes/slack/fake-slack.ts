@@ -83,6 +83,7 @@ export class FakeSlack extends EventEmitter {
   private hub!: SocketModeHub;
   private limiter: RateLimiter;
   private readonly faults = new Map<string, Fault>();
+  private readonly slowCalls = new Map<string, { ms: number; times: number }>();
   private readonly files = new Map<string, { file: FakeFile; bytes: Buffer }>();
   private down = false;
   private tsCounter = 0;
@@ -176,6 +177,11 @@ export class FakeSlack extends EventEmitter {
     this.state.streamRefusal = error;
   }
 
+  /** The next `times` calls of `method` are answered `ms` late (a slow Slack), then as usual. */
+  slow(method: string, ms: number, times = 1): void {
+    this.slowCalls.set(method, { ms, times });
+  }
+
   fault(method: string, f: Omit<Fault, 'times'> & { times?: number }): void {
     this.faults.set(method, { ...f, times: f.times ?? 1 });
   }
@@ -236,6 +242,11 @@ export class FakeSlack extends EventEmitter {
       res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...scopes, ...headers });
       res.end(JSON.stringify(answer));
     };
+    const slow = this.slowCalls.get(method);
+    if (slow && slow.times > 0) {
+      slow.times--;
+      await new Promise((r) => setTimeout(r, slow.ms));
+    }
     const f = this.faults.get(method);
     if (f && f.times > 0) {
       f.times--;
