@@ -68,7 +68,10 @@ async function checkProfile(path: string, env: NodeJS.ProcessEnv, place: AgentPl
     out.push(failed(name, path, e, `install it, or fix \`command\` in ${name}`, who));
   }
   const unset = [...new Set(launch.unset)];
-  if (unset.length > 0) out.push(pass(S, `${name}: not set in the bridge's environment, so the agent gets an empty value: ${unset.map((v) => `\${${v}}`).join(', ')}`));
+  if (unset.length > 0) {
+    const shown = unset.slice(0, 4).map((v) => `\${${v}}`).join(', ') + (unset.length > 4 ? ` and ${unset.length - 4} more` : '');
+    out.push(pass(S, `${name}: ${unset.length === 1 ? 'one env variable is' : `${unset.length} env variables are`} not set here, so the agent gets ${unset.length === 1 ? 'it' : 'them'} empty: ${shown}`));
+  }
   for (const w of launch.warnings) out.push(warn(S, `${name}: ${w}`, 'add the variable to env_allowlist in the profile, or remove it from env'));
   const cli = profile.name ? AGENT_CLIS[profile.name] : undefined;
   if (cli) {

@@ -1,6 +1,6 @@
 // Permission prompts on the local page: the choices (a rule for the author's requests, or for everyone's), who may decide, a live countdown, the
 // outcome (who, what, when), and the dialog for a reason, an edited input or the full input.
-import { escapeHtml } from './markdown.js';
+import { escapeHtml, renderInline } from './markdown.js';
 
 function el(tag, attrs = {}, html) {
   const node = document.createElement(tag);
@@ -9,7 +9,8 @@ function el(tag, attrs = {}, html) {
   return node;
 }
 
-const clock = (ms) => new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+// One 24-hour HH:MM:SS everywhere on the page (the locale's default mixed AM/PM with agents' 24-hour times).
+const clock = (ms) => new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
 
 /** "4:32" until `at`, "0:00" after. */
 export function countdown(at, now = Date.now()) {
@@ -69,7 +70,8 @@ export function renderPrompt(item, act) {
   const v = item.view;
   const node = el('div', { class: 'msg prompt', 'data-testid': 'permission-prompt', 'data-id': item.id, 'data-state': v.state });
   const head = el('div', {}, `<span class="tool">Permission: ${escapeHtml(v.toolName)}</span>`);
-  if (v.description) head.append(document.createTextNode(` — ${v.description}`));
+  // The description is the agent's markdown (`date` is code): rendered inline, escaped first.
+  if (v.description) head.append(el('span', { class: 'description', 'data-testid': 'prompt-description' }, ` — ${renderInline(v.description)}`));
   node.append(head, el('pre', { 'data-testid': 'prompt-input' }, escapeHtml(v.inputPreview)));
   if (v.state === 'pending') {
     const facts = el('div', { class: 'facts', 'data-testid': 'prompt-facts' });
