@@ -117,9 +117,10 @@ function prepareWorkspace(config: BridgeConfig, logger: Logger): void {
     const done = prepareRoots(places);
     for (const [root, outcome] of Object.entries(done)) {
       const path = places[root as keyof typeof done];
-      if (outcome === 'created') logger.info({ path }, 'agent workspace root created');
-      if (outcome === 'tightened') logger.warn({ path }, 'agent workspace root was open to other users: tightened');
-      if (outcome === 'not-ours') logger.warn({ path }, 'agent workspace root belongs to another user: its mode is left as it is (turnbridge doctor)');
+      const what = root === 'homes' ? 'the conversations\' HOMEs root' : 'the agent workspace root';
+      if (outcome === 'created') logger.info({ path }, `${what} created`);
+      if (outcome === 'tightened') logger.warn({ path }, `${what} was open to other users: tightened`);
+      if (outcome === 'not-ours') logger.warn({ path }, `${what} belongs to another user: its mode is left as it is (turnbridge doctor)`);
     }
   } catch (err) {
     logger.error({ err, workspace: places.workspaces, homes: places.homes }, 'could not create the agent workspace root (TURNBRIDGE_WORKSPACE / agent.workspace) or the HOMEs root (data dir)');
