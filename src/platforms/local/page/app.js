@@ -14,6 +14,10 @@ if (!page) {
 
 const log = $('log');
 const elements = new Map();
+/** The last thinking seen per reply: the bridge clears it once the answer streams; the page keeps it, folded. */
+const thoughts = new Map();
+/** How a failed or stopped turn ended (delivery/render.ts outcomeLine), after the reply's --- separator. */
+const OUTCOME = /^(error|timed out|interrupted)(:|$)|^stopped( by @|$)/;
 const REACTIONS = { working: '…', success: '✓', failure: '✗' };
 
 function nearBottom() {
@@ -37,8 +41,24 @@ function renderUser(item) {
 function renderBot(item) {
   const c = item.content;
   const node = el('div', { class: 'msg bot', 'data-testid': 'bot-message', 'data-id': item.id, 'data-running': c.stopActionId ? 'true' : 'false' });
-  if (c.thinking) node.append(el('div', { class: 'thinking', 'data-testid': 'bot-thinking' }, escapeHtml(c.thinking)));
-  node.append(el('div', { class: 'text', 'data-testid': 'bot-text' }, renderMarkdown(c.text ?? '')));
+  if (c.thinking) {
+    thoughts.set(item.id, c.thinking);
+    node.append(el('div', { class: 'thinking', 'data-testid': 'bot-thinking' }, escapeHtml(c.thinking)));
+  } else if (thoughts.has(item.id)) {
+    const folded = el('details', { class: 'thought', 'data-testid': 'bot-thought' });
+    folded.append(el('summary', {}, 'thought'), el('div', { class: 'thinking' }, escapeHtml(thoughts.get(item.id))));
+    node.append(folded);
+  }
+  const text = el('div', { class: 'text', 'data-testid': 'bot-text' }, renderMarkdown(c.text ?? ''));
+  // The outcome line is the reply's last paragraph after a rule: shown as a status, not as body text.
+  const last = text.lastElementChild;
+  if (last?.tagName === 'P' && last.previousElementSibling?.tagName === 'HR' && OUTCOME.test(last.textContent ?? '')) {
+    last.classList.add('outcome');
+    last.dataset.testid = 'bot-outcome';
+    last.dataset.tone = /^stopped/.test(last.textContent ?? '') ? 'warning' : 'error';
+    last.previousElementSibling.classList.add('outcome-rule');
+  }
+  node.append(text);
   const footer = el('div', { class: 'footer' });
   if (c.status) footer.append(el('span', { class: 'status', 'data-testid': 'bot-status', 'data-tone': c.tone ?? 'info' }, escapeHtml(c.status)));
   if (c.stopActionId) {
