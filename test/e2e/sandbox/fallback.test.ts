@@ -62,7 +62,7 @@ describe('the box cannot start here', () => {
     assert.match(r.err + r.out, /let bubblewrap make user namespaces/);
   });
 
-  it('auto: turnbridge run warns once and runs the agent unsandboxed', async () => {
+  it('auto: turnbridge run warns once and runs the agent unsandboxed; bwrap refuses run and chat', async () => {
     const r = await cli(['run', join(dir, 'profile.yaml'), '--message', 'hi', '--json'], env());
     assert.equal(r.code, 0, r.err);
     assert.equal(r.err, `warning: the sandbox cannot start here (${PROBLEM}): the agent runs unsandboxed. To fix: let bubblewrap make user namespaces: on the host \`sysctl -w kernel.unprivileged_userns_clone=1\` (Debian) or \`sysctl -w kernel.apparmor_restrict_unprivileged_userns=0\` (Ubuntu 24.04); in Docker run with \`--security-opt seccomp=unconfined --security-opt apparmor=unconfined\` (or a seccomp profile that allows clone/unshare of namespaces); or set TURNBRIDGE_SANDBOX=off to run agents unsandboxed on purpose (docs/security.md)\n`);
@@ -71,5 +71,8 @@ describe('the box cannot start here', () => {
     const required = await cli(['run', join(dir, 'profile.yaml'), '--message', 'hi'], env({ TURNBRIDGE_SANDBOX: 'bwrap' }));
     assert.notEqual(required.code, 0);
     assert.match(required.err, /TURNBRIDGE_SANDBOX=bwrap, but the sandbox cannot run here/);
+    const chat = await cli(['chat', join(dir, 'profile.yaml')], env({ TURNBRIDGE_SANDBOX: 'bwrap' }));
+    assert.notEqual(chat.code, 0, 'turnbridge chat honours it too');
+    assert.match(chat.err, /TURNBRIDGE_SANDBOX=bwrap, but the sandbox cannot run here/);
   });
 });
