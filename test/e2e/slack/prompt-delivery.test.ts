@@ -21,7 +21,8 @@ async function fourPrompts(rig: TurnRig): Promise<{ limited: number; prompts: Fa
     return all.every(Boolean) ? (all as FakeMessage[]) : undefined;
   }, 'four prompts', 30_000);
   for (const p of prompts) {
-    assert.equal(buttons(p).length, 5, 'pending, with its five choices');
+    // six since the thread rules added "Allow for everyone in this thread" (tb_allow_thread_all)
+    assert.deepEqual(buttons(p).map((b) => b.action_id), ['tb_allow', 'tb_allow_thread', 'tb_allow_thread_all', 'tb_edit', 'tb_deny', 'tb_deny_reason'], 'pending, with its six choices');
     const allow = buttons(p).find((b) => b.action_id === 'tb_allow')!;
     await fake.click({ user: 'U0ANA', userName: 'ana', actionId: 'tb_allow', value: allow.value, channel: p.channel, messageTs: p.ts });
   }
