@@ -12,7 +12,21 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund
+# --ignore-scripts: npm's `prepare` (npm run build) needs the sources and tsc, which the build stage
+# has; better-sqlite3's own install script then runs through rebuild.
+RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts \
+ && npm rebuild better-sqlite3
+
+# dist/: the one build of src/ that bin/turnbridge.js runs (tsc is a devDependency).
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund --ignore-scripts
+COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/build.mjs scripts/
+COPY bin bin
+COPY src src
+RUN npm run build
 
 FROM node:20-bookworm-slim
 RUN apt-get update \
@@ -24,6 +38,7 @@ RUN useradd --create-home --uid 10001 --shell /usr/sbin/nologin turnbridge \
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY . .
+COPY --from=build /app/dist ./dist
 USER turnbridge
 # HOST=0.0.0.0 so that the port can be published; off loopback the local page asks for its token
 # and /metrics for TURNBRIDGE_METRICS_TOKEN (docs/security.md).

@@ -64,7 +64,7 @@ async function caseA(): Promise<void> {
   progress('(a) trivial agent…');
   const agentAlone = floor('trivial.yaml');
   await ours('trivial.yaml');
-  await ref('trivial.yaml'); // warm-up (tsx compiles and caches the sources on first use)
+  await ref('trivial.yaml'); // warm-up (the file system cache)
   const t = { ours: [] as number[], ref: [] as number[], floor: [] as number[] };
   let ok = true;
   for (let i = 0; i < Math.max(RUNS, 7); i++) {

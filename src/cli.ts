@@ -53,7 +53,7 @@ export async function main(argv: string[] = process.argv.slice(2), io: CliIo = p
   }
 }
 
-// bin/turnbridge.js imports this file; `tsx src/cli.ts chat` runs it directly as well.
+// bin/turnbridge.js imports this file's build (dist/src/cli.js); `tsx src/cli.ts chat` runs it directly as well.
 const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href;
 if (invokedDirectly) {
   main().then((code) => { process.exitCode = code; }, (err: unknown) => {

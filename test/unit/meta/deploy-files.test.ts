@@ -65,6 +65,10 @@ test('Dockerfile: Debian with Node 20, bubblewrap and tini, a non-root user, the
   assert.deepEqual(JSON.parse(word('ENTRYPOINT').at(-1)!), ['/usr/bin/tini', '--']);
   assert.deepEqual(JSON.parse(word('CMD').at(-1)!), ['node', 'bin/turnbridge.js', 'start']);
   assert.match(lines.join('\n'), /RUN npm ci --omit=dev/);
+  // bin/turnbridge.js runs dist/ only: the image must hold the build (a stage with tsc makes it).
+  assert.match(lines.join('\n'), /RUN npm run build/);
+  assert.ok(word('COPY').some((c) => /^--from=\w+ \/app\/dist \.\/dist$/.test(c)), 'the final stage copies dist/ from the build stage');
+  assert.ok(readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n').includes('dist'), 'a local dist/ is not copied over the built one');
   const ignore = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n');
   for (const p of ['node_modules', '.env', 'data']) assert.ok(ignore.includes(p), `.dockerignore leaves out ${p}`);
 });
