@@ -3,7 +3,6 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { createRequire } from 'node:module';
 
 function collect(p, out) {
   if (statSync(p).isDirectory()) {
@@ -29,11 +28,7 @@ if (files.some((f) => f.split(/[\\/]/).includes('real-cli'))) {
 }
 // Tests that spawn bin/turnbridge.js run dist/ (the one build of src/), which refuses to run when
 // older than the sources: build first when it is (npm ci built it once; an edit since makes it old).
-const stale = createRequire(import.meta.url)('../bin/build-state.js').staleReason(join(import.meta.dirname, '..'));
-if (stale !== null) {
-  console.error(`${stale}: npm run build`);
-  const b = spawnSync(process.execPath, [join(import.meta.dirname, '..', 'scripts', 'build.mjs')], { stdio: 'inherit' });
-  if (b.status !== 0) process.exit(b.status ?? 1);
-}
+const b = spawnSync(process.execPath, [join(import.meta.dirname, '..', 'scripts', 'build.mjs'), '--if-stale'], { stdio: 'inherit' });
+if (b.status !== 0) process.exit(b.status ?? 1);
 const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...flags, ...files], { stdio: 'inherit' });
 process.exit(r.status ?? 1);
