@@ -226,7 +226,6 @@ describe('slack turns (real Bolt + bridge + agents)', () => {
   it('10 concurrent conversations in one workspace: zero 429s and every final text exact', async () => {
     const { fake } = rig;
     const before429 = fake.rateLimitedCount;
-    const updatesBefore = fake.callsTo('chat.update').length;
     const started = await Promise.all(Array.from({ length: 10 }, (_, i) =>
       fake.userMessage({ channel: `C0LOAD${i % 3}`, user: i % 2 ? 'U0ANA' : 'U0BEN', text: mention(`stream 15 40`) })));
     const finals = await Promise.all(started.map(({ ts }, i) => rig.finalReply(`C0LOAD${i % 3}`, ts, ts, { timeoutMs: 45_000 })));
@@ -235,6 +234,15 @@ describe('slack turns (real Bolt + bridge + agents)', () => {
       assert.equal(visibleText(parts[0]).trim(), Array.from({ length: 15 }, (_, k) => `part-${k + 1}`).join(' '));
     }
     assert.equal(fake.rateLimitedCount - before429, 0, 'no 429 from the fake');
-    assert.ok(fake.callsTo('chat.update').length - updatesBefore >= 10, 'the replies were edited');
+    // How many replies were edited depends on the machine: a reply whose post goes out after its
+    // agent's result (a loaded machine) is posted final and needs no edit (and once the result
+    // came, live edits wait for the final one: live-reply.ts outputEnded). What holds either way:
+    // every chat.update in these channels went through and is a version of one of the replies.
+    const updates = fake.callsTo('chat.update').filter((c) => /^C0LOAD\d$/.test(String(c.params.channel)));
+    assert.ok(updates.every((c) => c.ok), 'every edit went through');
+    const versions = finals.reduce((n, [m]) => n + m!.history.length - 1, 0);
+    assert.equal(updates.length, versions, 'each edit shows in a reply, none went elsewhere');
+    const postedLive = finals.filter(([m]) => m!.history.length > 1).length;
+    console.log(`10 concurrent replies: ${postedLive} posted while running and edited (${updates.length} edits), ${10 - postedLive} posted final`);
   });
 });
