@@ -85,6 +85,10 @@ function operatorHomes(): string[] {
   return [...new Set(['/root', '/home', homedir()])].filter((d) => d !== '/' && isRealDir(d));
 }
 
+function isRegularFile(p: string): boolean {
+  try { return statSync(p).isFile(); } catch { return false; }
+}
+
 function isRealDir(p: string): boolean {
   try { return lstatSync(p).isDirectory(); } catch { return false; }
 }
@@ -178,9 +182,13 @@ export function sandboxArgs(launch: LaunchSpec, profile: Profile, policy: Launch
       else if (safe(profile.dir)) exposeRo.add(profile.dir);
     }
   }
+  // The agent's own program, and a script named by an absolute argument (`node /srv/agent.mjs`):
+  // a bridge installed under /tmp or a home would otherwise run an agent it cannot see.
   const program = onPath(launch.command, launch.env.PATH);
-  if (program && isHidden(program)) {
-    for (const d of [dirname(program), packageRoot(program)]) if (safe(d)) exposeRo.add(d);
+  const scripts = launch.args.filter((arg) => isAbsolute(arg) && isRegularFile(arg));
+  for (const file of [...(program ? [program] : []), ...scripts]) {
+    if (!isHidden(file)) continue;
+    for (const d of [dirname(file), packageRoot(file)]) if (safe(d)) exposeRo.add(d);
   }
   for (const d of exposeRo) a.push('--ro-bind', d, d);
   // TURNBRIDGE_AGENT_BOX tells a wrapper it runs in the box (the codex wrapper then leaves its own

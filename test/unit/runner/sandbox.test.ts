@@ -71,6 +71,25 @@ describe('agent sandbox', () => {
     assert.equal(r.reply, 'x');
   });
 
+  it('an agent script named by an absolute path under a hidden place (/tmp, a home) is shown read-only, its directory with it', { skip: bwrapMissing ?? false }, async () => {
+    // A bridge installed under /tmp: the box's /tmp is its own, but the agent must still find its program.
+    const place = mkdtempSync(join(tmpdir(), 'tb-agent-under-tmp-'));
+    try {
+      writeFileSync(join(place, 'helper.cjs'), "module.exports = 'from a sibling';\n");
+      writeFileSync(join(place, 'agent.cjs'), "process.stdin.once('data', () => { console.log(JSON.stringify({ type: 'result', text: require('./helper.cjs') })); });\n");
+      const profile: Profile = { ...spy, dir: '', args: [join(place, 'agent.cjs')] };
+      const r = await run(profile, { message: 'hi' }, {}, { launch: policy('bwrap'), logger: silentLogger });
+      assert.equal(r.error, null, r.error ?? '');
+      assert.equal(r.reply, 'from a sibling');
+      // Shown, not writable.
+      const w = await run({ ...profile, args: ['-e', `process.stdin.once('data',()=>{let t;try{require('fs').writeFileSync(${JSON.stringify(join(place, 'planted'))},'x');t='wrote'}catch(e){t=e.code}console.log(JSON.stringify({type:'result',text:t}))})`] },
+        { message: 'hi' }, {}, { launch: policy('bwrap'), logger: silentLogger });
+      assert.notEqual(w.reply, 'wrote');
+    } finally {
+      rmSync(place, { recursive: true, force: true });
+    }
+  });
+
   const notRoot = typeof process.getuid !== 'function' || process.getuid() !== 0 ? 'run_as needs the test to run as root (setuid)' : false;
   it('run_as (bridge as root): the spy, as another user, can open neither the 0600 .env, the 0700 data dir nor the bridge\'s environ', { skip: notRoot }, async () => {
     chownSync(workspace, 65534, 65534);
