@@ -107,15 +107,28 @@ test('SIGTERM finalizes a running turn as interrupted (the page still sees it), 
     killOnFailure(t, s);
     const [, url] = await s.waitOut(/local chat at (http:\/\/127\.0\.0\.1:\d+\/)/);
     const frames: string[] = [];
+    // Each wait ends: the partial's also when the event stream closes or the bridge exits first
+    // (a missed event must fail the test, not leave it waiting for ever).
     let sawPartial!: () => void;
-    const partial = new Promise<void>((r) => { sawPartial = r; });
-    const stream = new Promise<void>((resolveStream) => {
-      request(`${url}local/events?page=shutdown`, (res) => {
+    let noPartial!: (err: Error) => void;
+    const partial = new Promise<void>((r, reject) => { sawPartial = r; noPartial = reject; });
+    void s.exit.then(() => noPartial(new Error(`main exited before the agent's partial; stdout:\n${s.out()}\nstderr:\n${s.err()}`)));
+    const stream = new Promise<void>((resolveStream, rejectStream) => {
+      const req = request(`${url}local/events?page=shutdown`, (res) => {
         res.setEncoding('utf8');
         res.on('data', (d: string) => { frames.push(d); if (/working on it/.test(d)) sawPartial(); });
-        res.on('close', () => resolveStream());
-      }).end();
+        res.on('close', () => {
+          noPartial(new Error(`the event stream closed before the agent's partial: ${frames.join('')}`));
+          resolveStream();
+        });
+      });
+      req.on('error', (err) => {
+        noPartial(err);
+        rejectStream(err);
+      });
+      req.end();
     });
+    stream.catch(() => undefined); // awaited below (or its error surfaces through the partial)
     const sent = await fetch(`${url}local/send`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ page: 'shutdown', text: 'hang please' }) });
     assert.equal(sent.status, 202);
     await partial;

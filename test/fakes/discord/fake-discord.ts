@@ -5,7 +5,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { FakeGateway, INTENTS, shardOf } from './gateway.js';
 import {
   channelPayload, guildCreatePayload, makeWorld, memberPayload, messagePayload, ALL_PERMISSIONS,
@@ -72,6 +72,8 @@ export class FakeDiscord extends EventEmitter {
   readonly applicationFlags: number;
   guildPermissions: string;
   private readonly server: Server;
+  /** Every open socket (HTTP and upgraded gateway ones), so stop() can end them all. */
+  private readonly sockets = new Set<Socket>();
   private readonly ackDeadlineMs: number;
   private port = 0;
 
@@ -107,6 +109,10 @@ export class FakeDiscord extends EventEmitter {
     });
     this.server = createServer((req, res) => { void handleRest(this, req, res); });
     this.server.on('upgrade', (req, socket, head) => this.gateway.handleUpgrade(req, socket, head));
+    this.server.on('connection', (socket) => {
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
+    });
   }
 
   async start(): Promise<this> {
@@ -122,9 +128,14 @@ export class FakeDiscord extends EventEmitter {
   get cdnUrl(): string { return `http://127.0.0.1:${this.port}`; }
 
   async stop(): Promise<void> {
+    // Stop accepting first, then end every socket: one that opened between ending the connections
+    // and close() (discord.js reconnecting or retrying while the rig closes), or an upgraded
+    // gateway socket, which closeAllConnections() does not know, kept close() waiting for ever.
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.gateway.close();
     this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const socket of this.sockets) socket.destroy();
+    await closed;
   }
 
   record(call: RecordedCall): void {
