@@ -160,20 +160,25 @@ export function sandboxArgs(launch: LaunchSpec, profile: Profile, policy: Launch
     a.push('--tmpfs', h);
     hidden.push(h);
   }
+  // Protected files are masked after the re-exposures below, so that a directory shown again
+  // (the profile's, the agent's program's) cannot show them; protected directories stay empty.
+  const maskedFiles: string[] = [];
+  const hiddenDirs: string[] = [];
   for (const p of policy.protectedPaths ?? []) {
     if (!existsSync(p) || resolve(p) === '/') continue;
     if (statSync(p).isDirectory()) {
       a.push('--tmpfs', p);
       hidden.push(p);
+      hiddenDirs.push(p);
     } else {
-      a.push('--ro-bind', '/dev/null', p);
+      maskedFiles.push(p);
     }
   }
   // Re-expose what the agent needs that may sit under a hidden directory.
   const isHidden = (d: string) => hidden.some((h) => holds(h, d));
   // Shown again only if it holds nothing hidden: a bind of a parent would show what lies below it.
   const homes = operatorHomes();
-  const safe = (d: string) => ![...(policy.protectedPaths ?? []), ...homes].some((p) => holds(d, p));
+  const safe = (d: string) => ![...hiddenDirs, ...homes].some((p) => holds(d, p));
   const exposeRo = new Set<string>();
   if (profile.dir) {
     const parent = dirname(profile.dir);
@@ -191,6 +196,7 @@ export function sandboxArgs(launch: LaunchSpec, profile: Profile, policy: Launch
     for (const d of [dirname(file), packageRoot(file)]) if (safe(d)) exposeRo.add(d);
   }
   for (const d of exposeRo) a.push('--ro-bind', d, d);
+  for (const f of maskedFiles) a.push('--ro-bind', '/dev/null', f);
   // TURNBRIDGE_AGENT_BOX tells a wrapper it runs in the box (the codex wrapper then leaves its own
   // bwrap-based sandbox off: it cannot nest namespaces in here, and the box is the stronger one).
   const env: Record<string, string> = { TMPDIR: '/tmp', TURNBRIDGE_AGENT_BOX: 'bwrap' };

@@ -81,6 +81,16 @@ describe('agent sandbox', () => {
       const r = await run(profile, { message: 'hi' }, {}, { launch: policy('bwrap'), logger: silentLogger });
       assert.equal(r.error, null, r.error ?? '');
       assert.equal(r.reply, 'from a sibling');
+      // The bridge's config file beside the agent (a protected file): the directory is shown, the file stays masked.
+      const config = join(place, 'turnbridge.yaml');
+      writeFileSync(config, 'bus_secret: do-not-show\n');
+      const guarded: LaunchPolicy = { ...policy('bwrap'), protectedPaths: [...policy('bwrap').protectedPaths!, config] };
+      const beside = await run({ ...profile, dir: place, args: ['-e', `process.stdin.once('data',()=>{console.log(JSON.stringify({type:'result',text:require(${JSON.stringify(join(place, 'helper.cjs'))})+'|'+(()=>{try{return require('fs').readFileSync(${JSON.stringify(config)},'utf8')}catch(e){return e.code}})()}))})`] },
+        { message: 'hi' }, {}, { launch: guarded, logger: silentLogger });
+      assert.equal(beside.error, null, beside.error ?? '');
+      assert.match(beside.reply, /^from a sibling\|(EACCES)?$/, 'the protected file is masked (empty or refused), never its text');
+      const scripted = await run({ ...profile, dir: place }, { message: 'hi' }, {}, { launch: guarded, logger: silentLogger });
+      assert.equal(scripted.reply, 'from a sibling', 'the script beside a protected file runs');
       // Shown, not writable.
       const w = await run({ ...profile, args: ['-e', `process.stdin.once('data',()=>{let t;try{require('fs').writeFileSync(${JSON.stringify(join(place, 'planted'))},'x');t='wrote'}catch(e){t=e.code}console.log(JSON.stringify({type:'result',text:t}))})`] },
         { message: 'hi' }, {}, { launch: policy('bwrap'), logger: silentLogger });
