@@ -263,7 +263,9 @@ export function createLiveReply(deps: LiveReplyDeps): LiveReply {
       parts.retire(slot, renderFrozen(''));
     } else {
       const { frozen, reopen } = closeFences(liveText);
-      slot.set(renderFrozen(frozen));
+      // This message will not change again: its frozen state is final (and so never held back
+      // by outputEnded()'s hold on live edits, which would leave "working…" and Stop on it).
+      slot.set(renderFrozen(frozen), true);
       liveText = reopen;
     }
     parts.add(liveContent());
