@@ -49,7 +49,10 @@ test('gemini: as root the profile\'s system-defaults.json is passed (gemini read
 // A HOME gemini trusts for system files: not under /tmp (world-writable), e.g. in node_modules/.cache.
 const trustedParent = join(ROOT, 'node_modules', '.cache');
 mkdirSync(trustedParent, { recursive: true });
-const noTrustedHome = !asRoot ? 'gemini reads system files only as root' : !geminiAcceptsSystemFile(trustedParent) && `${trustedParent} is not root-owned and private`;
+const noTrustedHome = !asRoot ? 'gemini reads system files only as root'
+  : !geminiAcceptsSystemFile(trustedParent) ? `${trustedParent} is not root-owned and private`
+  // The premise: a folder under the temp dir is one gemini distrusts (a world-writable /tmp).
+  : geminiAcceptsSystemFile(tmpdir()) && `${tmpdir()} is root-owned and private here, so gemini trusts it`;
 
 test('gemini: a profile in a folder gemini distrusts (under /tmp) hands gemini a private copy of its defaults', { skip: noTrustedHome }, async () => {
   const copy = mkdtempSync(join(tmpdir(), 'tb-gemini-profiles-'));
