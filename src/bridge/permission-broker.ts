@@ -9,9 +9,10 @@ import { BoundedMap } from '../bounded-map.js';
 import { auditPerson, auditedInput, requestFacts, type AuditTrail, type DecisionSource } from './audit.js';
 import { conversationKey } from './conversation-key.js';
 import { PREVIEW_MAX_CHARS, formatInputPreview, inputAsText } from './input-preview.js';
-import { autoAllowLine, describeRule, ruleFor, ruleLabel, ruleMeaning, type PermissionRule, type RuleScope } from './permission-rules.js';
+import { describeRule, ruleFor, ruleMeaning, type PermissionRule } from './permission-rules.js';
 import { editForm, editable, readEdit, readReason, reasonForm, viewForm } from './prompt-forms.js';
 import type { RuleStore } from './rule-store.js';
+import { createThreadRuleAnswers } from './thread-rule-answers.js';
 import type { ActionEvent, FormAnswer, FormSubmitEvent } from './types.js';
 
 export interface PromptRequest {
@@ -119,8 +120,6 @@ interface Settlement {
 
 const EXPIRED_NOTE = 'the turn ended before anyone decided';
 
-const rulePerson = (platform: string, u: UserRef) => ({ platform, id: u.id, ...(u.name ? { name: u.name } : {}) });
-
 export function createPermissionBroker(opts: PermissionBrokerOptions): PermissionBroker {
   const idFactory = opts.idFactory ?? (() => `perm-${randomUUID()}`);
   const now = opts.now ?? Date.now;
@@ -128,6 +127,7 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
   const settled = new BoundedMap<string, { state: PromptState; decidedBy?: UserRef }>(opts.rememberSettled ?? 1000);
   const inFlight = new Set<Promise<void>>();
   const defaultPolicy: ApproverPolicy = { users: opts.approvers, groups: [] };
+  const threadRules = opts.rules ? createThreadRuleAnswers(opts.rules, opts.audit, now) : undefined;
 
   function track(p: Promise<void>): void {
     inFlight.add(p);
@@ -193,29 +193,6 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
     if (done?.state === 'allowed' || done?.state === 'denied') return `This request was already ${done.state} by ${mention(done.decidedBy)}.`;
     if (done?.state === 'timeout') return 'This permission request timed out and was denied.';
     return 'This permission request has expired; nothing was changed.';
-  }
-
-  async function ruleAnswer(req: PromptRequest, key: string): Promise<PermissionDecision | undefined> {
-    if (!opts.rules) return undefined;
-    const hit = await opts.rules.find(key, {
-      toolName: req.request.toolName, input: req.request.input, requester: { platform: req.surface.platform, user: req.author }, workspace: req.workspace,
-    });
-    if (!hit) return undefined;
-    // approvals: approvers: a rule the author set themselves (before that applied here) is not
-    // another person's Allow, so it does not answer for them.
-    if (req.approvers?.approvals === 'approvers' && samePerson({ platform: hit.setBy.platform, user: hit.setBy }, { platform: req.surface.platform, user: req.author })) return undefined;
-    const line = autoAllowLine(hit);
-    opts.audit?.record({
-      at: now(),
-      ...requestFacts({ platform: req.surface.platform, conversation: key, tool: req.request.toolName, input: req.request.input, turnId: req.turnId }),
-      decision: 'allow',
-      source: 'rule',
-      rule: ruleLabel(hit),
-      ruleSetBy: auditPerson(hit.setBy.platform, hit.setBy),
-      latencyMs: 0,
-    });
-    req.onAutoAllowed?.(line);
-    return { behavior: 'allow' };
   }
 
   function show(req: PromptRequest, key: string): Promise<PermissionDecision> {
@@ -296,20 +273,10 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
    * Deciding is synchronous after the open check, so no other decision can come between.
    */
   async function allowForThread(p: OpenPrompt, platform: string, user: UserRef, everyone: boolean, notify: (t: string) => Promise<void>): Promise<void> {
-    if (!open.has(p.id) || !opts.rules || !p.rule) return;
-    // A rule answers the requests of the person whose request this is, unless the decider chose everyone.
-    const scope: RuleScope = everyone ? { kind: 'thread' } : { kind: 'person', person: rulePerson(p.surface.platform, p.author) };
-    const stored = { v: 2 as const, rule: p.rule, scope, setBy: rulePerson(platform, user), setAt: now() };
-    const label = ruleLabel(stored);
+    if (!open.has(p.id) || !threadRules || !p.rule) return;
+    const { stored, label } = threadRules.ruleFrom(p.rule, { platform: p.surface.platform, user: p.author }, { platform, user }, everyone);
     settle(p, { behavior: 'allow' }, { state: 'allowed', source: 'thread', how: everyone ? 'thread_all' : 'thread', decidedBy: user, decidedOn: platform, rule: label });
-    const saved = await opts.rules.add(p.conversationKey, stored).catch((err: unknown) => {
-      p.log.warn({ err }, 'thread rule store write failed');
-      return false;
-    });
-    if (saved) {
-      opts.audit?.ruleAdded({ conversation: p.conversationKey, rule: label, setBy: auditPerson(platform, user) });
-      return;
-    }
+    if (await threadRules.save(p.conversationKey, stored, label, p.log)) return;
     p.log.warn({ rule: label }, 'could not store the thread rule; this request was allowed once');
     await notify(`Allowed this request, but the rule ${label} could not be saved, so the next matching request will ask again.`);
   }
@@ -318,7 +285,7 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
     async request(req) {
       if (req.signal.aborted) return { behavior: 'deny', message: 'The turn ended before the request was shown.' };
       const key = conversationKey(req.surface.platform, req.conversation);
-      const auto = await ruleAnswer(req, key);
+      const auto = await threadRules?.answer(req, key);
       if (auto) return auto;
       if (req.signal.aborted) return { behavior: 'deny', message: 'The turn ended before the request was shown.' };
       return show(req, key);

@@ -1,0 +1,66 @@
+/**
+ * Thread rules at the permission broker (docs/approvals.md, "Thread rules"): a request a stored
+ * rule covers is answered allow without a prompt (audited, with a muted line in the reply), and
+ * "Allow for this thread" / "for everyone" stores the rule the prompt showed. Matching itself is
+ * permission-rules.ts; storage is rule-store.ts.
+ */
+import type { UserRef } from '../delivery/surface.js';
+import type { Logger } from '../log.js';
+import type { PermissionDecision } from '../protocol/types.js';
+import { auditPerson, requestFacts, type AuditTrail } from './audit.js';
+import { samePerson } from './identity.js';
+import { autoAllowLine, ruleLabel, type PermissionRule, type RuleScope, type StoredRule } from './permission-rules.js';
+import type { PromptRequest } from './permission-broker.js';
+import type { RuleStore } from './rule-store.js';
+
+const rulePerson = (platform: string, u: UserRef) => ({ platform, id: u.id, ...(u.name ? { name: u.name } : {}) });
+
+export interface ThreadRuleAnswers {
+  /** allow when a stored rule covers the request (and may answer for its author), else undefined. */
+  answer(req: PromptRequest, conversation: string): Promise<PermissionDecision | undefined>;
+  /** The rule an Allow for this thread (everyone: for everyone in it) stores, and its label. */
+  ruleFrom(rule: PermissionRule, author: { platform: string; user: UserRef }, setBy: { platform: string; user: UserRef }, everyone: boolean): { stored: StoredRule; label: string };
+  /** Store it (audited); false when the store refused, logged. */
+  save(conversation: string, stored: StoredRule, label: string, log: Logger): Promise<boolean>;
+}
+
+export function createThreadRuleAnswers(rules: RuleStore, audit: AuditTrail | undefined, now: () => number): ThreadRuleAnswers {
+  return {
+    async answer(req, conversation) {
+      const hit = await rules.find(conversation, {
+        toolName: req.request.toolName, input: req.request.input, requester: { platform: req.surface.platform, user: req.author }, workspace: req.workspace,
+      });
+      if (!hit) return undefined;
+      // approvals: approvers: a rule the author set themselves (before that applied here) is not
+      // another person's Allow, so it does not answer for them.
+      if (req.approvers?.approvals === 'approvers' && samePerson({ platform: hit.setBy.platform, user: hit.setBy }, { platform: req.surface.platform, user: req.author })) return undefined;
+      audit?.record({
+        at: now(),
+        ...requestFacts({ platform: req.surface.platform, conversation, tool: req.request.toolName, input: req.request.input, turnId: req.turnId }),
+        decision: 'allow',
+        source: 'rule',
+        rule: ruleLabel(hit),
+        ruleSetBy: auditPerson(hit.setBy.platform, hit.setBy),
+        latencyMs: 0,
+      });
+      req.onAutoAllowed?.(autoAllowLine(hit));
+      return { behavior: 'allow' };
+    },
+
+    ruleFrom(rule, author, setBy, everyone) {
+      // A rule answers the requests of the person whose request this is, unless the decider chose everyone.
+      const scope: RuleScope = everyone ? { kind: 'thread' } : { kind: 'person', person: rulePerson(author.platform, author.user) };
+      const stored: StoredRule = { v: 2, rule, scope, setBy: rulePerson(setBy.platform, setBy.user), setAt: now() };
+      return { stored, label: ruleLabel(stored) };
+    },
+
+    async save(conversation, stored, label, log) {
+      const saved = await rules.add(conversation, stored).catch((err: unknown) => {
+        log.warn({ err }, 'thread rule store write failed');
+        return false;
+      });
+      if (saved) audit?.ruleAdded({ conversation, rule: label, setBy: auditPerson(stored.setBy.platform, stored.setBy) });
+      return saved;
+    },
+  };
+}
