@@ -13,8 +13,6 @@ import { autoAllowLine, ruleLabel, type PermissionRule, type RuleScope, type Sto
 import type { PromptRequest } from './permission-broker.js';
 import type { RuleStore } from './rule-store.js';
 
-const rulePerson = (platform: string, u: UserRef) => ({ platform, id: u.id, ...(u.name ? { name: u.name } : {}) });
-
 export interface ThreadRuleAnswers {
   /** allow when a stored rule covers the request (and may answer for its author), else undefined. */
   answer(req: PromptRequest, conversation: string): Promise<PermissionDecision | undefined>;
@@ -49,8 +47,8 @@ export function createThreadRuleAnswers(rules: RuleStore, audit: AuditTrail | un
 
     ruleFrom(rule, author, setBy, everyone) {
       // A rule answers the requests of the person whose request this is, unless the decider chose everyone.
-      const scope: RuleScope = everyone ? { kind: 'thread' } : { kind: 'person', person: rulePerson(author.platform, author.user) };
-      const stored: StoredRule = { v: 2, rule, scope, setBy: rulePerson(setBy.platform, setBy.user), setAt: now() };
+      const scope: RuleScope = everyone ? { kind: 'thread' } : { kind: 'person', person: auditPerson(author.platform, author.user) };
+      const stored: StoredRule = { v: 2, rule, scope, setBy: auditPerson(setBy.platform, setBy.user), setAt: now() };
       return { stored, label: ruleLabel(stored) };
     },
 

@@ -5,7 +5,7 @@
  */
 import { chownSync, existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TurnbridgeError } from '../errors.js';
 import type { LaunchSpec, Profile } from '../profile/types.js';
@@ -31,7 +31,8 @@ export interface LaunchPolicy {
 /** a === b or a is an ancestor directory of b. */
 export function holds(a: string, b: string): boolean {
   const rel = relative(resolve(a), resolve(b));
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+  // `..foo` is a child named so, not a way up.
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
 
 /** Throws TB_CWD_UNSAFE when the agent would start in a directory holding (or inside) a protected path. */
