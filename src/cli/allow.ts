@@ -8,7 +8,7 @@
 import { userInfo } from 'node:os';
 import { PAIRING_CODE, createAccessGrants, type AccessGrants, type PairingRequest } from '../bridge/access-grants.js';
 import type { AuditPerson } from '../bridge/audit.js';
-import { IDENTITY_FORMS, parseIdentity } from '../bridge/identity.js';
+import { IDENTITY_FORMS, parseIdentity } from '../config/identity-forms.js';
 import type { BridgeConfig } from '../bridge/api.js';
 import { loadConfig } from '../config/index.js';
 import { bridgeEnv } from '../config/bridge-env.js';

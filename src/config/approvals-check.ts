@@ -3,8 +3,8 @@
  * asks for an approver where nobody could be one (every Allow there would be refused until the
  * prompt times out).
  */
-import type { BridgeConfig, RouteConfig } from '../bridge/api.js';
-import { needsApprover, routeAt, routesNaming, type Place } from '../bridge/routing.js';
+import type { BridgeConfig, RouteConfig } from './types.js';
+import { needsApprover, routeAt, routesNaming, type Place } from './route-rules.js';
 import { TurnbridgeError } from '../errors.js';
 
 type Checked = Pick<BridgeConfig, 'routes' | 'dm' | 'defaultProfile' | 'approvals' | 'approvers' | 'file'> & { access: { admins: readonly string[] } };

@@ -1,4 +1,4 @@
-import type { BridgeConfig } from '../bridge/api.js';
+import type { BridgeConfig } from './types.js';
 
 function truthy(v: string | undefined): boolean {
   return v !== undefined && /^(1|true|yes|on)$/i.test(v.trim());

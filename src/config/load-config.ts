@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
-import type { BridgeConfig, RouteConfig } from '../bridge/api.js';
+import type { BridgeConfig, RouteConfig } from './types.js';
 import { checkBusKey, missingBusKey } from '../bus-key.js';
 import { TurnbridgeError, yamlErrorText } from '../errors.js';
 import { DEFAULTS, LOG_LEVELS, PLATFORM_KEYS, defaultProfilePath } from './defaults.js';

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { Approvals, RouteConfig } from '../bridge/api.js';
+import type { Approvals, RouteConfig } from './types.js';
 import { type Source, checkId, checkKnownKeys, checkPositive, checkString, checkStringList, fail, isRecord } from './field-checks.js';
 import { checkRoutePlace, checkRoutePlatform } from './route-ids.js';
 

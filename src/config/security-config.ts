@@ -5,8 +5,8 @@
  */
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { AccessConfig, AgentConfig, LimitsConfig } from '../bridge/api.js';
-import { IDENTITY_FORMS, guessIdentity, parseIdentity } from '../bridge/identity.js';
+import type { AccessConfig, AgentConfig, LimitsConfig } from './types.js';
+import { IDENTITY_FORMS, guessIdentity, parseIdentity } from './identity-forms.js';
 import { type Source, checkId, checkInt, checkKnownKeys, checkString, fail, isRecord, splitCommaList } from './field-checks.js';
 
 export const SECURITY_KEYS = ['access', 'limits', 'agent', 'allowed_hosts'] as const;

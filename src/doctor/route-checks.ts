@@ -5,7 +5,7 @@
  * says what holds there and what to write to make it explicit, or how to give it its own profile.
  */
 import type { BridgeConfig, RouteConfig } from '../bridge/api.js';
-import { needsApprover, qualifyIds, routesNaming } from '../bridge/routing.js';
+import { needsApprover, qualifyIds, routesNaming } from '../config/route-rules.js';
 import { shortPath } from './profile-checks.js';
 import { pass, warn, type CheckResult } from './types.js';
 

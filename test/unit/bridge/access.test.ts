@@ -7,7 +7,7 @@ import type { AccessConfig, RouteConfig } from '../../../src/bridge/api.js';
 import { checkAccess } from '../../../src/bridge/access.js';
 import { createAccessGrants } from '../../../src/bridge/access-grants.js';
 import { mayDecide } from '../../../src/bridge/approvers.js';
-import { guessIdentity, parseIdentity } from '../../../src/bridge/identity.js';
+import { guessIdentity, parseIdentity } from '../../../src/config/identity-forms.js';
 import type { InboundMessage } from '../../../src/bridge/types.js';
 import { silentLogger } from '../../../src/log.js';
 import { makeMsg } from './helpers.js';

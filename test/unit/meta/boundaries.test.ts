@@ -28,7 +28,7 @@ const ALLOWED: Record<string, string[]> = {
   runner: ['protocol', 'profile'],
   delivery: ['protocol'],
   state: ['delivery'],
-  config: ['protocol', 'profile', 'bridge'],
+  config: ['protocol', 'profile'],
   replicas: [],
   bridge: ['protocol', 'profile', 'runner', 'delivery', 'config', 'state', 'replicas'],
   // The doctor checks everything below the entry points; platform checks load on demand.
