@@ -42,9 +42,13 @@ function dockerArgv(): string[] {
   return [...json('ENTRYPOINT'), ...json('CMD')];
 }
 
-const COMMANDS: Array<{ name: string; argv: () => string[]; needs?: string }> = [
+const COMMANDS: Array<{ name: string; argv: () => string[]; needs?: string; env?: Record<string, string> }> = [
   { name: 'npm start', argv: () => ['npm', 'start'], needs: 'npm' },
-  { name: 'npx turnbridge start', argv: () => ['npx', 'turnbridge', 'start'], needs: 'npx' },
+  // With this test's fresh HOME (an empty npm cache), npx installs this checkout as a package
+  // first, which runs its `prepare` script: a rebuild of dist/ under every other test that runs
+  // bin/turnbridge.js at the same time (they found no build in dist/). Scripts off: npx runs the
+  // bin as it is.
+  { name: 'npx turnbridge start', argv: () => ['npx', 'turnbridge', 'start'], needs: 'npx', env: { npm_config_ignore_scripts: 'true' } },
   { name: 'the Procfile web: line', argv: procfileArgv },
   { name: 'the systemd ExecStart', argv: systemdArgv },
   { name: 'the Docker ENTRYPOINT + CMD (tini)', argv: dockerArgv, needs: 'tini' },
@@ -65,6 +69,7 @@ for (const c of COMMANDS) {
         TURNBRIDGE_DATA_DIR: join(dir, 'data'), TURNBRIDGE_WORKSPACE: join(dir, 'workspace'),
         // Signals are the subject here; the box has a private /tmp, where this workspace lives.
         TURNBRIDGE_SANDBOX: 'off',
+        ...c.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
