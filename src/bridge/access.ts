@@ -5,7 +5,7 @@
  * Every refusal names the setting that would allow the message.
  */
 import type { AccessConfig, RouteConfig } from './api.js';
-import type { AccessGrants } from './access-grants.js';
+import type { AccessGrants } from '../state/index.js';
 import { identitiesOf, identityOf, onList, type Actor } from './identity.js';
 import type { InboundMessage } from './types.js';
 

@@ -9,25 +9,17 @@ import type { ConversationGate, ReplicaBus, SharedSlots } from '../replicas/inde
 import { loadProfile as defaultLoadProfile } from '../profile/index.js';
 import { run as defaultRun } from '../runner/index.js';
 import { acceptMessage } from './accept-message.js';
-import { createConversationAuthors, createConversationNotices } from './conversation-claims.js';
-import { createSessionResets } from './session-resets.js';
 import { checkAccess } from './access.js';
 import { routeMessage } from './routing.js';
-import { accessGrantsOn, grantsOnKv, type AccessGrants } from './access-grants.js';
 import type { Bridge, BridgeConfig, BridgeStats } from './api.js';
 import { createActionForwarding, type LocalHandlers } from './action-forwarding.js';
 import type { BridgeContext, RunTurn } from './context.js';
-import { createAuditTrail, type AuditTrail } from './audit.js';
-import { createGuardedOps, createKv, createStateKv, type KvStore } from './kv.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { INTERRUPTED_MESSAGE } from './outcome.js';
 import { createPermissionBroker } from './permission-broker.js';
 import { createProfileCache, type ProfileLoader } from './profile-cache.js';
-import { createRuleStore } from './rule-store.js';
-import { createSessionStore, guardSessionStore, type SessionStore } from './session-store.js';
-import { createState, ensurePrivateDir, privateDirMode, type BridgeState } from '../state/index.js';
+import { accessGrantsOn, conversationKey, createAuditTrail, createConversationAuthors, createConversationNotices, createGuardedOps, createKv, createRuleStore, createSessionResets, createSessionStore, createState, createStateKv, ensurePrivateDir, grantsOnKv, guardSessionStore, privateDirMode, type AccessGrants, type AuditTrail, type BridgeState, type KvStore, type SessionStore } from '../state/index.js';
 import { conversationPlaces, prepareRoots } from './conversation-dirs.js';
-import { conversationKey } from './conversation-key.js';
 import { handleStopAction } from './stop-control.js';
 import { recover, type RecoveryReport } from './recovery.js';
 import { handleRerunAction } from './rerun.js';
@@ -150,7 +142,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
   const kv = opts.kv ?? (opts.store ? createKv(new Keyv(), logger) : createStateKv(state.store, logger));
   const rules = createRuleStore(kv, logger);
   const audit = createAuditTrail({ store: state.store, logger, metrics, now });
-  const grants = opts.grants ?? (opts.store ? grantsOnKv(kv, { audit }) : accessGrantsOn(state, config, logger, { audit }));
+  const grants = opts.grants ?? (opts.store ? grantsOnKv(kv, { audit }) : accessGrantsOn(state, logger, { audit }));
   prepareWorkspace(config, logger);
   const profileLoader: ProfileLoader = opts.loadProfile ?? ((path) => defaultLoadProfile(path, { logger }));
 

@@ -1,4 +1,5 @@
 import type { Attachment, PermissionDecision } from '../protocol/types.js';
+import { processStartTime } from '../runner/index.js';
 import type { RunResult } from '../runner/types.js';
 import { policyFor } from './approvers.js';
 import { conversationDirs, conversationPlaces } from './conversation-dirs.js';
@@ -120,7 +121,9 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
           onStderr: (chunk) => log.debug({ stderr: chunk }, 'agent stderr'),
           onSpawn: (pid) => {
             log.debug({ pid }, 'agent spawned');
-            turn.recorder.agent(pid);
+            // Recorded with its start time, so a restart ends it and never a reused pid.
+            const startTime = processStartTime(pid);
+            if (startTime !== undefined) turn.recorder.agent(pid, startTime);
             reactions.working();
           },
           onPermissionRequest: (request, { signal, cwd }): Promise<PermissionDecision> => {

@@ -6,12 +6,10 @@ import type { PermissionDecision, PermissionRequest } from '../protocol/types.js
 import { decidersOn, mayDecide as mayDecideFor, mention, refusalText, type ApproverPolicy, type DecisionAction } from './approvers.js';
 import { samePerson } from './identity.js';
 import { BoundedMap } from '../bounded-map.js';
-import { auditPerson, auditedInput, requestFacts, type AuditTrail, type DecisionSource } from './audit.js';
-import { conversationKey } from './conversation-key.js';
+import { auditPerson, auditedInput, conversationKey, requestFacts, type AuditTrail, type DecisionSource, type PermissionRule, type RuleStore } from '../state/index.js';
 import { PREVIEW_MAX_CHARS, formatInputPreview, inputAsText } from './input-preview.js';
-import { describeRule, ruleFor, ruleMeaning, type PermissionRule } from './permission-rules.js';
+import { describeRule, ruleFor, ruleMeaning } from './permission-rules.js';
 import { editForm, editable, readEdit, readReason, reasonForm, viewForm } from './prompt-forms.js';
-import type { RuleStore } from './rule-store.js';
 import { createThreadRuleAnswers } from './thread-rule-answers.js';
 import type { ActionEvent, FormAnswer, FormSubmitEvent } from './types.js';
 

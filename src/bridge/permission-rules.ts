@@ -1,7 +1,7 @@
 /**
  * "Allow for this thread" rules: which rule a request would add, what it matches, and how the
  * prompt says so. Pure functions (a path rule reads the file system to follow symlinks); the
- * rules themselves live in the store (rule-store.ts). docs/approvals.md#thread-rules says the same
+ * rules themselves, in the shape they are kept, live in the state (state/rule-store.ts). docs/approvals.md#thread-rules says the same
  * for people.
  *
  * One rule value drives both the matcher (`ruleMatches`) and what the prompt shows
@@ -27,37 +27,10 @@
  */
 import type { UserRef } from '../delivery/surface.js';
 import { mention } from './approvers.js';
-import { canonical } from './audit.js';
+import { canonical, type PermissionRule, type RuleScope, type StoredRule } from '../state/index.js';
 import { samePerson, type Actor } from './identity.js';
 import { simpleCommandWords } from './shell-words.js';
 import { realWorkspace, workspacePath } from './workspace-path.js';
-
-export type PermissionRule =
-  | { kind: 'prefix'; tool: string; words: [string, string]; options: string[] }
-  | { kind: 'exact'; tool: string; command: string }
-  | { kind: 'path'; tool: string; root: string; path: string; tree: boolean }
-  | { kind: 'input'; tool: string; input: string };
-
-/** A person as a rule keeps them: the platform too (the same id can be someone else elsewhere). */
-export interface RulePerson {
-  platform: string;
-  id: string;
-  name?: string;
-}
-
-/** Whose requests a rule answers. */
-export type RuleScope = { kind: 'person'; person: RulePerson } | { kind: 'thread' };
-
-/** A rule as kept for a conversation (shape version 2; see parseStoredRules for older ones). */
-export interface StoredRule {
-  v: 2;
-  rule: PermissionRule;
-  scope: RuleScope;
-  /** Who clicked. */
-  setBy: RulePerson;
-  /** ms since the epoch. */
-  setAt: number;
-}
 
 /** What a rule is checked against: the request, who it is for, and the agent's working directory. */
 export interface RuleQuery {
@@ -246,51 +219,10 @@ export function ruleLabel(stored: Pick<StoredRule, 'rule' | 'scope'>): string {
   return `${describeRule(stored.rule)} ${scopeText(stored.scope)}`;
 }
 
-export function sameRule(a: Pick<StoredRule, 'rule' | 'scope'>, b: Pick<StoredRule, 'rule' | 'scope'>): boolean {
-  return JSON.stringify(canonical(a.rule)) === JSON.stringify(canonical(b.rule)) && JSON.stringify(canonical(a.scope)) === JSON.stringify(canonical(b.scope));
-}
-
 /** The muted line a reply shows when a rule answered a request: "auto-allowed Bash: npm test, rule set by @ana". */
 export function autoAllowLine(stored: StoredRule): string {
   const r = stored.rule;
   const what = `${r.tool}: ${r.kind === 'prefix' ? r.words.join(' ') : r.kind === 'exact' ? shown(r.command) : r.kind === 'path' ? shown(r.tree ? `${r.path}/**` : r.path) : 'this exact input'}`;
   const whom = stored.scope.kind === 'thread' ? ' for everyone in this thread' : '';
   return `auto-allowed ${what}, rule set by ${mention(stored.setBy)}${whom}`;
-}
-
-const isPerson = (p: unknown): p is RulePerson => typeof (p as RulePerson | null)?.platform === 'string' && typeof (p as RulePerson).id === 'string';
-
-function isRule(r: unknown): r is PermissionRule {
-  const x = r as Record<string, unknown> | null;
-  if (!x || typeof x.tool !== 'string') return false;
-  switch (x.kind) {
-    case 'prefix':
-      return Array.isArray(x.words) && x.words.length === 2 && x.words.every((w) => typeof w === 'string')
-        && Array.isArray(x.options) && x.options.every((o) => typeof o === 'string');
-    case 'exact':
-      return typeof x.command === 'string';
-    case 'path':
-      return typeof x.root === 'string' && typeof x.path === 'string' && typeof x.tree === 'boolean';
-    case 'input':
-      return typeof x.input === 'string';
-    default:
-      return false;
-  }
-}
-
-function isStoredRule(x: unknown): x is StoredRule {
-  const s = x as StoredRule | null;
-  if (s?.v !== 2 || !isRule(s.rule) || !isPerson(s.setBy) || typeof s.setAt !== 'number') return false;
-  return s.scope?.kind === 'thread' || (s.scope?.kind === 'person' && isPerson(s.scope.person));
-}
-
-/**
- * Reads a stored value back. Rules from before version 2 (no `v`: tool-wide rules, exact rules
- * compared with blanks squashed, prefixes on any second word, no scope: they covered everyone)
- * and anything malformed are dropped: what the prompt showed then is not what a rule means now.
- */
-export function parseStoredRules(v: unknown): { rules: StoredRule[]; dropped: number } {
-  if (!Array.isArray(v)) return { rules: [], dropped: 0 };
-  const rules = v.filter(isStoredRule);
-  return { rules, dropped: v.length - rules.length };
 }

@@ -24,7 +24,7 @@ import { acceptMessage } from './accept-message.js';
 import type { BridgeContext } from './context.js';
 import { INTERRUPTED_MESSAGE } from './outcome.js';
 import { rerunActionId, RERUN_TTL_MS } from './rerun.js';
-import { rebuildMessage } from './stored-message.js';
+import { rebuildMessage } from './rebuild-message.js';
 
 export interface RecoveryReport {
   agentsEnded: number;

@@ -6,7 +6,7 @@ import type { UserRef } from '../delivery/surface.js';
 import { mayStop, refusalText } from './approvers.js';
 import { acceptMessage } from './accept-message.js';
 import type { BridgeContext } from './context.js';
-import { rebuildMessage } from './stored-message.js';
+import { rebuildMessage } from './rebuild-message.js';
 
 /** How long a Run again button works (7 days). */
 export const RERUN_TTL_MS = 7 * 24 * 3600_000;

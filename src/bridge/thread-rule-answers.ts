@@ -2,16 +2,15 @@
  * Thread rules at the permission broker (docs/approvals.md, "Thread rules"): a request a stored
  * rule covers is answered allow without a prompt (audited, with a muted line in the reply), and
  * "Allow for this thread" / "for everyone" stores the rule the prompt showed. Matching itself is
- * permission-rules.ts; storage is rule-store.ts.
+ * permission-rules.ts; storage is state/rule-store.ts.
  */
 import type { UserRef } from '../delivery/surface.js';
 import type { Logger } from '../log.js';
 import type { PermissionDecision } from '../protocol/types.js';
-import { auditPerson, requestFacts, type AuditTrail } from './audit.js';
+import { auditPerson, requestFacts, type AuditTrail, type PermissionRule, type RuleScope, type RuleStore, type StoredRule } from '../state/index.js';
 import { samePerson } from './identity.js';
-import { autoAllowLine, ruleLabel, type PermissionRule, type RuleScope, type StoredRule } from './permission-rules.js';
+import { applies, autoAllowLine, ruleLabel } from './permission-rules.js';
 import type { PromptRequest } from './permission-broker.js';
-import type { RuleStore } from './rule-store.js';
 
 export interface ThreadRuleAnswers {
   /** allow when a stored rule covers the request (and may answer for its author), else undefined. */
@@ -25,9 +24,8 @@ export interface ThreadRuleAnswers {
 export function createThreadRuleAnswers(rules: RuleStore, audit: AuditTrail | undefined, now: () => number): ThreadRuleAnswers {
   return {
     async answer(req, conversation) {
-      const hit = await rules.find(conversation, {
-        toolName: req.request.toolName, input: req.request.input, requester: { platform: req.surface.platform, user: req.author }, workspace: req.workspace,
-      });
+      const query = { toolName: req.request.toolName, input: req.request.input, requester: { platform: req.surface.platform, user: req.author }, workspace: req.workspace };
+      const hit = await rules.find(conversation, (s) => applies(s, query));
       if (!hit) return undefined;
       // approvals: approvers: a rule the author set themselves (before that applied here) is not
       // another person's Allow, so it does not answer for them.

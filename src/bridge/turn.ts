@@ -6,7 +6,7 @@ import type { Profile } from '../profile/index.js';
 import type { RouteConfig } from './api.js';
 import type { QueueEntry } from './turn-queue.js';
 import type { TurnPhase } from './turn-phase.js';
-import type { TurnRecorder } from './turn-recorder.js';
+import type { TurnRecorder } from '../state/index.js';
 import type { TurnRegistry } from './turn-registry.js';
 import type { InboundMessage } from './types.js';
 

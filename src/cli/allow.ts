@@ -6,8 +6,7 @@
  * message: no restart. Every grant and removal is in the audit trail (`turnbridge audit`).
  */
 import { userInfo } from 'node:os';
-import { PAIRING_CODE, createAccessGrants, type AccessGrants, type PairingRequest } from '../bridge/access-grants.js';
-import type { AuditPerson } from '../bridge/audit.js';
+import { PAIRING_CODE, createAccessGrants, type AccessGrants, type AuditPerson, type PairingRequest } from '../state/index.js';
 import { IDENTITY_FORMS, parseIdentity } from '../config/identity-forms.js';
 import type { BridgeConfig } from '../bridge/api.js';
 import { loadConfig } from '../config/index.js';

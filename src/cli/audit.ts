@@ -4,8 +4,7 @@
  * decisions, grants and their removal, rules added and cleared. A table with a header, or with
  * --json one JSON object per line (NDJSON). It only reads: a running bridge is not disturbed.
  */
-import { readAudit, type AuditEntry, type AuditPerson } from '../bridge/audit.js';
-import { createState } from '../state/index.js';
+import { createState, readAudit, type AuditEntry, type AuditPerson } from '../state/index.js';
 import { bridgeEnv } from '../config/bridge-env.js';
 import { loadConfig } from '../config/index.js';
 import { silentLogger } from '../log.js';

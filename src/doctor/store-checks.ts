@@ -7,7 +7,6 @@ import { accessSync, constants, existsSync, rmSync, statSync, writeFileSync } fr
 import { dirname, join } from 'node:path';
 import KeyvRedis from '@keyv/redis';
 import Keyv from 'keyv';
-import { hasFileGrants, OLD_GRANTS_DIR } from '../bridge/access-grants-migration.js';
 import type { BridgeConfig } from '../bridge/api.js';
 import { fileModeChecks } from './file-mode-checks.js';
 import { redisTransportChecks } from './redis-transport-checks.js';
@@ -18,10 +17,6 @@ const S = 'Store';
 export async function storeChecks(config: BridgeConfig): Promise<CheckResult[]> {
   const checks = [config.redisUrl ? await redisCheck(config.redisUrl) : embeddedCheck(config.dataDir), ...fileModeChecks(config)];
   if (config.redisUrl) checks.push(...redisTransportChecks(config.redisUrl, safeUrl(config.redisUrl)));
-  // Doctor changes nothing: it only says what the next start will do with them.
-  if (hasFileGrants(config.dataDir)) {
-    checks.push(pass(S, `access grants of an older version in ${join(config.dataDir, OLD_GRANTS_DIR)} move into the bridge state on the next start (the directory is kept as ${OLD_GRANTS_DIR}.migrated)`));
-  }
   return checks;
 }
 

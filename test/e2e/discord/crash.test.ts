@@ -9,7 +9,7 @@
 import { strict as assert } from 'node:assert';
 import { createHash } from 'node:crypto';
 import { after, describe, it } from 'node:test';
-import { conversationKey } from '../../../src/bridge/conversation-key.js';
+import { conversationKey } from '../../../src/state/index.js';
 import { FakeDiscord, type FakeAttachment, type FakeMessage } from '../../fakes/discord/index.js';
 import { AGENT_PROFILE } from '../slack/turn-rig.js';
 import { alive, crashWorld, untilReady } from '../crash-child.js';

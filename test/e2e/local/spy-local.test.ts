@@ -18,7 +18,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { conversationDirName } from '../../../src/bridge/conversation-dirs.js';
-import { conversationKey } from '../../../src/bridge/conversation-key.js';
+import { conversationKey } from '../../../src/state/index.js';
 import { conversationOf } from '../../../src/platforms/local/local-routes.js';
 import { sandboxProblem } from '../../../src/runner/index.js';
 import { pollUntil } from '../poll-until.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { AccessConfig, RouteConfig } from '../../../src/bridge/api.js';
 import { checkAccess } from '../../../src/bridge/access.js';
-import { createAccessGrants } from '../../../src/bridge/access-grants.js';
+import { createAccessGrants } from '../../../src/state/index.js';
 import { mayDecide } from '../../../src/bridge/approvers.js';
 import { guessIdentity, parseIdentity } from '../../../src/config/identity-forms.js';
 import type { InboundMessage } from '../../../src/bridge/types.js';

@@ -2,9 +2,8 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { createBridge, createPermissionBroker } from '../../../src/bridge/index.js';
-import { AUDIT_INPUT_MAX, AUDIT_NS, auditedInput, createAuditTrail, readAudit, type AuditEntry, type DecisionEntry } from '../../../src/bridge/audit.js';
+import { AUDIT_INPUT_MAX, AUDIT_NS, auditedInput, createAuditTrail, createRedisStore, createSqliteStore, readAudit, type AuditEntry, type DecisionEntry, type StateStore } from '../../../src/state/index.js';
 import { createDelivery } from '../../../src/delivery/index.js';
-import { createRedisStore, createSqliteStore, type StateStore } from '../../../src/state/index.js';
 import type { PermissionRequest } from '../../../src/protocol/types.js';
 import { silentLogger } from '../../../src/log.js';
 import { createRecordingSurface } from '../../fakes/recording-surface.js';

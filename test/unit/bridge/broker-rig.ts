@@ -2,11 +2,8 @@
 import Keyv from 'keyv';
 import { createPermissionBroker } from '../../../src/bridge/index.js';
 import { createDelivery } from '../../../src/delivery/index.js';
-import { createAuditTrail } from '../../../src/bridge/audit.js';
-import { createKv } from '../../../src/bridge/kv.js';
+import { createAuditTrail, createKv, createRuleStore, createSqliteStore } from '../../../src/state/index.js';
 import { createMetrics } from '../../../src/bridge/metrics.js';
-import { createRuleStore } from '../../../src/bridge/rule-store.js';
-import { createSqliteStore } from '../../../src/state/index.js';
 import type { ActionEvent, PromptForm } from '../../../src/bridge/types.js';
 import type { UserRef } from '../../../src/delivery/surface.js';
 import type { Approvals } from '../../../src/bridge/api.js';

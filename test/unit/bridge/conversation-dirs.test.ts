@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { createBridge, type CoreBridge } from '../../../src/bridge/index.js';
 import type { BridgeConfig } from '../../../src/bridge/api.js';
 import { conversationDirName, conversationPlaces } from '../../../src/bridge/conversation-dirs.js';
-import { conversationKey } from '../../../src/bridge/conversation-key.js';
+import { conversationKey } from '../../../src/state/index.js';
 import { silentLogger } from '../../../src/log.js';
 import { downloadAttachments } from '../../../src/platforms/attachments.js';
 import { createRecordingSurface, type RecordingSurface } from '../../fakes/recording-surface.js';

@@ -6,7 +6,7 @@ import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { checkAccess } from '../../../src/bridge/access.js';
 import { mayDecide, policyFor } from '../../../src/bridge/approvers.js';
-import type { AccessGrants } from '../../../src/bridge/access-grants.js';
+import type { AccessGrants } from '../../../src/state/index.js';
 import type { BridgeConfig, RouteConfig } from '../../../src/bridge/api.js';
 import { placeOf, routeMessage } from '../../../src/bridge/routing.js';
 import { bash, rig } from './broker-rig.js';

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { parseAllowCommand, parseCommand } from '../../../src/bridge/commands.js';
-import { conversationKey } from '../../../src/bridge/conversation-key.js';
+import { conversationKey } from '../../../src/state/index.js';
 import { formatInputPreview } from '../../../src/bridge/input-preview.js';
 import { matchRoute, routeMessage } from '../../../src/bridge/routing.js';
 import { makeConfig, makeMsg } from './helpers.js';

@@ -8,10 +8,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Keyv from 'keyv';
 import { createBridge } from '../../../src/bridge/index.js';
-import { createKv } from '../../../src/bridge/kv.js';
-import { createSessionResets } from '../../../src/bridge/session-resets.js';
+import { createBridgeState, createKv, createSessionResets, createSqliteStore } from '../../../src/state/index.js';
 import { silentLogger } from '../../../src/log.js';
-import { createBridgeState, createSqliteStore } from '../../../src/state/index.js';
 import { createRecordingSurface } from '../../fakes/recording-surface.js';
 import { conv, fakeRunner, freshDataDir, makeConfig, makeMsg, makeProfile, waitFor } from './helpers.js';
 

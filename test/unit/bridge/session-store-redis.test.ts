@@ -3,16 +3,12 @@
  * (Debian's redis-server; .ci/run installs it when missing).
  */
 import { strict as assert } from 'node:assert';
-import KeyvRedis from '@keyv/redis';
-import Keyv from 'keyv';
 import { after, before, describe, it } from 'node:test';
 import { createSessionStore } from '../../../src/bridge/index.js';
-import { createState } from '../../../src/state/index.js';
-import { createAccessGrants } from '../../../src/bridge/access-grants.js';
+import { createAccessGrants, createState } from '../../../src/state/index.js';
 import { silentLogger } from '../../../src/log.js';
 import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
 import { conv, makeConfig } from './helpers.js';
-import { logCapture } from '../../fakes/log-capture.js';
 
 let server: RedisServer | undefined;
 let url = '';
@@ -39,26 +35,6 @@ describe('access grants on Redis', () => {
     assert.equal(await replica.hasAny(['slack:U0NEW']), false);
     await cli.close();
     await replica.close();
-  });
-
-  it('grants an older version kept unsigned in the keyv namespace turnbridge:access are not moved (anyone who reaches Redis could have written them): the start says so', async () => {
-    // A database of its own: the test above already ran a (empty) migration on database 0.
-    const db = `${url}/3`;
-    const old = new Keyv({ store: new KeyvRedis(db), namespace: 'turnbridge:access', useKeyPrefix: false });
-    await old.set('slack:U0OLDREDIS', { by: 'cli', at: 5 });
-    await old.set('pair:ABCDEF', { identity: 'slack:U0P' }, 3_600_000);
-    await old.disconnect();
-    const config = makeConfig({ redisUrl: db });
-    const cap = logCapture('warn');
-    const grants = createAccessGrants(config, cap.logger);
-    assert.equal(await grants.hasAny(['slack:U0OLDREDIS']), false, 'not honoured');
-    assert.equal(await grants.redeem('ABCDEF'), undefined, 'pairing codes are not carried over');
-    await grants.close();
-    const said = cap.lines.find((l) => String(l.msg).includes('turnbridge:access'));
-    assert.match(String(said?.msg), /1 access grants .* are not moved .* turnbridge allow slack:U0OLDREDIS/);
-    const state = createState(config, silentLogger);
-    assert.equal(await state.store.get('kv', 'access:slack:U0OLDREDIS'), undefined);
-    await state.close();
   });
 });
 

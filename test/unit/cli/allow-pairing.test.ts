@@ -10,11 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PassThrough } from 'node:stream';
 import { test } from 'node:test';
-import { createAccessGrants } from '../../../src/bridge/access-grants.js';
-import { readAudit, type AuditEntry } from '../../../src/bridge/audit.js';
+import { createAccessGrants, createState, readAudit, type AuditEntry } from '../../../src/state/index.js';
 import { allowCommand } from '../../../src/cli/allow.js';
 import { silentLogger } from '../../../src/log.js';
-import { createState } from '../../../src/state/index.js';
 import { BIN, ROOT, runCli } from './cli-process.js';
 import { terminalIo } from './terminal-io.js';
 

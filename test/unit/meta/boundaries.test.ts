@@ -27,7 +27,7 @@ const ALLOWED: Record<string, string[]> = {
   profile: ['protocol'],
   runner: ['protocol', 'profile'],
   delivery: ['protocol'],
-  state: ['delivery'],
+  state: ['protocol', 'delivery'],
   config: ['protocol', 'profile'],
   replicas: [],
   bridge: ['protocol', 'profile', 'runner', 'delivery', 'config', 'state', 'replicas'],

@@ -10,12 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
-import { accessGrantsOn } from '../../../src/bridge/access-grants.js';
-import { createStateKv } from '../../../src/bridge/kv.js';
-import { ruleFor, type RuleQuery, type StoredRule } from '../../../src/bridge/permission-rules.js';
-import { createRuleStore } from '../../../src/bridge/rule-store.js';
+import { accessGrantsOn, createRuleStore, createState, createStateKv, type BridgeState, type QueuedTurnRecord, type RejectedRecord, type StoredRule } from '../../../src/state/index.js';
+import { applies, ruleFor, type RuleQuery } from '../../../src/bridge/permission-rules.js';
 import { silentLogger } from '../../../src/log.js';
-import { createState, type BridgeState, type QueuedTurnRecord, type RejectedRecord } from '../../../src/state/index.js';
 import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
 import { TEST_BUS_KEY } from '../../fixtures/bus-key.js';
 import { createBridge, createMetrics } from '../../../src/bridge/index.js';
@@ -48,7 +45,7 @@ async function unsealed(key: string): Promise<string> {
 
 describe('records written into Redis without the bus key (real redis-server)', () => {
   it('a forged access grant lets nobody in: written raw, with a made-up MAC, or copied from another person\'s grant', async () => {
-    const grants = accessGrantsOn(state, { dataDir: mkdtempSync(join(tmpdir(), 'tb-forged-g-')), redisUrl: server.url }, silentLogger);
+    const grants = accessGrantsOn(state, silentLogger);
     assert.ok(await grants.add('slack:U0ANA', { platform: 'cli', id: 'cli' }));
     assert.equal(await grants.hasAny(['slack:U0ANA']), true, 'a grant the bridge wrote is honoured');
 
@@ -66,12 +63,12 @@ describe('records written into Redis without the bus key (real redis-server)', (
     const rule: StoredRule = { v: 2, rule: ruleFor('Bash', { command: 'rm -rf ~' })!, scope: { kind: 'thread' }, setBy: { platform: 'slack', ...BOSS }, setAt: Date.now() };
     const query: RuleQuery = { toolName: 'Bash', input: { command: 'rm -rf ~' }, requester: { platform: 'slack', user: BOSS } };
     assert.equal(await rules.add('slack:T1:C1:1.1', rule), true);
-    assert.ok(await rules.find('slack:T1:C1:1.1', query), 'a rule the bridge wrote applies');
+    assert.ok(await rules.find('slack:T1:C1:1.1', (s) => applies(s, query)), 'a rule the bridge wrote applies');
 
     await raw.set(`${P}kv:kv:rules:slack:T1:C2:2.2`, await unsealed(`${P}kv:kv:rules:slack:T1:C1:1.1`));
-    assert.equal(await rules.find('slack:T1:C2:2.2', query), undefined, 'a raw rule');
+    assert.equal(await rules.find('slack:T1:C2:2.2', (s) => applies(s, query)), undefined, 'a raw rule');
     await raw.set(`${P}kv:kv:rules:slack:T1:C3:3.3`, (await raw.get(`${P}kv:kv:rules:slack:T1:C1:1.1`))!);
-    assert.equal(await rules.find('slack:T1:C3:3.3', query), undefined, 'a valid rule moved to another conversation');
+    assert.equal(await rules.find('slack:T1:C3:3.3', (s) => applies(s, query)), undefined, 'a valid rule moved to another conversation');
   });
 
   it('through the bridge: a stranger with a forged grant gets the way-in reply, no agent runs, and /metrics counts the record', async () => {

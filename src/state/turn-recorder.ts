@@ -1,14 +1,14 @@
 /**
  * Writes a turn's life into the ledger and its conversation's queue, so that a restart after a
- * crash finds everything the bridge showed and had not finished (recovery.ts). Every write goes
- * through one chain per turn, in order; journal writes coalesce (the latest wins).
+ * crash finds everything the bridge showed and had not finished (bridge/recovery.ts). Every write
+ * goes through one chain per turn, in order; journal writes coalesce (the latest wins).
  */
 import type { ReplyJournal } from '../delivery/types.js';
-import { processStartTime } from '../runner/index.js';
-import type { LedgerRecord, StateWrite } from '../state/index.js';
-import type { BridgeContext } from './context.js';
-import type { InboundMessage } from './types.js';
-import { toStored } from './stored-message.js';
+import type { BridgeState } from './bridge-state.js';
+import type { GuardedOps } from './kv.js';
+import type { LedgerRecord } from './records.js';
+import type { StateWrite } from './store.js';
+import { toStored, type ReceivedMessage } from './stored-message.js';
 
 export interface TurnRecorder {
   /**
@@ -21,15 +21,23 @@ export interface TurnRecorder {
   journal(j: ReplyJournal): void;
   /** The turn got its slot: out of the queue (resolves once stored, before the agent starts). */
   started(): Promise<void>;
-  /** The agent process is running (pid + start time: a restart ends it, never a reused pid). */
-  agent(pid: number): void;
+  /** The agent process is running (pid + its start time as the OS says: a restart ends it, never a reused pid). */
+  agent(pid: number, startTime: string): void;
   agentEnded(): void;
   /** Everything about the turn is finished: its records go. */
   finished(): Promise<void>;
 }
 
+/** What the recorder writes with: the state, this replica's id, the clock and the bridge's guard (a failed write is logged). */
+export interface RecorderDeps {
+  state: BridgeState;
+  holder: string;
+  now: () => number;
+  guarded: GuardedOps['run'];
+}
+
 /** `marker`: what the reply's live message carries (its Stop button's id), when the platform has buttons. */
-export function createTurnRecorder(ctx: BridgeContext, t: { id: string; key: string; msg: InboundMessage; enqueuedAt: number; marker?: string }): TurnRecorder {
+export function createTurnRecorder(ctx: RecorderDeps, t: { id: string; key: string; msg: ReceivedMessage; enqueuedAt: number; marker?: string }): TurnRecorder {
   const message = toStored(t.msg);
   const reply: Extract<LedgerRecord, { kind: 'reply' }> = {
     kind: 'reply', id: t.id, holder: ctx.holder, turn: 'queued', message, author: t.msg.user, journal: { parts: [] }, updatedAt: ctx.now(),
@@ -72,9 +80,7 @@ export function createTurnRecorder(ctx: BridgeContext, t: { id: string; key: str
       reply.turn = 'running';
       return write('record turn start', () => ctx.state.write([w.ledgerPut(stamped()), w.queueRemove(t.key, t.id)]));
     },
-    agent(pid) {
-      const startTime = processStartTime(pid);
-      if (startTime === undefined) return;
+    agent(pid, startTime) {
       hadAgent = true;
       void write('record agent', () => ctx.state.ledger.put({ kind: 'agent', id: agentId, turnId: t.id, holder: ctx.holder, pid, startTime }));
     },

@@ -1,23 +1,7 @@
-/** A user's message kept in the state (a queued turn, a Run again button) and made live again. */
+/** A user's message kept in the state (a queued turn, a Run again button) made live again. */
 import type { StoredMessage } from '../state/index.js';
 import type { BridgeContext } from './context.js';
 import type { InboundMessage } from './types.js';
-
-/** The user's message as received: text, author, where, and the files as references only. */
-export function toStored(msg: InboundMessage): StoredMessage {
-  return {
-    platform: msg.platform,
-    conversation: msg.conversation,
-    user: msg.user,
-    text: msg.text,
-    eventId: msg.eventId,
-    receivedAt: msg.receivedAt,
-    ...(msg.source ? { source: msg.source } : {}),
-    attachments: msg.attachmentRefs ?? [],
-    ...(msg.notices?.length ? { notices: msg.notices } : {}),
-    ...(msg.direct ? { direct: true } : {}),
-  };
-}
 
 /**
  * A stored message as an InboundMessage again. Its files are fetched anew where the platform can,

@@ -7,9 +7,8 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Logger } from '../log.js';
-import type { StateStore } from '../state/index.js';
 import { createGuardedOps } from './kv.js';
-import type { Metrics } from './metrics.js';
+import type { StateStore } from './store.js';
 
 /** How the decision came about. */
 export type DecisionSource =
@@ -202,7 +201,12 @@ function summary(e: AuditEntry): string {
   }
 }
 
-export function createAuditTrail(opts: { store: StateStore; logger: Logger; metrics?: Metrics; now?: () => number; idFactory?: (at: number) => string }): AuditTrail {
+/** Where a decision is counted besides the trail (the bridge's metrics). */
+export interface DecisionCounter {
+  permissionDecision(decision: string, source: string, latencyMs: number): void;
+}
+
+export function createAuditTrail(opts: { store: StateStore; logger: Logger; metrics?: DecisionCounter; now?: () => number; idFactory?: (at: number) => string }): AuditTrail {
   const log = opts.logger.child({ component: 'audit' });
   const now = opts.now ?? Date.now;
   const newId = opts.idFactory ?? auditIds();

@@ -10,10 +10,10 @@
  * - once-only notices (the "runs tools without asking" banner): shown the first time, forgotten
  *   by `new` / `reset` so the next session shows it again.
  *
- * Reads never throw: a store failure is logged (ctx.guarded) and answers "none".
+ * Reads never throw: a store failure is logged (`guarded`) and answers "none".
  */
-import type { BridgeState } from '../state/index.js';
-import type { BridgeContext } from './context.js';
+import type { BridgeState } from './bridge-state.js';
+import type { GuardedOps } from './kv.js';
 
 export interface ConversationAuthors {
   get(conversation: string): Promise<string | undefined>;
@@ -23,11 +23,11 @@ export interface ConversationNotices {
   forget(conversation: string, notice: string): Promise<void>;
 }
 
-export function createConversationAuthors(state: BridgeState, guarded: BridgeContext['guarded']): ConversationAuthors {
+export function createConversationAuthors(state: BridgeState, guarded: GuardedOps['run']): ConversationAuthors {
   return { get: (c) => guarded('read author', c, () => state.conversations.author(c), undefined) };
 }
 
-export function createConversationNotices(state: BridgeState, guarded: BridgeContext['guarded']): ConversationNotices {
+export function createConversationNotices(state: BridgeState, guarded: GuardedOps['run']): ConversationNotices {
   return {
     async forget(c, n) {
       await guarded('forget notice', c, () => state.conversations.forgetNotice(c, n), false);

@@ -5,14 +5,12 @@
  * under the data dir, or Redis with REDIS_URL) beside rules and notices. A grant is committed
  * before `add` resolves, so what `turnbridge allow` reports saved survives a kill -9, and the
  * running bridge reads it on the person's next message (the CLI opens the same database).
- * Grants kept by older versions (`<data dir>/access`, Redis `turnbridge:access`) move in once, at start-up.
  */
 import { randomInt } from 'node:crypto';
 import type { Logger } from '../log.js';
-import { createState, type BridgeState } from '../state/index.js';
-import { grantKey, migrateOldGrants } from './access-grants-migration.js';
-import type { BridgeConfig } from './api.js';
 import { createAuditTrail, type AuditPerson, type AuditTrail } from './audit.js';
+import type { BridgeState } from './bridge-state.js';
+import { createState, type StateConfig } from './create-state.js';
 import { createStateKv, type KvStore } from './kv.js';
 
 export interface AccessGrant {
@@ -68,6 +66,8 @@ const PAIRING_TTL_MS = 60 * 60_000;
 const NOT_GRANTED = 'treating the person as not granted';
 
 const pairKey = (code: string): string => `access-pair:${code.toUpperCase()}`;
+/** Where a person's grant lives in the state's kv. */
+const grantKey = (identity: string): string => `access:${identity}`;
 const GRANT_PREFIX = grantKey('');
 
 /** A person as a grant's `by` string. */
@@ -80,24 +80,21 @@ function readPairing(v: unknown): PairingRequest | undefined {
 }
 
 /**
- * Grants on a KvStore (the bridge state's, or an in-memory one in tests). `ready` is awaited first
- * (the migration); `audit` records every grant and removal (awaited: a CLI exits after it).
+ * Grants on a KvStore (the bridge state's, or an in-memory one in tests); `audit` records every
+ * grant and removal (awaited: a CLI exits after it).
  */
-export function grantsOnKv(kv: KvStore, opts: { now?: () => number; ready?: Promise<unknown>; close?: () => Promise<void>; audit?: AuditTrail } = {}): AccessGrants {
+export function grantsOnKv(kv: KvStore, opts: { now?: () => number; close?: () => Promise<void>; audit?: AuditTrail } = {}): AccessGrants {
   const now = opts.now ?? Date.now;
-  const ready = opts.ready ?? Promise.resolve();
   const has = async (id: string) => {
     const g = await kv.get<AccessGrant>(grantKey(id));
     return Boolean(g && typeof g === 'object');
   };
   return {
     async hasAny(ids) {
-      await ready;
       for (const id of ids) if (await has(id)) return true;
       return false;
     },
     async add(id, by, how = {}) {
-      await ready;
       if (await has(id)) return 'already';
       const via = how.via ?? (by.platform === 'cli' ? 'cli' : 'chat');
       const grant: AccessGrant = { by: grantor(by), at: now(), via, ...(how.name ? { name: how.name } : {}) };
@@ -106,13 +103,11 @@ export function grantsOnKv(kv: KvStore, opts: { now?: () => number; ready?: Prom
       return 'added';
     },
     async remove(id, by) {
-      await ready;
       const gone = await kv.delete(grantKey(id));
       if (gone) await opts.audit?.append({ kind: 'grant-removed', at: now(), identity: id, by });
       return gone;
     },
     async list() {
-      await ready;
       const rows = await kv.entries?.<AccessGrant>(GRANT_PREFIX);
       if (!rows) return undefined;
       return rows.filter((r) => r.value && typeof r.value === 'object')
@@ -134,19 +129,16 @@ export function grantsOnKv(kv: KvStore, opts: { now?: () => number; ready?: Prom
       return (await kv.delete(pairKey(code))) ? entry : undefined;
     },
     close: async () => {
-      await ready.catch(() => undefined);
       await opts.close?.();
     },
   };
 }
 
-/** The bridge's grants, on its state (closed by its owner, not here); migrates the old grants file first. */
-export function accessGrantsOn(state: BridgeState, config: Pick<BridgeConfig, 'dataDir' | 'redisUrl'>, logger: Logger, opts: { now?: () => number; audit?: AuditTrail } = {}): AccessGrants {
-  const log = logger.child({ component: 'access-grants' });
-  const kv = createStateKv(state.store, log, { what: NOT_GRANTED });
-  const ready = migrateOldGrants(config, kv, log);
+/** The bridge's grants, on its state (closed by its owner, not here). */
+export function accessGrantsOn(state: BridgeState, logger: Logger, opts: { now?: () => number; audit?: AuditTrail } = {}): AccessGrants {
+  const kv = createStateKv(state.store, logger.child({ component: 'access-grants' }), { what: NOT_GRANTED });
   const audit = opts.audit ?? createAuditTrail({ store: state.store, logger, ...(opts.now ? { now: opts.now } : {}) });
-  return grantsOnKv(kv, { ...opts, ready, audit });
+  return grantsOnKv(kv, { ...opts, audit });
 }
 
 /**
@@ -154,7 +146,7 @@ export function accessGrantsOn(state: BridgeState, config: Pick<BridgeConfig, 'd
  * state on first use (a data dir that cannot be made reads as "not saved", with the reason logged)
  * and closes it on close().
  */
-export function createAccessGrants(config: Pick<BridgeConfig, 'redisUrl' | 'dataDir'>, logger: Logger, opts: { now?: () => number } = {}): AccessGrants {
+export function createAccessGrants(config: StateConfig, logger: Logger, opts: { now?: () => number } = {}): AccessGrants {
   let opened: { state: BridgeState; grants: AccessGrants } | undefined;
   let failed = false;
   const log = logger.child({ component: 'access-grants' });
@@ -162,7 +154,7 @@ export function createAccessGrants(config: Pick<BridgeConfig, 'redisUrl' | 'data
     if (!opened && !failed) {
       try {
         const state = createState(config, logger);
-        opened = { state, grants: accessGrantsOn(state, config, logger, opts) };
+        opened = { state, grants: accessGrantsOn(state, logger, opts) };
       } catch (err) {
         failed = true;
         log.error({ err }, `the bridge state could not be opened; ${NOT_GRANTED}`);

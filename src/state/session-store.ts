@@ -1,6 +1,7 @@
 import type { Conversation } from '../delivery/surface.js';
 import type { Logger } from '../log.js';
-import type { BridgeState, SessionRecord } from '../state/index.js';
+import type { BridgeState } from './bridge-state.js';
+import type { SessionRecord } from './records.js';
 import { conversationKey } from './conversation-key.js';
 import { resumableSessionIdProblem } from '../protocol/index.js';
 import { createGuardedOps } from './kv.js';

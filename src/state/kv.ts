@@ -7,7 +7,7 @@
  */
 import type Keyv from 'keyv';
 import type { Logger } from '../log.js';
-import type { StateStore } from '../state/index.js';
+import type { StateStore } from './store.js';
 
 export interface KvStore {
   get<T>(key: string): Promise<T | undefined>;
