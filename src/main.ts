@@ -11,7 +11,7 @@ import type { BridgeConfig, CoreBridge, Platform, PlatformFactoryOptions } from 
 import { createBusKey, missingBusKey } from './bus-key.js';
 import { isTurnbridgeError, problemLines, TurnbridgeError } from './errors.js';
 import { createHttpServer, type HttpServer } from './http/index.js';
-import { createDelivery, type SharedLimiters } from './delivery/index.js';
+import { createDelivery, createSharedLimiters, type SharedLimiters } from './delivery/index.js';
 import { createLogger, logsPretty, type Logger } from './log.js';
 import type { ReplicaBus, SharedSlots, Takeover } from './replicas/index.js';
 import { createLocalPlatform, parseLocalConfig } from './platforms/local/index.js';
@@ -123,7 +123,7 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
   // With Redis, every replica spends one set of platform budgets (bottleneck clustered on Redis)
   // and clicks reach the replica that holds the agent (the replica bus). ioredis loads only then.
   const shared: SharedLimiters | undefined = config.redisUrl
-    ? (await import('./delivery/shared-limiter.js')).createSharedLimiters({ redisUrl: config.redisUrl, logger })
+    ? await createSharedLimiters({ redisUrl: config.redisUrl, logger })
     : undefined;
   const bus: ReplicaBus | undefined = config.redisUrl
     ? (await import('./replicas/index.js')).createReplicaBus({

@@ -3,13 +3,9 @@
  * the same limiters (one per RateBudget key the Surface names).
  */
 import { silentLogger, type Logger } from '../log.js';
-import type { LimiterFactory } from './bottleneck-limiter.js';
-import { createLimiterPool, type LimiterPool } from './limiter-pool.js';
-import { createLiveReply } from './live-reply.js';
-import { createRecoveryOps } from './recovery-ops.js';
-import { MessageSlot } from './message-slot.js';
-import { postPrompt } from './prompt-post.js';
-import { splitMessage } from './split-message.js';
+import { createLimiterPool, type LimiterFactory, type LimiterPool } from './pacing/index.js';
+import { createLiveReply, createRecoveryOps, postPrompt } from './reply/index.js';
+import { MessageSlot, splitMessage } from './message/index.js';
 import type { Conversation, MessageRef, ReactionState, SourceMessageRef, Surface } from './surface.js';
 import type { Delivery, DeliveryStats } from './types.js';
 

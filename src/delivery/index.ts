@@ -1,13 +1,13 @@
 /**
- * Delivery: live, coalesced, rate-limited replies through a platform Surface.
- * Other layers import only from here.
+ * Delivery: what a turn shows in the chat, through a platform's Surface (surface.ts, the only
+ * thing delivery and the bridge know of a platform). createDelivery (create-delivery.ts) opens
+ * live replies, posts prompts and one-off messages, and runs crash recovery's rewrites, all
+ * through one pool of rate limiters. Its rooms, lowest first: pacing/ (limiters, the attempt
+ * policy), message/ (one message posted and edited), stream/ (a natively streamed answer),
+ * reply/ (one live reply made of them). Other layers import from here, surface.ts or types.ts.
  */
-export { createDelivery, type CreateDeliveryOptions, type DeliveryHandle } from './create-delivery.js';
-export { splitMessage, splitMessageParts, type SplitPart } from './split-message.js';
-export { createBottleneckLimiter, type LimiterFactory, type RateLimiter } from './bottleneck-limiter.js';
-// createSharedLimiters lives in ./shared-limiter.js, imported on demand (it loads ioredis).
-export type { SharedBudgetState, SharedLimiters } from './shared-limiter.js';
-export { DEFAULT_STATUS, EMPTY_REPLY_TEXT, OUTCOME_SEPARATOR } from './render.js';
+export { createDelivery } from './create-delivery.js';
+export { createSharedLimiters, type SharedLimiters } from './pacing/index.js';
+export { EMPTY_REPLY_TEXT, OUTCOME_SEPARATOR } from './reply/index.js';
 export type * from './surface.js';
 export type * from './types.js';
-export type { EditingVia, ReplyModeKind } from './reply-mode.js';

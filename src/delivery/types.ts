@@ -1,5 +1,4 @@
 import type { PartialChunk } from '../protocol/types.js';
-import type { ReplyModeKind } from './reply-mode.js';
 import type { Conversation, MessageContent, MessageRef, PermissionPromptView, ReactionState, SourceMessageRef, UserRef } from './surface.js';
 
 /** How a turn ended, as the live reply must show it. */
@@ -61,9 +60,12 @@ export interface DeliveryStats {
   firstTextLatencyMs?: number;
 }
 
+/** A live reply's mode (reply/reply-mode.ts holds the union and its moves). */
+export type ReplyModeKind = 'editing' | 'streaming' | 'parked' | 'finished';
+
 /** One reply, edited live: shows progress at once, coalesces edits, splits over the length limit. */
 export interface LiveReply {
-  /** Which mode the reply is in (reply-mode.ts): editing, streaming, parked or finished. */
+  /** Which mode the reply is in: editing, streaming, parked or finished. */
   readonly mode: ReplyModeKind;
   /** Refs of every message this reply has posted so far (first = the live one). */
   readonly messages: readonly MessageRef[];

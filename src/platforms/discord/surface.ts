@@ -118,7 +118,7 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordSurfac
     },
 
     // Prompts go through delivery like every message: its limiters pace them and its attempt
-    // policy (src/delivery/attempt.ts) retries a 429 or a transient failure.
+    // policy (src/delivery/pacing/attempt.ts) retries a 429 or a transient failure.
     postPrompt(conversation, view: PermissionPromptView) {
       return postBody(conversation, renderPrompt(view, ids), 'posting a permission prompt');
     },

@@ -1,8 +1,8 @@
-/** The one attempt policy (src/delivery/attempt.ts): classify, back off with a cap, retry after retry-after, give up. */
+/** The one attempt policy (src/delivery/pacing/attempt.ts): classify, back off with a cap, retry after retry-after, give up. */
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { RateLimitedError, TurnbridgeError } from '../../../src/errors.js';
-import { attempt, Attempts, backoffMs, classify } from '../../../src/delivery/attempt.js';
+import { attempt, Attempts, backoffMs, classify } from '../../../src/delivery/pacing/attempt.js';
 import { flush, useFakeClock } from './helpers.js';
 
 const transient = () => new TurnbridgeError('TB_PLATFORM_ERROR', 'Slack chat.postMessage failed: HTTP 503');

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { nextStep, type CoalesceState } from '../../../src/delivery/coalesce.js';
+import { nextStep, type CoalesceState } from '../../../src/delivery/message/message-slot-state.js';
 
 describe('coalescing policy', () => {
   test('idle when the message already shows the desired content', () => {

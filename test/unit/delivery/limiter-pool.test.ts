@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createLimiterPool } from '../../../src/delivery/limiter-pool.js';
-import { createBottleneckLimiter, type RateLimiter } from '../../../src/delivery/bottleneck-limiter.js';
+import { createLimiterPool } from '../../../src/delivery/pacing/limiter-pool.js';
+import { createBottleneckLimiter, type RateLimiter } from '../../../src/delivery/pacing/limiter-pool.js';
 import { silentLogger } from '../../../src/log.js';
 import { createDelivery } from '../../../src/delivery/index.js';
 import { createRecordingSurface } from '../../fakes/recording-surface.js';

@@ -5,8 +5,8 @@
  */
 import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { createLimiterPool } from '../../../src/delivery/limiter-pool.js';
-import { MessageSlot } from '../../../src/delivery/message-slot.js';
+import { createLimiterPool } from '../../../src/delivery/pacing/limiter-pool.js';
+import { MessageSlot } from '../../../src/delivery/message/message-slot.js';
 import {
   canMoveEdit,
   nextLife,
@@ -16,7 +16,7 @@ import {
   type SlotEvent,
   type SlotFailure,
   type SlotLife,
-} from '../../../src/delivery/message-slot-state.js';
+} from '../../../src/delivery/message/message-slot-state.js';
 import type { DeliveryStats, MessageContent, MessageRef } from '../../../src/delivery/index.js';
 import { TurnbridgeError } from '../../../src/errors.js';
 import { createRecordingSurface, type RecordingSurface, type RecordingSurfaceOptions } from '../../fakes/recording-surface.js';

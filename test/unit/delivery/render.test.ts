@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { EMPTY_REPLY_TEXT, finalTail, outcomeLine, OUTCOME_SEPARATOR, renderLive, toneOf, trimThinking } from '../../../src/delivery/render.js';
+import { EMPTY_REPLY_TEXT, finalTail, outcomeLine, OUTCOME_SEPARATOR, renderLive, toneOf, trimThinking } from '../../../src/delivery/reply/render.js';
 
 describe('render model', () => {
   test('live content carries status, thinking and the Stop control apart from the answer', () => {

@@ -6,7 +6,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createDelivery } from '../../../src/delivery/index.js';
-import { canMove } from '../../../src/delivery/reply-mode.js';
+import { canMove } from '../../../src/delivery/reply/reply-mode.js';
 import { createRecordingSurface } from '../../fakes/recording-surface.js';
 import { conv, finishOnClock, useFakeClock } from './helpers.js';
 

@@ -5,8 +5,8 @@
 import { strict as assert } from 'node:assert';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
-import { createLimiterPool } from '../../../src/delivery/limiter-pool.js';
-import { createSharedLimiters, type SharedLimiters } from '../../../src/delivery/shared-limiter.js';
+import { createLimiterPool } from '../../../src/delivery/pacing/limiter-pool.js';
+import { createSharedLimiters, type SharedLimiters } from '../../../src/delivery/pacing/shared-limiter.js';
 import type { RateBudget } from '../../../src/delivery/surface.js';
 import { silentLogger } from '../../../src/log.js';
 import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';

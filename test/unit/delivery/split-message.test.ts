@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { splitMessage, splitMessageParts } from '../../../src/delivery/split-message.js';
+import { splitMessage, splitMessageParts } from '../../../src/delivery/message/split-message.js';
 
 const word = fc.stringMatching(/^[a-z]{1,12}$/);
 const plainLine = fc.array(word, { minLength: 0, maxLength: 12 }).map((ws) => ws.join(' '));

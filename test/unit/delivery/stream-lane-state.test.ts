@@ -4,9 +4,9 @@
  */
 import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { createLimiterPool } from '../../../src/delivery/limiter-pool.js';
-import { StreamLane, type StreamLaneDeps } from '../../../src/delivery/stream-lane.js';
-import { beginFinish, closed, opened, type LaneState } from '../../../src/delivery/stream-lane-state.js';
+import { createLimiterPool } from '../../../src/delivery/pacing/limiter-pool.js';
+import { StreamLane, type StreamLaneDeps } from '../../../src/delivery/stream/stream-lane.js';
+import { beginFinish, closed, opened, type LaneState } from '../../../src/delivery/stream/stream-lane-state.js';
 import type { NativeStream } from '../../../src/delivery/index.js';
 import type { DeliveryStats } from '../../../src/delivery/index.js';
 import { silentLogger } from '../../../src/log.js';

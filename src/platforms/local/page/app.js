@@ -16,7 +16,7 @@ const log = $('log');
 const elements = new Map();
 /** The last thinking seen per reply: the bridge clears it once the answer streams; the page keeps it, folded. */
 const thoughts = new Map();
-/** How a failed or stopped turn ended (delivery/render.ts outcomeLine), after the reply's --- separator. */
+/** How a failed or stopped turn ended (delivery/reply/render.ts outcomeLine), after the reply's --- separator. */
 const OUTCOME = /^(error|timed out|interrupted)(:|$)|^stopped( by @|$)/;
 const REACTIONS = { working: '…', success: '✓', failure: '✗' };
 

@@ -10,9 +10,9 @@
  */
 import Bottleneck from 'bottleneck';
 import { Redis } from 'ioredis';
-import type { Logger } from '../log.js';
-import { bottleneckSettings, createBottleneckLimiter, DEFAULT_PRIORITY, type LimiterFactory, type RateLimiter } from './bottleneck-limiter.js';
-import type { RateBudget } from './surface.js';
+import type { Logger } from '../../log.js';
+import { bottleneckSettings, createBottleneckLimiter, DEFAULT_PRIORITY, type LimiterFactory, type RateLimiter } from './limiter-pool.js';
+import type { RateBudget } from '../surface.js';
 
 /** `connecting` until Redis first answers; `degraded` while it does not. */
 export type SharedBudgetState = 'connecting' | 'shared' | 'degraded';

@@ -1,9 +1,9 @@
 /**
- * The render model of a live reply: pure functions from reply state to MessageContent.
- * No I/O and no clock, so it can be property-tested.
+ * The render model of a live reply: pure functions from reply state to MessageContent (no I/O
+ * and no clock, so it can be property-tested), and the thinking line they show.
  */
-import type { MessageContent } from './surface.js';
-import type { ReplyOutcome } from './types.js';
+import type { MessageContent } from '../surface.js';
+import type { ReplyOutcome } from '../types.js';
 
 export const DEFAULT_STATUS = 'working…';
 export const EMPTY_REPLY_TEXT = '(the agent finished without a reply)';
@@ -98,8 +98,26 @@ export function finalTail(answerSoFar: string, outcome: ReplyOutcome, notices: r
   return tail;
 }
 
-export function sameContent(a: MessageContent | undefined, b: MessageContent | undefined): boolean {
-  if (a === b) return true;
-  if (!a || !b) return false;
-  return a.text === b.text && a.thinking === b.thinking && a.status === b.status && a.tone === b.tone && a.stopActionId === b.stopActionId;
+/**
+ * The thinking line of a live reply: the latest thinking text, trimmed from the start so the
+ * newest words stay; cleared when answer text comes. The raw run is bounded too (a long think
+ * never grows memory without end).
+ */
+export class ThinkingLine {
+  private run = '';
+  /** What the reply shows as thinking (undefined: none). */
+  shown: string | undefined;
+
+  constructor(private readonly maxChars: number) {}
+
+  add(text: string): void {
+    this.run += text;
+    if (this.run.length > 4 * this.maxChars + 64) this.run = this.run.slice(-(2 * this.maxChars + 32));
+    this.shown = trimThinking(this.run, this.maxChars) || undefined;
+  }
+
+  clear(): void {
+    this.run = '';
+    this.shown = undefined;
+  }
 }

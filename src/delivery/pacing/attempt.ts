@@ -13,7 +13,7 @@
  * A success resets the counts (they count consecutive failures). Waiting goes through an
  * injected `sleep` (default setTimeout), so tests run the policy on fake timers.
  */
-import { isTurnbridgeError, type RateLimitedError } from '../errors.js';
+import { isTurnbridgeError, type RateLimitedError } from '../../errors.js';
 import { sleep as timerSleep } from './limiter-pool.js';
 
 export interface AttemptPolicy {
@@ -27,7 +27,7 @@ export interface AttemptPolicy {
   capMs: number;
 }
 
-export const DEFAULT_ATTEMPT_POLICY: Readonly<AttemptPolicy> = { maxFailures: 5, max429: 50, baseMs: 250, capMs: 10_000 };
+const DEFAULT_ATTEMPT_POLICY: Readonly<AttemptPolicy> = { maxFailures: 5, max429: 50, baseMs: 250, capMs: 10_000 };
 
 /** What one failure is. */
 export type Failure =

@@ -6,14 +6,11 @@
  * `settle()` gives it a fresh set of attempts). Its life (posting, shown, given up, removing,
  * removed) is one SlotLife value (message-slot-state.ts), changed only in `move`.
  */
-import type { Logger } from '../log.js';
-import { Attempts, describeFailure, type NextAttempt } from './attempt.js';
-import { nextStep, type CoalesceState } from './coalesce.js';
-import type { LimiterPool, RunPriority } from './limiter-pool.js';
-import { sleep } from './limiter-pool.js';
-import { canMoveEdit, nextLife, priorityOf, refOf, type EditStage, type SlotEvent, type SlotFailure, type SlotLife } from './message-slot-state.js';
-import type { Conversation, MessageContent, MessageRef, Surface } from './surface.js';
-import type { DeliveryStats } from './types.js';
+import type { Logger } from '../../log.js';
+import { Attempts, describeFailure, type LimiterPool, type NextAttempt, type RunPriority, sleep } from '../pacing/index.js';
+import { canMoveEdit, nextLife, nextStep, priorityOf, refOf, type CoalesceState, type EditStage, type SlotEvent, type SlotFailure, type SlotLife } from './message-slot-state.js';
+import type { Conversation, MessageContent, MessageRef, Surface } from '../surface.js';
+import type { DeliveryStats } from '../types.js';
 
 export interface SlotDeps {
   surface: Surface;

@@ -16,8 +16,8 @@
  * (`finalize`, never back); its calls then overtake queued live edits. A removal always runs at
  * final priority, and what follows a failed removal is the fallback: the slot's final content.
  */
-import type { RunPriority } from './limiter-pool.js';
-import type { MessageRef } from './surface.js';
+import type { RunPriority } from '../pacing/index.js';
+import type { MessageContent, MessageRef } from '../surface.js';
 
 /** Why the slot gave up (attempt.ts's verdict) and the last error. */
 export interface SlotFailure {
@@ -32,8 +32,6 @@ export type SlotLife =
   | { kind: 'given-up'; ref?: MessageRef; priority: RunPriority; failure: SlotFailure }
   | { kind: 'removing'; ref: MessageRef }
   | { kind: 'removed'; ref: MessageRef };
-
-export type SlotLifeKind = SlotLife['kind'];
 
 export type SlotEvent =
   /** The platform confirmed the post. */
@@ -104,4 +102,55 @@ const EDIT_MOVES: Record<EditStage, readonly EditStage[]> = {
 
 export function canMoveEdit(from: EditStage, to: EditStage): boolean {
   return EDIT_MOVES[from].includes(to);
+}
+
+/*
+ * Coalescing, as a pure function: at most one operation in flight, latest content wins (no
+ * backlog), at most one edit per `minIntervalMs`, except that the edit that first puts answer
+ * text into the message goes at once.
+ */
+
+export interface CoalesceState {
+  /** What the message should show now. */
+  desired: MessageContent;
+  /** What the platform last confirmed (undefined before the post landed). */
+  shown?: MessageContent;
+  inFlight: boolean;
+  /** When the last post/edit was sent. */
+  lastSentAt?: number;
+  /** Earliest next attempt after a failure (0 = none). */
+  notBefore: number;
+}
+
+export type NextStep =
+  | { kind: 'idle' }
+  | { kind: 'busy' }
+  | { kind: 'wait'; ms: number }
+  | { kind: 'send'; content: MessageContent };
+
+/**
+ * The first answer text is what the user waits for: a message that shows none yet (the
+ * placeholder just posted, or thinking only) takes it without waiting out the interval since
+ * that post or edit. The platform's budget still decides (every call goes through the limiter
+ * pool), and later edits are paced from this one. It cannot recur every edit: the message must
+ * first be edited back to no text, and that edit is paced, so at worst every other edit skips
+ * the interval.
+ */
+function firstText(s: CoalesceState): boolean {
+  return s.shown !== undefined && s.shown.text === '' && s.desired.text !== '';
+}
+
+export function nextStep(s: CoalesceState, now: number, minIntervalMs: number): NextStep {
+  if (s.inFlight) return { kind: 'busy' };
+  if (sameContent(s.desired, s.shown)) return { kind: 'idle' };
+  const paced = s.lastSentAt === undefined || firstText(s) ? 0 : s.lastSentAt + minIntervalMs;
+  const earliest = Math.max(s.notBefore, paced);
+  if (now < earliest) return { kind: 'wait', ms: earliest - now };
+  return { kind: 'send', content: s.desired };
+}
+
+function sameContent(a: MessageContent | undefined, b: MessageContent | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b) return false;
+  return a.text === b.text && a.thinking === b.thinking && a.status === b.status && a.tone === b.tone && a.stopActionId === b.stopActionId;
 }

@@ -10,9 +10,9 @@
  * | parked    | post + edit while the stream's first start waits | resumeStream, continueBelow, finish                     |
  * | finished  | nothing more: the final state is being written | (final)                                                   |
  */
-import type { MessageSlot } from './message-slot.js';
-import type { StreamLane } from './stream-lane.js';
-import type { DeliveryStats } from './types.js';
+import type { MessageSlot } from '../message/index.js';
+import type { StreamLane } from '../stream/index.js';
+import type { DeliveryStats, ReplyModeKind } from '../types.js';
 
 /** Why a reply uses post + edit. */
 export type EditingVia =
@@ -36,7 +36,6 @@ export type ReplyMode =
 
 /** A mode the reply can still change from. */
 export type LiveMode = Exclude<ReplyMode, { kind: 'finished' }>;
-export type ReplyModeKind = ReplyMode['kind'];
 
 /** The legal moves between modes. */
 const MOVES: Record<ReplyModeKind, readonly ReplyModeKind[]> = {

@@ -17,20 +17,17 @@
  * - finish: the final state.
  * The messages themselves (slots, streamed refs, deletions, order) are ReplyParts (reply-parts.ts).
  */
-import type { Logger } from '../log.js';
-import type { PartialChunk } from '../protocol/types.js';
-import type { LimiterPool } from './limiter-pool.js';
-import type { MessageSlot, SlotDeps } from './message-slot.js';
+import type { Logger } from '../../log.js';
+import type { PartialChunk } from '../../protocol/types.js';
+import type { LimiterPool } from '../pacing/index.js';
+import { closeFences, type MessageSlot, openFenceAt, type SlotDeps, splitMessage } from '../message/index.js';
 import { postPrompt } from './prompt-post.js';
 import { ReplyParts } from './reply-parts.js';
 import { canMove, controlOf, laneOf, type LiveMode, type ReplyMode } from './reply-mode.js';
-import type { StreamLane } from './stream-lane.js';
-import { openReplyLane } from './reply-lane.js';
-import { DEFAULT_STATUS, finalTail, renderFrozen, renderLive, toneOf } from './render.js';
-import { ThinkingLine } from './thinking-line.js';
-import { closeFences, openFenceAt, splitMessage } from './split-message.js';
-import type { Conversation, MessageContent, NativeStreaming, Surface } from './surface.js';
-import type { DeliveryStats, LiveReply, LiveReplyOptions, ReplyOutcome } from './types.js';
+import { StreamLane } from '../stream/index.js';
+import { DEFAULT_STATUS, finalTail, renderFrozen, renderLive, ThinkingLine, toneOf } from './render.js';
+import type { Conversation, MessageContent, NativeStreaming, Surface } from '../surface.js';
+import type { DeliveryStats, LiveReply, LiveReplyOptions, ReplyOutcome } from '../types.js';
 
 export interface LiveReplyDeps {
   surface: Surface;
@@ -121,11 +118,17 @@ export function createLiveReply(deps: LiveReplyDeps): LiveReply {
       return { kind: 'editing', via: 'no-stream' };
     }
     const control = parts.detached(liveContent());
-    const lane = openReplyLane(deps, streaming, stats, control.posted, {
+    // The answer's lane: paced like the post + edit messages, started after the control message's
+    // post; hand-over only where the surface asks for it (NativeStreaming.lateStart).
+    const lane = new StreamLane({
+      streaming, pool: deps.pool, conversation, recipient: opts.recipient, now, logger, stats,
+      minIntervalMs: Math.max(0, caps.minEditIntervalMs),
+      maxAttempts: deps.maxAttempts,
+      after: control.posted,
+      startGraceMs: deps.streamStartGraceMs ?? (caps.minEditIntervalMs > 0 ? caps.minEditIntervalMs : 1000),
       onShown: () => onShown({ text: 'streamed' }),
       onFallback: (leftover, didStream) => fallBackToEdits(leftover, didStream),
-      onPark: park,
-      handOver: resumeStream,
+      ...(streaming.lateStart === 'hand-over' ? { onPark: park, handOver: resumeStream } : {}),
     });
     parts.streamHere(lane.refs, 0);
     return { kind: 'streaming', control, lane };
