@@ -1,7 +1,8 @@
 /** The fake itself: it must enforce what the e2e tests rely on (budgets, limits, auth on files). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeSlack } from '../../fakes/slack/index.js';
+import { webApi } from '@slack/bolt';
+import { FakeSlack, SLACK_BUDGETS } from '../../fakes/slack/index.js';
 
 async function call(fake: FakeSlack, method: string, params: Record<string, string>, token = fake.botToken): Promise<{ status: number; retryAfter: string | null; body: any }> {
   const res = await fetch(`${fake.apiUrl}${method}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(params).toString() });
@@ -103,6 +104,50 @@ test('chat.postEphemeral: shown in a channel and in an active thread, not in a t
     await call(fake, 'chat.postMessage', { channel: 'C1', text: 'a reply', thread_ts: parent });
     await call(fake, 'chat.postEphemeral', { channel: 'C1', user: 'U1', text: 'active thread', thread_ts: parent });
     assert.deepEqual(fake.ephemerals.map((e) => [e.text, e.shown]), [['in the channel', true], ['no thread yet', false], ['active thread', true]]);
+  } finally {
+    await fake.close();
+  }
+});
+
+test('external uploads: files.uploadV2 (real WebClient) shares both files in one thread reply with their bytes; the documented refusals', async () => {
+  const fake = await FakeSlack.start();
+  try {
+    const parent = (await call(fake, 'chat.postMessage', { channel: 'C1', text: 'parent' })).body.ts as string;
+    const client = new webApi.WebClient(fake.botToken, { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 } });
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 1, 2, 3]);
+    const res = await client.files.uploadV2({
+      channel_id: 'C1', thread_ts: parent,
+      blocks: [{ type: 'context', block_id: 'tb-files-x', elements: [{ type: 'mrkdwn', text: 'two files' }] }],
+      file_uploads: [{ file: png, filename: 'plot.png' }, { file: Buffer.from('a,b\n1,2\n'), filename: 'data.csv' }],
+    });
+    assert.equal(res.ok, true);
+    const shared = fake.botMessages('C1', parent).filter((m) => m.files?.length);
+    assert.equal(shared.length, 1, 'one message carries both files');
+    const m = shared[0]!;
+    assert.deepEqual(m.files!.map((f) => f.name), ['plot.png', 'data.csv']);
+    assert.equal(m.blocks[0]!.block_id, 'tb-files-x', 'the blocks are the message\'s (no initial_comment)');
+    assert.deepEqual(fake.fileBytes(m.files![0]!.id), png);
+    // url_private serves them to the bot token, as a person's files
+    const got = await fetch(m.files![1]!.url_private, { headers: { authorization: `Bearer ${fake.botToken}` } });
+    assert.equal(await got.text(), 'a,b\n1,2\n');
+    // conversations.replies shows the files and the block id
+    const replies = await call(fake, 'conversations.replies', { channel: 'C1', ts: parent });
+    const listed = (replies.body.messages as Array<{ files?: Array<{ name: string }>; blocks: Array<{ block_id?: string }> }>).find((x) => x.files);
+    assert.deepEqual(listed?.files?.map((f) => f.name), ['plot.png', 'data.csv']);
+    assert.equal(listed?.blocks[0]?.block_id, 'tb-files-x');
+    // refusals: an empty file, a completion of a file already completed, an upload never sent
+    assert.equal((await call(fake, 'files.getUploadURLExternal', { filename: 'empty.txt', length: '0' })).body.error, 'missing_argument');
+    const again = await call(fake, 'files.completeUploadExternal', { files: JSON.stringify([{ id: m.files![0]!.id }]), channel_id: 'C1' });
+    assert.equal(again.body.error, 'file_not_found', 'completeUploadExternal can only be called once');
+    const unsent = (await call(fake, 'files.getUploadURLExternal', { filename: 'x.txt', length: '3' })).body.file_id as string;
+    assert.equal((await call(fake, 'files.completeUploadExternal', { files: JSON.stringify([{ id: unsent }]), channel_id: 'C1' })).body.error, 'file_not_found');
+    assert.equal(fake.pendingUploads, 1);
+    // the upload POST must carry the announced length
+    const ticket = await call(fake, 'files.getUploadURLExternal', { filename: 'y.txt', length: '5' });
+    assert.equal((await fetch(ticket.body.upload_url, { method: 'POST', body: 'abc' })).status, 400);
+    assert.equal((await fetch(ticket.body.upload_url, { method: 'POST', body: 'abcde' })).status, 200, 'raw bytes are accepted');
+    // Tier 4 budgets are on
+    assert.equal(SLACK_BUDGETS['files.completeUploadExternal']!.limit, 100);
   } finally {
     await fake.close();
   }

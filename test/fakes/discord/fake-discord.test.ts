@@ -1,6 +1,7 @@
 /** The fake itself: it must reject what Discord rejects, or the e2e tests prove nothing. */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { REST } from 'discord.js';
 import { FakeDiscord } from './index.js';
 
 describe('fake discord', () => {
@@ -74,5 +75,35 @@ describe('fake discord', () => {
     assert.ok(fake.calls.some((c) => c.route === 'GET /gateway/bot' && c.status === 200));
     assert.ok(fake.calls.some((c) => c.route === 'POST /channels/:id/messages' && c.status === 429));
     assert.ok(fake.calls.some((c) => c.route === 'POST /interactions/:id/:token/callback' && !c.auth));
+  });
+
+  it('uploads: discord.js REST multipart (payload_json + files[n]) lands as attachments with their bytes; 10 files, 25 MiB and the boost limit enforced', async () => {
+    const boosted = await new FakeDiscord({ premiumTier: 2 }).start();
+    try {
+      for (const f of [fake, boosted]) {
+        const rest = new REST({ api: f.apiUrl, retries: 0 }).setToken(f.token);
+        const ch = f.addTextChannel(`files-${f === fake ? 'plain' : 'boosted'}`).id;
+        const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 9, 9]);
+        const sent = await rest.post(`/channels/${ch}/messages`, {
+          body: { content: 'two files', attachments: [{ id: 0, filename: 'plot.png' }, { id: 1, filename: 'data.csv' }] },
+          files: [{ name: 'plot.png', data: png, contentType: 'image/png' }, { name: 'data.csv', data: Buffer.from('a,b\n') }],
+        }) as { id: string; attachments: Array<{ filename: string; url: string; size: number; content_type: string }> };
+        assert.deepEqual(sent.attachments.map((a) => [a.filename, a.size]), [['plot.png', png.length], ['data.csv', 4]]);
+        assert.deepEqual(Buffer.from(await (await fetch(sent.attachments[0]!.url)).arrayBuffer()), png);
+        assert.equal(sent.attachments[0]!.content_type, 'image/png');
+        // 11 files: 400 50035
+        const eleven = Array.from({ length: 11 }, (_, i) => ({ name: `f${i}.txt`, data: Buffer.from(`${i}`) }));
+        await assert.rejects(rest.post(`/channels/${ch}/messages`, { body: { content: 'x' }, files: eleven }), (e: { code?: number }) => e.code === 50035);
+        // 11 MiB: over the level-0 limit, within level 2's
+        const big = { name: 'big.bin', data: Buffer.alloc(11 * 1048576, 1) };
+        if (f === fake) await assert.rejects(rest.post(`/channels/${ch}/messages`, { body: {}, files: [big] }), (e: { code?: number; status?: number }) => e.code === 40005 && e.status === 413);
+        else assert.ok(await rest.post(`/channels/${ch}/messages`, { body: {}, files: [big] }));
+        // a request over 25 MiB: 413 whatever the level
+        const three = [0, 1, 2].map((i) => ({ name: `part${i}.bin`, data: Buffer.alloc(9 * 1048576, i) }));
+        await assert.rejects(rest.post(`/channels/${ch}/messages`, { body: {}, files: three }), (e: { code?: number }) => e.code === 40005);
+      }
+    } finally {
+      await boosted.stop();
+    }
   });
 });

@@ -12,7 +12,7 @@ import {
   type FakeAttachment, type FakeChannel, type FakeMessage, type FakeUser, type World,
 } from './payloads.js';
 import { RateLimits, type BucketLimit } from './rate-limits.js';
-import { HttpError, REACTIONS_BUCKET, handleRest, type RecordedCall } from './rest.js';
+import { HttpError, REACTIONS_BUCKET, handleRest, type RecordedCall, type UploadedPart } from './rest.js';
 import { snowflake } from './snowflake.js';
 
 export interface FakeDiscordOptions {
@@ -30,7 +30,16 @@ export interface FakeDiscordOptions {
   limits?: Record<string, BucketLimit>;
   /** Interaction ack deadline (Discord: 3 s). */
   ackDeadlineMs?: number;
+  /** The guild's Server Boost level (GUILD_CREATE premium_tier): its per-file upload limit. Default 0. */
+  premiumTier?: 0 | 1 | 2 | 3;
 }
+
+/**
+ * Per-file upload limit by boost level. Level 0 and 1: the documented default, 10 MiB
+ * (reference.mdx, Uploading Files, discord-api-docs c98d64b); 2 and 3: 50 and 100 MiB, the
+ * levels' perks as Discord's Server Boosting FAQ lists them (the API docs name no numbers).
+ */
+export const UPLOAD_LIMITS: Record<0 | 1 | 2 | 3, number> = { 0: 10 * 1048576, 1: 10 * 1048576, 2: 50 * 1048576, 3: 100 * 1048576 };
 
 export interface FakeInteraction {
   id: string;
@@ -67,10 +76,11 @@ export class FakeDiscord extends EventEmitter {
   readonly gateway: FakeGateway;
   /** Users who do not accept DMs from server members: a bot message to their DM fails 403 50007, as on Discord. */
   readonly dmsClosed = new Set<string>();
-  /** Permissions the bot lacks, per channel id ('send' | 'thread'). */
+  /** Permissions the bot lacks, per channel id ('send' | 'thread' | 'react' | 'attach': Attach Files). */
   readonly denied = new Map<string, Set<string>>();
   readonly applicationFlags: number;
   guildPermissions: string;
+  readonly premiumTier: 0 | 1 | 2 | 3;
   private readonly server: Server;
   /** Every open socket (HTTP and upgraded gateway ones), so stop() can end them all. */
   private readonly sockets = new Set<Socket>();
@@ -84,6 +94,7 @@ export class FakeDiscord extends EventEmitter {
     this.ackDeadlineMs = opts.ackDeadlineMs ?? 3000;
     this.applicationFlags = opts.applicationFlags ?? (opts.allowMessageContent === false ? 0 : 1 << 19);
     this.guildPermissions = opts.guildPermissions ?? ALL_PERMISSIONS;
+    this.premiumTier = opts.premiumTier ?? 0;
     this.rateLimits = new RateLimits(opts.limits ?? {
       'POST /channels/:id/messages': { limit: 5, windowMs: 5000 },
       'PATCH /channels/:id/messages/:id': { limit: 5, windowMs: 5000 },
@@ -103,7 +114,7 @@ export class FakeDiscord extends EventEmitter {
             v: 10, user: this.world.bot, guilds: mine ? [{ id: this.world.guild.id, unavailable: true }] : [], session_id: sessionId,
             resume_gateway_url: resumeUrl, shard, application: { id: this.world.bot.id, flags: 0 }, private_channels: [], relationships: [],
           },
-          guildCreates: mine ? [guildCreatePayload(this.world, [...this.channels.values()].filter((c) => c.guild_id))] : [],
+          guildCreates: mine ? [guildCreatePayload(this.world, [...this.channels.values()].filter((c) => c.guild_id), this.premiumTier)] : [],
         };
       },
     });
@@ -165,7 +176,18 @@ export class FakeDiscord extends EventEmitter {
     return ch;
   }
 
-  checkPermission(channelId: string, what: 'send' | 'thread' | 'react'): void {
+  /** The per-file upload limit in a channel: its guild's boost level; DMs the default. */
+  uploadLimit(channelId: string): number {
+    const ch = this.channel(channelId);
+    return ch.guild_id ? UPLOAD_LIMITS[this.premiumTier] : UPLOAD_LIMITS[0];
+  }
+
+  /** The bytes of a file the fake's CDN serves, by the attachment's url. */
+  fileBytes(url: string): Buffer | undefined {
+    return this.files.get(new URL(url).pathname)?.data;
+  }
+
+  checkPermission(channelId: string, what: 'send' | 'thread' | 'react' | 'attach'): void {
     const ch = this.channel(channelId);
     const denied = this.denied.get(ch.id) ?? (ch.parent_id ? this.denied.get(ch.parent_id) : undefined);
     if (denied?.has(what)) throw new HttpError(403, 50013, 'Missing Permissions');
@@ -287,10 +309,13 @@ export class FakeDiscord extends EventEmitter {
     return msg;
   }
 
-  createBotMessage(channelId: string, body: any): FakeMessage {
+  createBotMessage(channelId: string, body: any, files: UploadedPart[] = []): FakeMessage {
     const ch = this.channel(channelId);
     if (ch.type === 1 && ch.recipients?.some((u) => this.dmsClosed.has(u.id))) throw new HttpError(403, 50007, 'Cannot send messages to this user');
-    const msg = this.store({ channel_id: ch.id, guild_id: ch.guild_id, author: this.world.bot, content: body?.content ?? '', attachments: [], mentions: [] });
+    if (!body?.content && !body?.components?.length && files.length === 0) throw new HttpError(400, 50006, 'Cannot send an empty message');
+    // Discord keeps letters, digits, '.', '_' and '-' of a file name (others become '_').
+    const attachments = files.map((f) => this.addFile(ch.id, f.filename.replace(/[^A-Za-z0-9._-]/g, '_'), f.data, f.contentType));
+    const msg = this.store({ channel_id: ch.id, guild_id: ch.guild_id, author: this.world.bot, content: body?.content ?? '', attachments, mentions: [] });
     msg.components = body?.components ?? [];
     this.gateway.dispatch('MESSAGE_CREATE', { ...messagePayload(msg), channel_type: ch.type });
     return msg;

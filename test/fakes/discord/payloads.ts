@@ -95,11 +95,11 @@ export function makeWorld(): World {
   return { bot, users, guild, memberRoles, general };
 }
 
-export function guildCreatePayload(w: World, channels: FakeChannel[]): Record<string, unknown> {
+export function guildCreatePayload(w: World, channels: FakeChannel[], premiumTier = 0): Record<string, unknown> {
   const members = [w.bot, ...Object.values(w.users)].map((u) => memberPayload(u, w.memberRoles.get(u.id) ?? []));
   return {
     id: w.guild.id, name: w.guild.name, icon: null, owner_id: w.users.alice.id, afk_timeout: 300, verification_level: 0,
-    default_message_notifications: 0, explicit_content_filter: 0, mfa_level: 0, nsfw_level: 0, premium_tier: 0,
+    default_message_notifications: 0, explicit_content_filter: 0, mfa_level: 0, nsfw_level: 0, premium_tier: premiumTier,
     system_channel_flags: 0, preferred_locale: 'en-US', features: [], emojis: [], stickers: [], presences: [], voice_states: [],
     stage_instances: [], guild_scheduled_events: [], soundboard_sounds: [], large: false, unavailable: false,
     member_count: members.length, joined_at: new Date(0).toISOString(),

@@ -1,7 +1,8 @@
 /**
  * The fake REST API under /api/v10 (+ CDN under /attachments). Validates what Discord validates
- * (2,000-character content, custom_id 1-100, 5x5 buttons, 3 s interaction ack, one ack only),
- * applies rate limits, and records every call.
+ * (2,000-character content, custom_id 1-100, 5x5 buttons, 3 s interaction ack, one ack only;
+ * uploads: multipart `payload_json` + `files[n]`, 10 files a message, 25 MiB a request, the
+ * per-file limit of the server's boost level), applies rate limits, and records every call.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FakeDiscord } from './fake-discord.js';
@@ -16,6 +17,8 @@ export interface RecordedCall {
   route: string;
   status: number;
   body?: any;
+  /** The files of a multipart request. */
+  files?: Array<{ filename: string; size: number; contentType: string }>;
   auth: boolean;
 }
 
@@ -25,17 +28,54 @@ export class HttpError extends Error {
   }
 }
 
-async function readBody(req: IncomingMessage): Promise<any> {
+/** A file part of a multipart request (`files[n]`). */
+export interface UploadedPart {
+  /** The form field name, `files[n]`. */
+  field: string;
+  filename: string;
+  contentType: string;
+  data: Buffer;
+}
+
+/** "The maximum request size when sending a message is 25 MiB" (resources/message.mdx, Create Message). */
+export const MAX_REQUEST_BYTES = 25 * 1024 * 1024;
+/** Files per message (the `attachments` array holds at most 10). */
+export const MAX_FILES = 10;
+
+/** JSON, or multipart/form-data with `payload_json` and `files[n]` parts (reference.mdx, Uploading Files). */
+async function readBody(req: IncomingMessage): Promise<{ json: any; files: UploadedPart[]; bytes: number }> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (!text) return undefined;
+  const raw = Buffer.concat(chunks);
+  if (raw.length === 0) return { json: undefined, files: [], bytes: 0 };
   const type = req.headers['content-type'] ?? '';
-  if (type.startsWith('multipart/form-data')) {
-    const m = /name="payload_json"[^\r\n]*\r\n(?:[^\r\n]+\r\n)*\r\n([\s\S]*?)\r\n--/.exec(text);
-    return m ? JSON.parse(m[1]!) : {};
+  if (!type.startsWith('multipart/form-data')) return { json: JSON.parse(raw.toString('utf8')), files: [], bytes: raw.length };
+  const form = await new Response(raw, { headers: { 'content-type': type } }).formData();
+  let json: any = {};
+  const files: UploadedPart[] = [];
+  for (const [field, value] of form.entries()) {
+    if (typeof value === 'string') {
+      if (field === 'payload_json') json = JSON.parse(value);
+      continue;
+    }
+    if (!/^files\[\d+\]$/.test(field)) throw new HttpError(400, 50035, `Invalid Form Body (${field})`);
+    files.push({ field, filename: value.name, contentType: value.type || 'application/octet-stream', data: Buffer.from(await value.arrayBuffer()) });
   }
-  return JSON.parse(text);
+  return { json, files, bytes: raw.length };
+}
+
+/** What an upload may carry here: the request and per-file limits (413 / 40005 over them), 10 files. */
+function validateFiles(fake: FakeDiscord, channelId: string, body: any, files: UploadedPart[], bytes: number): void {
+  if (files.length === 0) return;
+  if (bytes > MAX_REQUEST_BYTES) throw new HttpError(413, 40005, 'Request entity too large');
+  const limit = fake.uploadLimit(channelId);
+  if (files.some((f) => f.data.length > limit)) throw new HttpError(413, 40005, 'Request entity too large');
+  if (files.length > MAX_FILES) throw new HttpError(400, 50035, 'Invalid Form Body', { files: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: `Must be ${MAX_FILES} or fewer in length.` }] } });
+  // Each attachments[] entry names a files[n] part by its n ("for new attachments this must match the n in files[n]").
+  const parts = new Set(files.map((f) => f.field.slice(6, -1)));
+  for (const a of (body?.attachments ?? []) as Array<{ id?: unknown }>) {
+    if (!parts.has(String(a.id))) throw new HttpError(400, 50035, 'Invalid Form Body (attachments: unknown id)');
+  }
 }
 
 function validateContent(body: any): void {
@@ -85,7 +125,9 @@ export async function handleRest(fake: FakeDiscord, req: IncomingMessage, res: S
       res.end(file.data);
       return;
     }
-    call.body = await readBody(req);
+    const read = await readBody(req);
+    call.body = read.json;
+    if (read.files.length) call.files = read.files.map((f) => ({ filename: f.filename, size: f.data.length, contentType: f.contentType }));
     const isTokenRoute = path.startsWith('/interactions/') || path.startsWith('/webhooks/');
     if (!isTokenRoute && req.headers.authorization !== `Bot ${fake.token}`) {
       return send(401, { message: '401: Unauthorized', code: 0 });
@@ -95,7 +137,7 @@ export async function handleRest(fake: FakeDiscord, req: IncomingMessage, res: S
     if (verdict?.retryAfterMs !== undefined) {
       return send(429, { message: 'You are being rate limited.', retry_after: verdict.retryAfterMs / 1000, global: false }, verdict.headers);
     }
-    const out = await route_(fake, method, path, call.body, url);
+    const out = await route_(fake, method, path, call.body, url, read);
     send(out.status, out.json, verdict?.headers);
   } catch (e) {
     if (e instanceof HttpError) send(e.status, { message: e.message, code: e.code, ...(e.errors ? { errors: e.errors } : {}) });
@@ -103,7 +145,7 @@ export async function handleRest(fake: FakeDiscord, req: IncomingMessage, res: S
   }
 }
 
-async function route_(fake: FakeDiscord, method: string, path: string, body: any, url: URL): Promise<{ status: number; json?: unknown }> {
+async function route_(fake: FakeDiscord, method: string, path: string, body: any, url: URL, read: { files: UploadedPart[]; bytes: number }): Promise<{ status: number; json?: unknown }> {
   let m: RegExpExecArray | null;
   if (method === 'GET' && path === '/gateway/bot') {
     return { status: 200, json: { url: `${fake.wsUrl}/gateway`, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 } } };
@@ -140,7 +182,9 @@ async function route_(fake: FakeDiscord, method: string, path: string, body: any
   if ((m = /^\/channels\/(\d+)\/messages$/.exec(path)) && method === 'POST') {
     validateContent(body);
     fake.checkPermission(m[1]!, 'send');
-    const msg = fake.createBotMessage(m[1]!, body);
+    validateFiles(fake, m[1]!, body, read.files, read.bytes);
+    if (read.files.length) fake.checkPermission(m[1]!, 'attach');
+    const msg = fake.createBotMessage(m[1]!, body, read.files);
     return { status: 200, json: messagePayload(msg) };
   }
   if ((m = /^\/channels\/(\d+)\/messages\/(\d+)$/.exec(path)) && method === 'PATCH') {

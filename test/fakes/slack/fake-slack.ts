@@ -12,6 +12,7 @@ import { RateLimiter, SLACK_BUDGETS, type MethodBudget } from './rate-limits.js'
 import { signSlackRequest } from './signing.js';
 import { SocketModeHub, type Envelope } from './socket-mode.js';
 import { handleMethod, type ApiAnswer, type Ephemeral, type FakeMessage, type WebApiState } from './web-api.js';
+import { FakeUploads } from './files-api.js';
 
 export interface FakeSlackOptions {
   botToken?: string;
@@ -33,7 +34,7 @@ export interface FakeSlackOptions {
 }
 
 /** The bot scopes of slack-app-manifest.yaml. */
-export const MANIFEST_SCOPES = ['app_mentions:read', 'chat:write', 'channels:history', 'groups:history', 'im:history', 'files:read', 'reactions:write', 'usergroups:read', 'users:read'];
+export const MANIFEST_SCOPES = ['app_mentions:read', 'chat:write', 'channels:history', 'groups:history', 'im:history', 'files:read', 'files:write', 'reactions:write', 'usergroups:read', 'users:read'];
 
 export interface CallRecord {
   method: string;
@@ -68,7 +69,7 @@ export const BOT_USER = 'U0BOT';
 export const BOT_ID = 'B0BOT';
 export const APP_ID = 'A0FAKE';
 
-const JSON_FIELDS = ['blocks', 'attachments', 'chunks', 'loading_messages', 'metadata'];
+const JSON_FIELDS = ['blocks', 'attachments', 'chunks', 'loading_messages', 'metadata', 'files'];
 
 async function readBody(req: IncomingMessage): Promise<string> {
   const parts: Buffer[] = [];
@@ -103,7 +104,9 @@ export class FakeSlack extends EventEmitter {
       channels: new Map(Object.entries(opts.channels ?? {})),
       nextTs: () => this.nextTs(),
       connectionsUrl: () => this.hub.issueUrl(`ws://127.0.0.1:${this.port}`),
+      uploads: undefined as unknown as FakeUploads,
     };
+    this.state.uploads = new FakeUploads(this.state, () => this.baseUrl, (id, name, mimetype, bytes) => this.addFile(name, mimetype, bytes, id));
   }
 
   static async start(opts: FakeSlackOptions = {}): Promise<FakeSlack> {
@@ -199,6 +202,12 @@ export class FakeSlack extends EventEmitter {
     const url = new URL(req.url ?? '/', this.baseUrl);
     if (url.pathname.startsWith('/api/') && req.method === 'POST') return this.api(url.pathname.slice(5), req, res);
     if (url.pathname.startsWith('/files-pri/')) return this.download(url.pathname, req, res);
+    if (url.pathname.startsWith('/upload/v1/') && req.method === 'POST') {
+      const got = await this.state.uploads.receive(url.pathname.slice('/upload/v1/'.length), req, res);
+      this.calls.push({ method: 'POST upload', params: { bytes: got.bytes }, auth: 'none', status: got.status, ok: got.status === 200, at: Date.now() });
+      this.emit('change');
+      return;
+    }
     if (url.pathname === '/signin') {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
       res.end('<!DOCTYPE html><html><body>Sign in to Fake Team</body></html>');
@@ -275,8 +284,7 @@ export class FakeSlack extends EventEmitter {
     res.end(entry.bytes);
   }
 
-  addFile(name: string, mimetype: string, bytes: Buffer): FakeFile {
-    const id = `F${String(this.files.size + 1).padStart(6, '0')}`;
+  addFile(name: string, mimetype: string, bytes: Buffer, id = `F${String(this.files.size + 1).padStart(6, '0')}`): FakeFile {
     const url = `${this.baseUrl}/files-pri/${TEAM}-${id}/${encodeURIComponent(name)}`;
     const file: FakeFile = { id, name, mimetype, size: bytes.length, url_private: url, url_private_download: `${url}?download=1`, mode: 'hosted' };
     this.files.set(id, { file, bytes });
@@ -394,6 +402,16 @@ export class FakeSlack extends EventEmitter {
       .filter((m) => m.channel === channel && m.user === BOT_USER)
       .filter((m) => thread === undefined || (thread === '' ? !m.thread_ts : m.thread_ts === thread))
       .sort((a, b) => Number(a.ts) - Number(b.ts));
+  }
+
+  /** The bytes of a file the fake holds (a person's, or one the bot uploaded and shared). */
+  fileBytes(id: string): Buffer | undefined {
+    return this.files.get(id)?.bytes;
+  }
+
+  /** Uploads started with files.getUploadURLExternal and never completed. */
+  get pendingUploads(): number {
+    return this.state.uploads.pending;
   }
 
   message(channel: string, ts: string): FakeMessage | undefined {

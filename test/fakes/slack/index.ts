@@ -1,5 +1,6 @@
 export { FakeSlack, visibleText, contextLines, buttons, TEAM, BOT_USER, BOT_ID, APP_ID, MANIFEST_SCOPES } from './fake-slack.js';
 export type { FakeSlackOptions, CallRecord, FakeFile } from './fake-slack.js';
+export type { SharedFile } from './files-api.js';
 export type { FakeMessage } from './web-api.js';
 export { SLACK_BUDGETS, type MethodBudget } from './rate-limits.js';
 export { signSlackRequest } from './signing.js';

@@ -31,6 +31,9 @@ export const SLACK_BUDGETS: Record<string, MethodBudget> = {
   'chat.startStream': { limit: 20, windowMs: 60_000, per: 'team' },
   'chat.stopStream': { limit: 20, windowMs: 60_000, per: 'team' },
   'chat.appendStream': { limit: 100, windowMs: 60_000, per: 'team' },
+  // external uploads: Tier 4
+  'files.getUploadURLExternal': { limit: 100, windowMs: 60_000, per: 'team' },
+  'files.completeUploadExternal': { limit: 100, windowMs: 60_000, per: 'team' },
 };
 
 export class RateLimiter {

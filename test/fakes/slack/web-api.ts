@@ -5,6 +5,7 @@
  * (chat.startStream / appendStream / stopStream, see stream-api.ts).
  */
 import { handleStreamMethod, STREAM_METHODS } from './stream-api.js';
+import { FILE_METHODS, type FakeUploads, type SharedFile } from './files-api.js';
 import { randomUUID } from 'node:crypto';
 
 export interface FakeMessage {
@@ -20,6 +21,8 @@ export interface FakeMessage {
   reactions: Set<string>;
   /** Streamed messages: the stream state and the markdown streamed so far. */
   stream?: { state: 'streaming' | 'stopped'; mode: 'markdown_text' | 'chunks'; markdown: string; recipient?: string };
+  /** Files shared in the message (files.completeUploadExternal). */
+  files?: SharedFile[];
 }
 
 export interface Ephemeral {
@@ -56,6 +59,8 @@ export interface WebApiState {
   usergroups: Map<string, string[]>;
   /** When set, chat.startStream / appendStream / stopStream answer this error (e.g. unknown_method). */
   streamRefusal?: string;
+  /** External file uploads (files-api.ts). */
+  uploads: FakeUploads;
   nextTs(): string;
   connectionsUrl(): string;
 }
@@ -105,6 +110,7 @@ export function handleMethod(s: WebApiState, method: string, p: Record<string, a
   if (!isBot) return { ok: false, error: 'invalid_auth' };
   const key = (channel: string, ts: string): string => `${channel}:${ts}`;
   if (STREAM_METHODS.has(method)) return handleStreamMethod(s, method, p);
+  if (FILE_METHODS.has(method)) return s.uploads.handle(method, p);
   switch (method) {
     case 'auth.test':
       return { ok: true, url: 'https://fake.slack.test/', team: 'Fake Team', user: 'turnbridge', team_id: s.team, user_id: s.botUserId, bot_id: s.botId, is_enterprise_install: false };
@@ -197,7 +203,7 @@ export function handleMethod(s: WebApiState, method: string, p: Record<string, a
       if (!ch) return { ok: false, error: 'channel_not_found' };
       if (!ch.member) return { ok: false, error: 'not_in_channel' };
       const messages = [...s.messages.values()].filter((m) => m.channel === p.channel).slice(-Number(p.limit ?? 100));
-      return { ok: true, messages: messages.map((m) => ({ type: 'message', ts: m.ts, text: m.text, user: m.user })), has_more: false };
+      return { ok: true, messages: messages.map((m) => ({ type: 'message', ts: m.ts, text: m.text, user: m.user, ...(m.files ? { files: m.files } : {}) })), has_more: false };
     }
     case 'conversations.replies': {
       // A thread's messages, parent first, oldest first; paged by an opaque cursor (docs: limit
@@ -214,7 +220,10 @@ export function handleMethod(s: WebApiState, method: string, p: Record<string, a
       const more = start + limit < thread.length;
       return {
         ok: true, has_more: more,
-        messages: page.map((m) => ({ type: 'message', ts: m.ts, ...(m.thread_ts ? { thread_ts: m.thread_ts } : {}), user: m.user, ...(m.bot_id ? { bot_id: m.bot_id } : {}), text: m.text, blocks: m.blocks })),
+        messages: page.map((m) => ({
+          type: 'message', ts: m.ts, ...(m.thread_ts ? { thread_ts: m.thread_ts } : {}), user: m.user, ...(m.bot_id ? { bot_id: m.bot_id } : {}), text: m.text, blocks: m.blocks,
+          ...(m.files ? { files: m.files, upload: false } : {}),
+        })),
         ...(more ? { response_metadata: { next_cursor: Buffer.from(String(start + limit)).toString('base64') } } : {}),
       };
     }
