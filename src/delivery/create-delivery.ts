@@ -5,7 +5,7 @@
 import { silentLogger, type Logger } from '../log.js';
 import { createLimiterPool, type LimiterFactory, type LimiterPool } from './pacing/index.js';
 import { createLiveReply, createRecoveryOps, postPrompt } from './reply/index.js';
-import { MessageSlot, splitMessage } from './message/index.js';
+import { createFilePosts, MessageSlot, splitMessage } from './message/index.js';
 import type { Conversation, MessageRef, ReactionState, SourceMessageRef, Surface } from './surface.js';
 import type { Delivery, DeliveryStats } from './types.js';
 
@@ -46,10 +46,13 @@ export function createDelivery(surface: Surface, opts: CreateDeliveryOptions = {
 
   const recovery = createRecoveryOps({ surface, pool, now, logger, maxAttempts: opts.maxAttempts, track });
 
+  const files = createFilePosts({ surface, pool, logger, maxAttempts: opts.maxAttempts });
+
   return {
     totals,
     limiters: pool,
     ...recovery,
+    ...files,
 
     open(conversation, options) {
       return createLiveReply({ surface, pool, conversation, options, now, logger, maxAttempts: opts.maxAttempts, onFinished: track });

@@ -9,5 +9,6 @@
 export { createDelivery } from './create-delivery.js';
 export { createSharedLimiters, type SharedLimiters } from './pacing/index.js';
 export { EMPTY_REPLY_TEXT, OUTCOME_SEPARATOR } from './reply/index.js';
+export { groupFiles } from './message/index.js';
 export type * from './surface.js';
 export type * from './types.js';

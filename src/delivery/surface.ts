@@ -212,8 +212,54 @@ export interface RemoteAttachment {
   size?: number;
 }
 
+/** A file the bridge posts into a conversation (the agent's outbox). */
+export interface OutgoingFile {
+  /** The name shown: already safe everywhere (letters, digits, '.', '_', '-'; no leading dot). */
+  name: string;
+  data: Buffer;
+  /** e.g. image/png: images are shown inline where the platform can. */
+  mimeType: string;
+}
+
+/** One message of files, and what finds it again after a crash (Surface.findFiles). */
+export interface FilePost {
+  files: OutgoingFile[];
+  /** A short line shown with the files (their names, say); may be ''. */
+  caption: string;
+  /** Opaque id the message carries where the platform can hold one out of sight (Slack: a block id). */
+  marker: string;
+  /** The last message posted in the conversation before this one (the reply's last part), when known. */
+  after?: MessageRef;
+}
+
+/** What one message of files may carry in a conversation. */
+export interface FileLimits {
+  /** Files per message (Discord 10). */
+  maxFiles: number;
+  /** Bytes of all files of one message (Discord: the 25 MiB request). */
+  maxMessageBytes: number;
+  /** Bytes of one file here (Discord: by the server's boost level; Slack 1 GB). */
+  maxFileBytes: number;
+}
+
 /** Optional capabilities a Surface may add (kept apart from the required core above). */
 export interface SurfaceExtras {
+  /**
+   * Post files in one message of the conversation (in its thread), images inline where the
+   * platform shows them so. The caller keeps within fileLimits(). Throws RateLimitedError on 429;
+   * a TurnbridgeError marked permanent when no retry can help (too large, no permission).
+   */
+  postFiles?(conversation: Conversation, post: FilePost): Promise<void>;
+  /** With postFiles: the limits of one message of files here. */
+  fileLimits?(conversation: Conversation): FileLimits;
+  /** With postFiles: the budgets one postFiles (and one findFiles) spends. */
+  fileBudgets?(conversation: Conversation): RateBudget[];
+  /**
+   * Crash recovery: whether the platform shows a message of files posted with this post's marker
+   * (or, where no marker can be carried, the first message of the bot after `after` with exactly
+   * these file names). Throws when the platform could not be asked.
+   */
+  findFiles?(conversation: Conversation, post: Pick<FilePost, 'marker' | 'after'> & { names: string[] }): Promise<boolean>;
   /**
    * Show `text` to one person only, about their message `source` (the way-in reply with a pairing
    * code, in a channel): Slack an ephemeral message (in the thread when the message was in an

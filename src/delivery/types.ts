@@ -1,5 +1,5 @@
 import type { PartialChunk } from '../protocol/types.js';
-import type { Conversation, MessageContent, MessageRef, PermissionPromptView, ReactionState, SourceMessageRef, UserRef } from './surface.js';
+import type { Conversation, FilePost, MessageContent, MessageRef, PermissionPromptView, ReactionState, SourceMessageRef, UserRef } from './surface.js';
 
 /** How a turn ended, as the live reply must show it. */
 export type ReplyOutcome =
@@ -114,6 +114,12 @@ export type PromptShown =
  */
 export type PromptRender = () => PermissionPromptView | Promise<PermissionPromptView>;
 
+/** Whether a message of files was posted, or why not ('unsupported': the platform takes no files). */
+export type FilesPosted = { ok: true } | { ok: false; why: 'permanent' | 'failures' | 'rate-limits' | 'unsupported'; detail: string };
+
+/** What a look for a message of files found (Delivery.findFiles). */
+export type FoundFiles = 'found' | 'absent' | 'failed';
+
 /** What a search for a message by its marker found (Delivery.findPosted). */
 export type FoundPost = { kind: 'found'; refs: [MessageRef, ...MessageRef[]] } | { kind: 'absent' } | { kind: 'failed' };
 
@@ -151,6 +157,14 @@ export interface Delivery {
    * `failed`: the platform could not be asked.
    */
   findPosted(conversation: Conversation, marker: string): Promise<FoundPost>;
+  /**
+   * Post one message of files (the agent's outbox) through the same limiters and attempt policy
+   * as every message, at final priority. After a failure that may have landed, it looks for the
+   * post on the platform (findFiles) before trying again, so a post never shows twice.
+   */
+  postFiles(conversation: Conversation, post: FilePost): Promise<FilesPosted>;
+  /** Recovery: whether a message of files posted before a crash shows on the platform (Surface.findFiles). */
+  findFiles(conversation: Conversation, post: Pick<FilePost, 'marker' | 'after'> & { names: string[] }): Promise<FoundFiles>;
   /** Recovery: stop a native stream started before the restart. */
   stopStream(ref: MessageRef, final: MessageContent): Promise<boolean>;
   /**

@@ -85,6 +85,17 @@ surfaceContract('discord', async () => {
     },
     vanishedMessage: () => ({ id: `${general.id}/${snowflake()}`, conversation }),
     vanishedSource: () => ({ id: `${general.id}/${snowflake()}`, conversation }),
+    async readFiles() {
+      const m = rig.fake.botMessages(general.id).filter((x) => x.attachments.length).at(-1);
+      // from the CDN urls, as a person's client loads them
+      return Promise.all((m?.attachments ?? []).map(async (a) => ({
+        name: a.filename, image: (a.content_type ?? '').startsWith('image/'), bytes: Buffer.from(await (await fetch(a.url)).arrayBuffer()),
+      })));
+    },
+    async lastPosted() {
+      const m = rig.fake.botMessages(general.id).at(-1);
+      return m ? { id: `${general.id}/${m.id}`, conversation } : undefined;
+    },
     // the fake always sends Retry-After (Discord does too); a missing one is sent as 1 s
     inject429: (op, secs) => rig.fake.rateLimits.force429(op === 'post' ? 'POST /channels/:id/messages' : 'PATCH /channels/:id/messages/:id', 1, secs ?? 1),
     close: () => rig.close(),

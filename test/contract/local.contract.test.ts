@@ -15,7 +15,8 @@ import { openSecurity } from '../fixtures/config-defaults.js';
 type PageItem =
   | { kind: 'user'; id: string; text: string }
   | { kind: 'bot'; id: string; content: MessageContent }
-  | { kind: 'prompt'; id: string; view: PermissionPromptView };
+  | { kind: 'prompt'; id: string; view: PermissionPromptView }
+  | { kind: 'files'; id: string; files: Array<{ name: string; url: string; image: boolean }> };
 
 function config(): BridgeConfig {
   return {
@@ -95,6 +96,16 @@ surfaceContract('local', async () => {
     },
     vanishedMessage: () => ({ id: 'm-gone-1', conversation }),
     vanishedSource: () => ({ id: 'u-gone-1', conversation }),
+    async readFiles() {
+      const post = (await snapshot(url, conversation.channel)).filter((i) => i.kind === 'files').at(-1);
+      if (post?.kind !== 'files') return [];
+      // as the page's links and images fetch them
+      return Promise.all(post.files.map(async (f) => ({ name: f.name, image: f.image, bytes: Buffer.from(await (await fetch(`${url}${f.url}`)).arrayBuffer()) })));
+    },
+    async lastPosted() {
+      const last = (await snapshot(url, conversation.channel)).filter((i) => i.kind !== 'user').at(-1);
+      return last ? { id: last.id, conversation } : undefined;
+    },
     inject429: 'the local Surface writes into the in-process page hub; no platform API stands between that could answer 429',
     close: () => http.close(10),
   };

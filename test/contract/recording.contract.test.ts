@@ -42,6 +42,13 @@ surfaceContract('recording', async () => {
     vanishedSource: () => ({ id: 'recording:gone', conversation: { space: 'S1', channel: 'C1', thread: 't1' } }),
     // an injected 429 always carries a delay; without one the fake stands in with 1 s
     inject429: (op, secs) => { surface.failNext(op, 1, { retryAfterMs: (secs ?? 1) * 1000 }); },
+    async readFiles() {
+      const last = surface.filePosts().at(-1);
+      return (last?.post.files ?? []).map((f) => ({ name: f.name, bytes: f.data, image: f.mimeType.startsWith('image/') }));
+    },
+    async lastPosted() {
+      return surface.messages().at(-1)?.ref;
+    },
     async close() {},
   };
 });

@@ -22,7 +22,9 @@ surfaceContract('slack', async () => {
   const fake = await FakeSlack.start({ users: { U0DECIDER1: 'ana' } });
   // The Surface needs only the Web API: the platform is built but not started (no Socket Mode).
   const platform = makePlatform(fake, { reactions: true, typing: true });
-  const conversation = { space: TEAM, channel: 'C0CONTRACT', thread: '1700000000.000001' };
+  // A thread whose root exists (conversations.replies reads it, as Slack does).
+  const root = await platform.surface.post({ space: TEAM, channel: 'C0CONTRACT', thread: '' }, { text: 'the thread root' });
+  const conversation = { space: TEAM, channel: 'C0CONTRACT', thread: root.id.slice(root.id.indexOf(':') + 1) };
 
   function stored(ref: MessageRef) {
     const i = ref.id.indexOf(':');
@@ -64,6 +66,18 @@ surfaceContract('slack', async () => {
     },
     vanishedMessage: () => ({ id: 'C0CONTRACT:1600000000.000077', conversation }),
     vanishedSource: () => ({ id: 'C0CONTRACT:1600000000.000009', conversation }),
+    async readFiles() {
+      const m = fake.botMessages(conversation.channel, conversation.thread).filter((x) => x.files?.length).at(-1);
+      // as a person (the bot token here) downloads them from url_private
+      return Promise.all((m?.files ?? []).map(async (f) => {
+        const res = await fetch(f.url_private, { headers: { authorization: `Bearer ${fake.botToken}` } });
+        return { name: f.name, image: f.mimetype.startsWith('image/'), bytes: Buffer.from(await res.arrayBuffer()) };
+      }));
+    },
+    async lastPosted() {
+      const m = fake.botMessages(conversation.channel, conversation.thread).at(-1);
+      return m ? { id: `${m.channel}:${m.ts}`, conversation } : undefined;
+    },
     inject429: (op, secs) => fake.fault(op === 'post' ? 'chat.postMessage' : 'chat.update', { status: 429, ...(secs === undefined ? {} : { retryAfter: String(secs) }) }),
     async close() {
       await fake.close();

@@ -63,6 +63,13 @@ export interface ContractRig {
    * function = this Surface cannot be made to see a 429, and why.
    */
   inject429: ((op: 'post' | 'edit', retryAfterSecs: number | undefined) => void) | string;
+  /**
+   * The files the newest message of files in `conversation` shows, as a person downloads them
+   * (name and bytes, in order); [] when there is none.
+   */
+  readFiles(): Promise<Array<{ name: string; bytes: Buffer; image: boolean }>>;
+  /** The ref of the newest message the bot posted in `conversation` (the anchor a message of files follows). */
+  lastPosted(): Promise<MessageRef | undefined>;
   close(): Promise<void>;
 }
 
@@ -104,7 +111,9 @@ export type ContractCase =
   | 'typing'
   | 'long-prompt'
   | '429-no-retry-after'
-  | '429';
+  | '429'
+  | 'files'
+  | 'find-files';
 
 export interface ContractOptions {
   /** Known gaps, reported as node:test todo (they run, and their failure does not fail the run). */
@@ -299,6 +308,35 @@ export function surfaceContract(name: string, makeRig: () => Promise<ContractRig
       seen = await rig.readPrompt(ref);
       assert.deepEqual(seen.buttons, []);
       assert.match(seen.outcome ?? '', /den/i);
+    });
+
+    // Two files, a PNG among them: they read back with their bytes, the image as one.
+    const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201e2d6a0f60000000049454e44ae426082', 'hex');
+    const CSV = Buffer.from('day,value\n1,2.5\n2,3.25\n');
+    const files = () => [{ name: 'plot.png', data: PNG, mimeType: 'image/png' }, { name: 'data.csv', data: CSV, mimeType: 'text/csv' }];
+
+    it('postFiles shows the files in one message with their bytes, the PNG as an image; fileLimits are sane', todo('files'), async () => {
+      assert.ok(s.postFiles && s.fileLimits && s.fileBudgets, 'the Surface takes files');
+      const limits = s.fileLimits!(rig.conversation);
+      assert.ok(limits.maxFiles >= 1 && limits.maxMessageBytes > 0 && limits.maxFileBytes > 0, JSON.stringify(limits));
+      assert.ok(s.fileBudgets!(rig.conversation).every((b) => b.key && b.perMinute > 0));
+      await s.postFiles!(rig.conversation, { files: files(), caption: 'plot.png, data.csv', marker: 'files-marker-1' });
+      const seen = await rig.readFiles();
+      assert.deepEqual(seen.map((f) => f.name), ['plot.png', 'data.csv']);
+      assert.deepEqual(seen[0]!.bytes, PNG);
+      assert.deepEqual(seen[1]!.bytes, CSV);
+      assert.equal(seen[0]!.image, true);
+      assert.equal(seen[1]!.image, false);
+    });
+
+    it('findFiles finds a message of files posted after the anchor, and not one that was never posted', todo('find-files'), async () => {
+      assert.ok(s.findFiles && s.postFiles);
+      const anchor = await s.post(rig.conversation, { text: 'the answer, before its files' });
+      const names = ['report.txt'];
+      assert.equal(await s.findFiles!(rig.conversation, { marker: 'files-marker-2', after: anchor, names }), false);
+      await s.postFiles!(rig.conversation, { files: [{ name: 'report.txt', data: Buffer.from('ok\n'), mimeType: 'text/plain' }], caption: '', marker: 'files-marker-2', after: anchor });
+      assert.equal(await s.findFiles!(rig.conversation, { marker: 'files-marker-2', after: anchor, names }), true);
+      assert.equal(await s.findFiles!(rig.conversation, { marker: 'files-marker-3', after: await rig.lastPosted() ?? anchor, names }), false, 'a later anchor and another marker: not that post');
     });
 
     it('a 429 without a usable Retry-After still surfaces as RateLimitedError with retryAfterMs > 0', todo('429-no-retry-after'), async (t) => {

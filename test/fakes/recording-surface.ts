@@ -13,6 +13,7 @@
 import { RateLimitedError, TurnbridgeError } from '../../src/errors.js';
 import type {
   Conversation,
+  FilePost,
   MessageContent,
   MessageRef,
   PermissionPromptView,
@@ -23,7 +24,7 @@ import type {
   SurfaceCapabilities,
 } from '../../src/delivery/surface.js';
 
-export type RecordedOp = 'post' | 'edit' | 'postPrompt' | 'updatePrompt' | 'showTyping' | 'react';
+export type RecordedOp = 'post' | 'edit' | 'postPrompt' | 'updatePrompt' | 'showTyping' | 'react' | 'postFiles';
 
 /** One recorded call. `ok` is false when an injected failure made it throw. */
 export interface RecordedCall {
@@ -90,6 +91,15 @@ export interface RecordingSurfaceOptions {
   delay?: (op: RecordedOp) => Promise<void> | void;
   /** Offer showTyping / react (default true). */
   optionalOps?: boolean;
+  /** Take files (postFiles / findFiles) within these limits (default: 10 files, 25 MiB a message, 10 MiB a file). */
+  fileLimits?: { maxFiles: number; maxMessageBytes: number; maxFileBytes: number };
+}
+
+/** A message of files as stored. */
+export interface StoredFilePost {
+  conversation: Conversation;
+  post: FilePost;
+  postedAt: number;
 }
 
 export interface RecordingSurface extends Surface {
@@ -109,6 +119,8 @@ export interface RecordingSurface extends Surface {
   messages(): StoredMessage[];
   /** All prompts, in post order. */
   prompts(): StoredPrompt[];
+  /** Messages of files, in post order. */
+  filePosts(): StoredFilePost[];
   /** Recorded calls of one op. */
   callsOf(op: RecordedOp): RecordedCall[];
   /** Most edits/posts in flight at the same time so far, per message ref id (posts count toward the ref they created). */
@@ -145,6 +157,8 @@ export function createRecordingSurface(opts: RecordingSurfaceOptions = {}): Reco
   const failures = new Map<RecordedOp, InjectedFailure[]>();
   for (const [op, list] of Object.entries(opts.failWith ?? {})) failures.set(op as RecordedOp, [...(list ?? [])]);
   const reactions: Array<{ source: SourceMessageRef; state: ReactionState }> = [];
+  const filePosts: StoredFilePost[] = [];
+  const fileLimits = opts.fileLimits ?? { maxFiles: 10, maxMessageBytes: 25 * 1048576, maxFileBytes: 10 * 1048576 };
   let seq = 0;
   let inFlight = 0;
   const inFlightPerRef = new Map<string, number>();
@@ -244,6 +258,18 @@ export function createRecordingSurface(opts: RecordingSurfaceOptions = {}): Reco
       });
     },
 
+    postFiles(conversation, post) {
+      return record({ op: 'postFiles', conversation }, undefined, () => {
+        if (post.files.length > fileLimits.maxFiles) throw new TurnbridgeError('TB_PLATFORM_ERROR', `recording surface: ${post.files.length} files in one message`, { permanent: true });
+        filePosts.push({ conversation, post: { ...post, files: post.files.map((f) => ({ ...f })) }, postedAt: now() });
+      });
+    },
+    fileLimits: () => ({ ...fileLimits }),
+    fileBudgets: (conversation) => budgets('post', conversation),
+    async findFiles(conversation, q) {
+      return filePosts.some((p) => sameConversation(p.conversation, conversation) && p.post.marker === q.marker);
+    },
+
     failNext(op, count, failure) {
       const list = failures.get(op) ?? [];
       for (let i = 0; i < count; i++) list.push(failure);
@@ -256,6 +282,7 @@ export function createRecordingSurface(opts: RecordingSurfaceOptions = {}): Reco
     messagesIn: (conversation) => [...stored.values()].filter((m) => sameConversation(m.ref.conversation, conversation)),
     messages: () => [...stored.values()],
     prompts: () => [...prompts.values()],
+    filePosts: () => [...filePosts],
     callsOf: (op) => calls.filter((c) => c.op === op),
     clearCalls: () => {
       calls.length = 0;

@@ -7,7 +7,7 @@
  */
 import type { SharedLimiters, SharedLimitersOptions } from './shared-limiter.js';
 
-export { attempt, Attempts, describeFailure, type AttemptResult, type NextAttempt } from './attempt.js';
+export { attempt, Attempts, classify, describeFailure, type AttemptResult, type NextAttempt } from './attempt.js';
 export {
   createBottleneckLimiter, createLimiterPool, sleep,
   type LimiterFactory, type LimiterPool, type RateLimiter, type RunOptions, type RunPriority,

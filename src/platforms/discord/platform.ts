@@ -9,7 +9,7 @@ import { CustomIds } from './ids.js';
 import { createMessageHandler } from './inbound.js';
 import { createLiveLimitFilter } from './rate-limit-filter.js';
 import { createInteractionHandler } from './interactions.js';
-import { createDiscordSurface } from './surface.js';
+import { BOOST_UPLOAD_LIMITS, createDiscordSurface, DEFAULT_UPLOAD_LIMIT } from './surface.js';
 import { attachmentFetcher } from '../attachments.js';
 import { ENABLE_MESSAGE_CONTENT, decideMessageContent, logMessageContentMode, type MessageContentMode } from './message-content.js';
 
@@ -47,7 +47,16 @@ export function createDiscordPlatform(opts: DiscordPlatformOptions): Platform {
     rest: { ...(cfg.apiUrl ? { api: cfg.apiUrl } : {}), ...extra.rest, rejectOnRateLimit: (data) => limits.shouldReject(data) },
   });
   const ids = new CustomIds();
-  const surface = createDiscordSurface({ rest: client.rest, logger, ids, reactions: cfg.reactions, typingIntervalMs: cfg.typingIntervalMs });
+  const surface = createDiscordSurface({
+    rest: client.rest, logger, ids, reactions: cfg.reactions, typingIntervalMs: cfg.typingIntervalMs,
+    // The server's boost level sets its upload limit; DMs (no guild) have the default.
+    uploadLimit: (channelId) => {
+      const channel = client.channels.cache.get(channelId);
+      const tier = channel && 'guild' in channel && channel.guild ? channel.guild.premiumTier : 0;
+      return BOOST_UPLOAD_LIMITS[tier] ?? DEFAULT_UPLOAD_LIMIT;
+    },
+    selfId: () => client.user?.id,
+  });
   // CDN URLs are signed: no token goes with them, for new messages and for turns queued before a restart.
   const download = attachmentFetcher({
     dir: opts.attachmentDir ?? cfg.attachmentsDir, maxBytes: cfg.maxAttachmentBytes, maxCount: cfg.maxAttachments, keep: cfg.keepAttachments, logger, fetch: opts.fetch,

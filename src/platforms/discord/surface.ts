@@ -6,7 +6,7 @@ import { DiscordAPIError, RateLimitError, type REST } from 'discord.js';
 import { RateLimitedError, TurnbridgeError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type {
-  Conversation, MessageContent, MessageRef, PermissionPromptView, RateBudget, ReactionState, SourceMessageRef, Surface,
+  Conversation, FileLimits, FilePost, MessageContent, MessageRef, PermissionPromptView, RateBudget, ReactionState, SourceMessageRef, Surface,
 } from '../../delivery/surface.js';
 import { CustomIds, decodeMessageRef, encodeMessageRef, targetChannel } from './ids.js';
 import { DISCORD_CAPABILITIES, renderMessage } from './render.js';
@@ -20,7 +20,21 @@ export interface DiscordSurfaceOptions {
   ids: CustomIds;
   reactions: boolean;
   typingIntervalMs: number;
+  /**
+   * The per-file upload limit in a channel (its server's boost level; platform.ts reads it from
+   * the guild cache). Default: Discord's documented default, 10 MiB.
+   */
+  uploadLimit?: (channelId: string) => number;
+  /** The bot's own user id once logged in (findFiles counts only its messages). */
+  selfId?: () => string | undefined;
 }
+
+/** "The default limit is 10 MiB for all users" (reference.mdx, Uploading Files). */
+export const DEFAULT_UPLOAD_LIMIT = 10 * 1048576;
+/** Per-file limits by Server Boost level (Discord's Server Boosting FAQ: levels 2 and 3 raise it to 50 and 100 MiB). */
+export const BOOST_UPLOAD_LIMITS: Readonly<Record<number, number>> = { 0: DEFAULT_UPLOAD_LIMIT, 1: DEFAULT_UPLOAD_LIMIT, 2: 50 * 1048576, 3: 100 * 1048576 };
+/** 10 files a message; "the maximum request size when sending a message is 25 MiB" (Create Message), less room for the form itself. */
+const DISCORD_FILE_LIMITS: Omit<FileLimits, 'maxFileBytes'> = { maxFiles: 10, maxMessageBytes: 25 * 1048576 - 64 * 1024 };
 
 /** Pages of a channel read when recovery looks for a message by its marker (100 messages a page). */
 const FIND_PAGES = 10;
@@ -28,7 +42,9 @@ const FIND_PAGES = 10;
 /** What recovery reads of a fetched message. */
 interface DiscordMessage {
   id: string;
+  author?: { id?: string };
   components?: Array<{ components?: Array<{ custom_id?: unknown }> }>;
+  attachments?: Array<{ filename?: string }>;
 }
 
 const REACTION: Record<ReactionState, string> = { working: '👀', success: '✅', failure: '❌' };
@@ -41,6 +57,7 @@ const HINTS: Record<number, string> = {
   10008: 'the message was deleted',
   50035: 'Discord rejected the message body (too long or invalid)',
   50007: 'the person does not accept direct messages (from members of this server)',
+  40005: 'the file is over this server\'s upload limit (10 MiB unless the server is boosted)',
 };
 
 /** Maps discord.js failures to turnbridge errors: 429s to RateLimitedError, the rest to TB_PLATFORM_ERROR. */
@@ -148,6 +165,46 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordSurfac
     },
 
     findBudgets: (conversation) => [{ key: `discord:${targetChannel(conversation)}:read`, perMinute: 60, burst: 5 }],
+
+    // Files are attachments of one message (multipart: payload_json + files[n]); Discord shows
+    // images inline. A message has no place for a marker out of sight, so findFiles looks for the
+    // first message of the bot after the post's `after` carrying exactly its files.
+    async postFiles(conversation, post: FilePost) {
+      const channelId = targetChannel(conversation);
+      await call('posting files', () => rest.post(`/channels/${channelId}/messages`, {
+        body: {
+          ...(post.caption ? { content: post.caption.slice(0, 2000) } : {}),
+          attachments: post.files.map((f, i) => ({ id: i, filename: f.name })),
+          allowed_mentions: { parse: [] },
+        },
+        files: post.files.map((f) => ({ name: f.name, data: f.data, contentType: f.mimeType })),
+      }));
+    },
+    fileLimits: (conversation): FileLimits => ({ ...DISCORD_FILE_LIMITS, maxFileBytes: opts.uploadLimit?.(targetChannel(conversation)) ?? DEFAULT_UPLOAD_LIMIT }),
+    fileBudgets(conversation) {
+      return surface.budgets('post', conversation);
+    },
+    async findFiles(conversation, post) {
+      const channelId = targetChannel(conversation);
+      const after = post.after ? decodeMessageRef(post.after.id).messageId : undefined;
+      const self = opts.selfId?.();
+      const same = (m: DiscordMessage) => (!self || m.author?.id === self) && (m.attachments ?? []).map((a) => a.filename).join('/') === post.names.join('/');
+      if (after) {
+        // Oldest first after the anchor (`after` pages go forward): the first such post is it.
+        let from = after;
+        for (let page = 0; page < FIND_PAGES; page++) {
+          const query = new URLSearchParams({ limit: '100', after: from });
+          const msgs = await call<DiscordMessage[]>('reading the channel', () => rest.get(`/channels/${channelId}/messages`, { query }));
+          if (msgs.some(same)) return true;
+          if (msgs.length < 100) return false;
+          from = msgs.reduce((a, m) => (BigInt(m.id) > BigInt(a) ? m.id : a), from);
+        }
+        return false;
+      }
+      const query = new URLSearchParams({ limit: '100' });
+      const msgs = await call<DiscordMessage[]>('reading the channel', () => rest.get(`/channels/${channelId}/messages`, { query }));
+      return msgs.some(same);
+    },
 
     // Discord has no ephemeral answer to a plain message (only to interactions): a DM, which
     // needs the person to accept DMs from server members (a 50007 error otherwise).

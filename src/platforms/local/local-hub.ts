@@ -5,7 +5,19 @@ import type { MessageContent, PermissionPromptView, ReactionState } from '../../
 export type LocalItem =
   | { kind: 'user'; id: string; text: string; at: number; state?: ReactionState }
   | { kind: 'bot'; id: string; content: MessageContent; edits: number; at: number }
-  | { kind: 'prompt'; id: string; view: PermissionPromptView; at: number };
+  | { kind: 'prompt'; id: string; view: PermissionPromptView; at: number }
+  /** Files the bridge posted (the agent's outbox): links, images inline. */
+  | { kind: 'files'; id: string; caption: string; marker: string; files: LocalFileItem[]; at: number };
+
+export interface LocalFileItem {
+  name: string;
+  mimeType: string;
+  size: number;
+  /** Where the page gets it (local-files.ts). */
+  url: string;
+  /** Shown inline as an image. */
+  image: boolean;
+}
 
 export interface LocalHubOptions {
   /** Items kept per page for replay on reconnect (default 200). */

@@ -3,6 +3,7 @@ import type { BridgeInbound, Platform, PlatformFactoryOptions, PlatformStatus } 
 import { isLoopbackBind } from '../../http/index.js';
 import type { HttpMount } from '../../http/index.js';
 import { parseLocalConfig, type LocalConfig } from './local-config.js';
+import { LocalFiles } from './local-files.js';
 import { LocalHub } from './local-hub.js';
 import { createLocalRoutes } from './local-routes.js';
 import { createLocalSurface } from './local-surface.js';
@@ -31,13 +32,14 @@ export function createLocalPlatform(opts: LocalPlatformOptions): LocalPlatform {
   const config = parseLocalConfig(opts.config.platforms?.local, opts.config.file);
   const logger = opts.logger.child({ platform: 'local' });
   const hub = new LocalHub({ heartbeatMs: opts.heartbeatMs });
-  const surface = createLocalSurface({ hub, config, now: opts.now });
+  const files = new LocalFiles();
+  const surface = createLocalSurface({ hub, config, files, now: opts.now });
   let bridge: BridgeInbound | undefined;
   let state: PlatformStatus = { state: 'starting' };
 
   // Off loopback anyone on the network reaches the page: it asks for a token (set, or made here).
   const token = opts.config.localToken ?? (isLoopbackBind(opts.config.host) ? undefined : randomBytes(18).toString('base64url'));
-  opts.http.mount('/', createLocalRoutes({ hub, config, logger, bridge: () => bridge, token, now: opts.now }));
+  opts.http.mount('/', createLocalRoutes({ hub, files, config, logger, bridge: () => bridge, token, now: opts.now }));
   opts.http.onClose(() => hub.closeAll());
 
   return {

@@ -7,6 +7,7 @@ import { PROMPT_ACTIONS, type PromptAction } from '../../bridge/types.js';
 import type { Conversation } from '../../delivery/index.js';
 import { bearerToken, readJsonBody, sameSecret, sendJson, sendText, type RouteHandler } from '../../http/index.js';
 import type { LocalConfig } from './local-config.js';
+import type { LocalFiles } from './local-files.js';
 import type { LocalHub } from './local-hub.js';
 
 /** A page (= conversation) id as the browser makes it: sessionStorage, one per tab. */
@@ -23,6 +24,8 @@ const STATIC: Record<string, { file: string; type: string }> = {
 
 export interface LocalRoutesOptions {
   hub: LocalHub;
+  /** Files posted to the page (served at /local/files/<id>/<name>). */
+  files?: LocalFiles;
   config: LocalConfig;
   logger: Logger;
   /** The bridge once the platform started; undefined before start and after stop. */
@@ -165,6 +168,7 @@ export function createLocalRoutes(opts: LocalRoutesOptions): RouteHandler {
         if (!PAGE_ID.test(page)) return sendJson(res, 400, { error: 'page must match [A-Za-z0-9_-]{1,64}' });
         return hub.attach(page, res);
       }
+      if (path.startsWith('/local/files/') && opts.files) return opts.files.serve(res, path);
       return sendJson(res, 404, { error: 'not found', path });
     }
     if (req.method === 'POST' && (path === '/local/send' || path === '/local/action' || path === '/local/form')) {

@@ -4,11 +4,14 @@ import type {
   Surface, SurfaceCapabilities,
 } from '../../delivery/index.js';
 import type { LocalConfig } from './local-config.js';
+import { isInlineImage, type LocalFiles } from './local-files.js';
 import type { LocalHub } from './local-hub.js';
 
 export interface LocalSurfaceOptions {
   hub: LocalHub;
   config: LocalConfig;
+  /** Where posted files are held for the page (absent: the page takes no files). */
+  files?: LocalFiles;
   now?: () => number;
 }
 
@@ -69,7 +72,23 @@ export function createLocalSurface(opts: LocalSurfaceOptions): Surface {
       const item = hub.get(source.conversation.channel, source.id);
       if (item?.kind === 'user') hub.upsert(source.conversation.channel, { ...item, state });
     },
+    ...(opts.files ? fileOps(opts.files) : {}),
   };
+
+  /** The page shows files as links, images inline; the bytes are held in memory (local-files.ts). */
+  function fileOps(held: LocalFiles): Pick<Surface, 'postFiles' | 'fileLimits' | 'fileBudgets' | 'findFiles'> {
+    return {
+      async postFiles(conversation, post) {
+        const files = post.files.map((f) => ({ name: f.name, mimeType: f.mimeType, size: f.data.length, url: held.add(f.name, f.mimeType, f.data), image: isInlineImage(f.mimeType) }));
+        hub.upsert(conversation.channel, { kind: 'files', id: newId('f'), caption: post.caption, marker: post.marker, files, at: now() });
+      },
+      fileLimits: () => ({ maxFiles: 10, maxMessageBytes: 64 * 1048576, maxFileBytes: 64 * 1048576 }),
+      fileBudgets: (conversation) => [{ key: `local:${conversation.channel}:post`, perMinute: config.postsPerMinute, burst: 5 }],
+      async findFiles(conversation, post) {
+        return hub.items(conversation.channel).some((i) => i.kind === 'files' && i.marker === post.marker);
+      },
+    };
+  }
 }
 
 function copy(content: MessageContent): MessageContent {

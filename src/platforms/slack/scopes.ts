@@ -9,6 +9,7 @@ export const SLACK_BOT_SCOPES: Readonly<Record<string, string>> = {
   'groups:history': 'the same in private channels',
   'im:history': 'DMs to the bot',
   'files:read': 'files shared with a message',
+  'files:write': 'files the agent leaves in its outbox, posted in the thread',
   'reactions:write': 'reactions on the message that started a turn',
   'usergroups:read': 'user groups (subteams) named as approvers',
   'users:read': 'show <@U123> mentions as @name',

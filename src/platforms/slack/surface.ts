@@ -5,10 +5,10 @@
 import type { webApi } from '@slack/bolt';
 import type { Logger } from '../../log.js';
 import type {
-  Conversation, MessageContent, MessageRef, PermissionPromptView, RateBudget, ReactionState, SourceMessageRef,
+  Conversation, FileLimits, FilePost, MessageContent, MessageRef, PermissionPromptView, RateBudget, ReactionState, SourceMessageRef,
   Surface, SurfaceCapabilities,
 } from '../../delivery/surface.js';
-import { ACTION_STOP, neutralizeMentions, renderMessage } from './blocks.js';
+import { ACTION_STOP, escapeMrkdwn, neutralizeMentions, renderMessage } from './blocks.js';
 import { PROMPT_ACTION_IDS, renderPrompt } from './prompt-blocks.js';
 import type { SlackConfig } from './config.js';
 import { decodeMessageId, encodeMessageId } from './ids.js';
@@ -29,11 +29,26 @@ export const SLACK_LIMITS = {
   reactionsPerMinute: 50,
   /** conversations.replies / conversations.history: Tier 3 for internal apps (docs: rate limits). */
   readPerMinute: 50,
+  /** files.getUploadURLExternal / files.completeUploadExternal: Tier 4. */
+  filesPerMinute: 100,
+  /** Slack's largest file (1 GB). */
+  maxFileBytes: 1_000_000_000,
 } as const;
+
+/**
+ * One message of files: 10 files, as Slack's own composer takes (the API documents no number),
+ * and 100 MiB in all: files.uploadV2 holds a message's files in memory while it uploads them.
+ */
+const SLACK_FILE_LIMITS: Omit<FileLimits, 'maxFileBytes'> = { maxFiles: 10, maxMessageBytes: 100 * 1048576 };
 
 /** Pages of a conversation read when recovery looks for a message by its marker (200 messages a page). */
 const FIND_PAGES = 10;
 const MARKED_ACTIONS = new Set([...Object.values(PROMPT_ACTION_IDS), ACTION_STOP]);
+
+/** A message of files carries its marker as the block id of its caption (files.completeUploadExternal `blocks`). */
+function carriesFileMarker(blocks: unknown, marker: string): boolean {
+  return Array.isArray(blocks) && blocks.some((b: { block_id?: string }) => b?.block_id === marker);
+}
 
 /**
  * A prompt's buttons carry its id as their value, a live reply's Stop button its stop id: the
@@ -126,6 +141,23 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
     return members;
   }
 
+  /** The bot's messages in the conversation whose blocks match, oldest first (paged; FIND_PAGES at most). */
+  async function scan(c: Conversation, match: (blocks: unknown) => boolean): Promise<MessageRef[]> {
+    const hits: MessageRef[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < FIND_PAGES; page++) {
+      const args = { channel: c.channel, limit: 200, ...(cursor ? { cursor } : {}) };
+      const res = c.thread
+        ? await callSlack('conversations.replies', () => client.conversations.replies({ ...args, ts: c.thread! }))
+        : await callSlack('conversations.history', () => client.conversations.history(args));
+      for (const m of res.messages ?? []) if (m.ts && match(m.blocks)) hits.push({ id: encodeMessageId(c.channel, m.ts), conversation: c });
+      cursor = res.response_metadata?.next_cursor || undefined;
+      if (!res.has_more || !cursor) return c.thread ? hits : hits.reverse();
+    }
+    logger.warn({ channel: c.channel, pages: FIND_PAGES }, 'slack: read only the first pages of a conversation looking for messages being posted at a crash');
+    return c.thread ? hits : hits.reverse();
+  }
+
   const mode = config.streaming ?? 'edit';
   const streaming = mode === 'edit' ? undefined : createSlackStreaming({ client, mode, rateScale: scale, headroom: HEADROOM, logger });
 
@@ -155,21 +187,26 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
 
     // The thread's messages (conversations.replies, oldest first, paged), or the channel's latest
     // ones for a conversation outside a thread (conversations.history).
-    async findPosted(c: Conversation, marker: string): Promise<MessageRef[]> {
-      const hits: MessageRef[] = [];
-      let cursor: string | undefined;
-      for (let page = 0; page < FIND_PAGES; page++) {
-        const args = { channel: c.channel, limit: 200, ...(cursor ? { cursor } : {}) };
-        const res = c.thread
-          ? await callSlack('conversations.replies', () => client.conversations.replies({ ...args, ts: c.thread! }))
-          : await callSlack('conversations.history', () => client.conversations.history(args));
-        for (const m of res.messages ?? []) if (m.ts && carriesMarker(m.blocks, marker)) hits.push({ id: encodeMessageId(c.channel, m.ts), conversation: c });
-        cursor = res.response_metadata?.next_cursor || undefined;
-        if (!res.has_more || !cursor) return c.thread ? hits : hits.reverse();
-      }
-      logger.warn({ channel: c.channel, pages: FIND_PAGES }, 'slack: read only the first pages of a conversation looking for messages being posted at a crash');
-      return c.thread ? hits : hits.reverse();
+    findPosted: (c: Conversation, marker: string) => scan(c, (blocks) => carriesMarker(blocks, marker)),
+
+    // Files go up with files.uploadV2 (files.getUploadURLExternal, the upload, one
+    // files.completeUploadExternal sharing them in the thread); Slack shows images inline. The
+    // caption is a context block whose block id is the post's marker (a markdown block there makes
+    // Slack answer internal_error: slack-morphism's notes on completeUploadExternal).
+    async postFiles(c: Conversation, post: FilePost): Promise<void> {
+      await callSlack('files.uploadV2', () => client.files.uploadV2({
+        channel_id: c.channel,
+        ...(c.thread ? { thread_ts: c.thread } : {}),
+        blocks: [{ type: 'context', block_id: post.marker, elements: [{ type: 'mrkdwn', text: escapeMrkdwn(post.caption || post.files.map((f) => f.name).join(', ')) }] }],
+        file_uploads: post.files.map((f) => ({ file: f.data, filename: f.name, title: f.name })) as [{ file: Buffer; filename: string; title: string }],
+      }));
     },
+    fileLimits: (): FileLimits => ({ ...SLACK_FILE_LIMITS, maxFileBytes: SLACK_LIMITS.maxFileBytes }),
+    fileBudgets: (c: Conversation): RateBudget[] => [
+      { key: `slack:${c.space}:${c.channel}:post`, perMinute: Math.floor(SLACK_LIMITS.postPerChannelPerMinute * HEADROOM * scale), burst: 1 },
+      { key: `slack:${c.space}:files`, perMinute: Math.floor(SLACK_LIMITS.filesPerMinute * HEADROOM * scale), burst: 2 },
+    ],
+    findFiles: async (c: Conversation, post) => (await scan(c, (blocks) => carriesFileMarker(blocks, post.marker))).length > 0,
     findBudgets: (c: Conversation): RateBudget[] => [
       { key: `slack:${c.space}:${c.thread ? 'conversations.replies' : 'conversations.history'}`, perMinute: Math.floor(SLACK_LIMITS.readPerMinute * HEADROOM * scale), burst: 1 },
     ],

@@ -73,9 +73,32 @@ function renderBot(item) {
   return node;
 }
 
+function sizeText(bytes) {
+  return bytes >= 1048576 ? `${(bytes / 1048576).toFixed(1)} MB` : bytes >= 1024 ? `${Math.round(bytes / 1024)} KB` : `${bytes} B`;
+}
+
+/** Files the agent left in its outbox: images inline, every file a link. */
+function renderFiles(item) {
+  const node = el('div', { class: 'msg bot files', 'data-testid': 'bot-files', 'data-id': item.id });
+  if (item.caption) node.append(el('div', { class: 'caption' }, escapeHtml(item.caption)));
+  for (const f of item.files) {
+    const box = el('div', { class: 'file', 'data-testid': 'bot-file', 'data-name': f.name });
+    if (f.image) {
+      const link = el('a', { href: f.url, target: '_blank', rel: 'noopener' });
+      link.append(el('img', { src: f.url, alt: f.name, 'data-testid': 'bot-file-image' }));
+      box.append(link);
+    }
+    const link = el('a', { href: f.url, download: f.name, 'data-testid': 'bot-file-link' });
+    link.textContent = f.name;
+    box.append(link, el('span', { class: 'size' }, escapeHtml(sizeText(f.size))));
+    node.append(box);
+  }
+  return node;
+}
+
 function show(item) {
   const stick = nearBottom();
-  const node = item.kind === 'user' ? renderUser(item) : item.kind === 'bot' ? renderBot(item) : renderPrompt(item, act);
+  const node = item.kind === 'user' ? renderUser(item) : item.kind === 'bot' ? renderBot(item) : item.kind === 'files' ? renderFiles(item) : renderPrompt(item, act);
   const old = elements.get(item.id);
   if (old) old.replaceWith(node);
   else log.append(node);
