@@ -24,7 +24,7 @@ import { cpus } from 'node:os';
 import { discordDriver, slackDriver, type Driver } from './lib/bridge-drivers.js';
 import { BridgeRig, type TurnShape, type TurnTimes } from './lib/bridge-rig.js';
 import { median, quantile } from './lib/measure.js';
-import { BANNER_NO_PERMISSION } from '../src/bridge/accept-message.js';
+import { BANNER_NO_PERMISSION } from '../src/bridge/turns/accept-message.js';
 import { printTable } from './lib/table.js';
 
 const num = (name: string, dflt: number) => Math.max(1, Number(process.env[name] ?? dflt));

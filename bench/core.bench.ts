@@ -7,6 +7,7 @@
  *
  *   npx tsx bench/core.bench.ts [conversations=100] [maxConcurrent=8]
  */
+import type { BridgeConfig } from '../src/config/types.js';
 import { fileURLToPath } from 'node:url';
 import { createBridge } from '../src/bridge/index.js';
 import { silentLogger } from '../src/log.js';
@@ -14,7 +15,6 @@ import { createRecordingSurface } from '../test/fakes/recording-surface.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BridgeConfig } from '../src/bridge/api.js';
 import { createBridgeState, createSqliteStore } from '../src/state/index.js';
 import type { Profile } from '../src/profile/index.js';
 import { openSecurity } from '../test/fixtures/config-defaults.js';

@@ -3,11 +3,12 @@
  * core and the platforms that have credentials (the local chat page when none do), and on
  * SIGTERM / SIGINT stop the bridge (finalizing running replies) before the platforms disconnect.
  */
+import { choosePlatforms, loadConfig } from './config/index.js';
+import type { BridgeConfig } from './config/types.js';
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createBridge, createMetrics, loadConfig } from './bridge/index.js';
-import type { BridgeConfig, CoreBridge, Platform, PlatformFactoryOptions } from './bridge/index.js';
+import { type CoreBridge, createBridge, createMetrics, type Platform, type PlatformFactoryOptions } from './bridge/index.js';
 import { createBusKey, missingBusKey } from './bus-key.js';
 import { isTurnbridgeError, problemLines, TurnbridgeError } from './errors.js';
 import { createHttpServer, type HttpServer } from './http/index.js';
@@ -20,7 +21,6 @@ import { withSecretFiles } from './config/secret-files.js';
 import { onParentGone } from './parent-watch.js';
 import { usageLine } from './cli/help.js';
 import { decideSandbox, loadEgressProxy, sandboxFix } from './runner/index.js';
-import { choosePlatforms } from './config/index.js';
 import { metricsExposure, preflightProfiles, startStartupChecks, type StartupCheckRun } from './doctor/index.js';
 
 export { choosePlatforms };

@@ -1,3 +1,4 @@
+import type { BridgeConfig } from '../config/types.js';
 import { randomUUID } from 'node:crypto';
 import { chownSync, existsSync, statSync } from 'node:fs';
 import Keyv from 'keyv';
@@ -8,26 +9,13 @@ import type { Logger } from '../log.js';
 import type { ConversationGate, ReplicaBus, SharedSlots } from '../replicas/index.js';
 import { loadProfile as defaultLoadProfile } from '../profile/index.js';
 import { run as defaultRun } from '../runner/index.js';
-import { acceptMessage } from './accept-message.js';
-import { checkAccess } from './access.js';
-import { routeMessage } from './routing.js';
-import type { Bridge, BridgeConfig, BridgeStats } from './api.js';
+import { acceptMessage, type BridgeContext, conversationPlaces, createTurnQueue, createTurnRegistry, handleRerunAction, handleStopAction, holdsSlot, INTERRUPTED_MESSAGE, isOver, prepareRoots, recover, type RecoveryReport, type RunTurn, type Turn } from './turns/index.js';
+import { checkAccess, createProfileCache, type ProfileLoader, routeMessage } from './access/index.js';
+import type { Bridge, BridgeStats, PlatformStatus } from './types.js';
 import { createActionForwarding, type LocalHandlers } from './action-forwarding.js';
-import type { BridgeContext, RunTurn } from './context.js';
 import { createMetrics, type Metrics } from './metrics.js';
-import { INTERRUPTED_MESSAGE } from './outcome.js';
-import { createPermissionBroker } from './permission-broker.js';
-import { createProfileCache, type ProfileLoader } from './profile-cache.js';
+import { createPermissionBroker } from './approvals/index.js';
 import { accessGrantsOn, conversationKey, createAuditTrail, createConversationAuthors, createConversationNotices, createGuardedOps, createKv, createRuleStore, createSessionResets, createSessionStore, createState, createStateKv, ensurePrivateDir, grantsOnKv, guardSessionStore, privateDirMode, type AccessGrants, type AuditTrail, type BridgeState, type KvStore, type SessionStore } from '../state/index.js';
-import { conversationPlaces, prepareRoots } from './conversation-dirs.js';
-import { handleStopAction } from './stop-control.js';
-import { recover, type RecoveryReport } from './recovery.js';
-import { handleRerunAction } from './rerun.js';
-import type { PlatformStatus } from './types.js';
-import type { Turn } from './turn.js';
-import { createTurnQueue } from './turn-queue.js';
-import { holdsSlot, isOver } from './turn-phase.js';
-import { createTurnRegistry } from './turn-registry.js';
 import { BoundedMap } from '../bounded-map.js';
 
 export interface CreateBridgeOptions {

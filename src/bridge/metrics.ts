@@ -2,10 +2,10 @@ import { Counter, Gauge, Histogram, Registry, Summary, collectDefaultMetrics } f
 import type { DeliveryStats } from '../delivery/types.js';
 
 /** Turn duration histogram buckets, in seconds. */
-export const DURATION_BUCKETS = [0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800] as const;
+const DURATION_BUCKETS = [0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800] as const;
 
 /** Permission decision latency buckets, in seconds (a rule answers at once; people take seconds to minutes). */
-export const DECISION_BUCKETS = [0.01, 1, 5, 15, 30, 60, 120, 300, 600, 1800] as const;
+const DECISION_BUCKETS = [0.01, 1, 5, 15, 30, 60, 120, 300, 600, 1800] as const;
 
 /** Counters and gauges the bridge keeps; render() gives Prometheus text format (served at /metrics). */
 export interface Metrics {

@@ -1,8 +1,10 @@
+import type { BridgeConfig } from '../config/types.js';
+import type { Conversation, SourceMessageRef, Surface, UserRef } from '../delivery/surface.js';
+import type { Logger } from '../log.js';
 import type { Attachment } from '../protocol/types.js';
 import type { AttachmentRef } from '../state/index.js';
 
 export type { AttachmentRef };
-import type { Conversation, SourceMessageRef, Surface, UserRef } from '../delivery/surface.js';
 
 /** A chat message addressed to the bot, normalised by a platform. */
 export interface InboundMessage {
@@ -141,8 +143,26 @@ export interface Platform {
 
 /** What main.ts hands every platform factory (createSlackPlatform, createDiscordPlatform, createLocalPlatform). */
 export interface PlatformFactoryOptions {
-  config: import('./api.js').BridgeConfig;
+  config: BridgeConfig;
   /** The bridge's environment (tokens are read from here, never logged). */
   env: NodeJS.ProcessEnv;
-  logger: import('../log.js').Logger;
+  logger: Logger;
+}
+
+export interface BridgeStats {
+  /** Agent processes holding a slot. */
+  activeAgents: number;
+  /** Agent processes paused on a prompt, holding no slot. */
+  parkedAgents: number;
+  queued: number;
+  turnsByOutcome: Record<string, number>;
+}
+
+export interface Bridge extends BridgeInbound {
+  /** Register a platform's Surface (messages with msg.platform === surface.platform render there). */
+  attach(surface: Surface): void;
+  /** Stop accepting turns, cancel running ones, finalize their messages ("interrupted: the bridge restarted"). */
+  shutdown(graceMs?: number): Promise<void>;
+  stats(): BridgeStats;
+  readonly logger: Logger;
 }

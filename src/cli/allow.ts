@@ -5,10 +5,10 @@
  * (the data dir, or Redis with REDIS_URL), where the running bridge reads it on the person's next
  * message: no restart. Every grant and removal is in the audit trail (`turnbridge audit`).
  */
+import type { BridgeConfig } from '../config/types.js';
 import { userInfo } from 'node:os';
 import { PAIRING_CODE, createAccessGrants, type AccessGrants, type AuditPerson, type PairingRequest } from '../state/index.js';
 import { IDENTITY_FORMS, parseIdentity } from '../config/identity-forms.js';
-import type { BridgeConfig } from '../bridge/api.js';
 import { loadConfig } from '../config/index.js';
 import { bridgeEnv } from '../config/bridge-env.js';
 import { silentLogger } from '../log.js';

@@ -2,7 +2,7 @@
  * The written forms of an identity, `platform:id`: `slack:U0123`, a Slack user group
  * `slack:S0123`, `discord:80351110224678912`, a Discord role `discord:role:123`,
  * `local:local-user`. Parsed here, where the access lists and approvers are read; how a person
- * is matched against them is the bridge's (bridge/identity.ts).
+ * is matched against them is the bridge's (bridge/access/access.ts).
  */
 const FORMS: Array<{ re: RegExp; what: string }> = [
   { re: /^slack:[UW][A-Z0-9]+$/, what: 'slack user' },

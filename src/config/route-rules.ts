@@ -1,7 +1,7 @@
 /**
  * The restrictions that hold where a profile is reached (docs/security.md, "Routes hold
  * everywhere"): pure functions of the configuration, used by its own checks (approvals-check.ts)
- * and by the bridge's routing of each message (bridge/routing.ts).
+ * and by the bridge's routing of each message (bridge/access/routing.ts).
  *
  * A route's restrictions follow its profile: wherever a profile is reached (a DM, a channel no
  * route names, another channel's route), the restrictions written on any route naming that

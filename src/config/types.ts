@@ -35,7 +35,7 @@ export interface RouteConfig {
 export type Approvals = 'author' | 'approvers';
 
 /**
- * Who may use the bridge (docs/security.md). Identities are `platform:id` (bridge/identity.ts).
+ * Who may use the bridge (docs/security.md). Identities are `platform:id` (bridge/access/access.ts).
  * The local page is not governed by this list: it is guarded by loopback binding or its token.
  */
 export interface AccessConfig {
@@ -88,7 +88,7 @@ export interface BridgeConfig {
   routes: RouteConfig[];
   /**
    * turnbridge.yaml `dm:`: the route of every direct message (its profile defaults to
-   * defaultProfile). Absent: a DM is served like a channel no route names (bridge/routing.ts).
+   * defaultProfile). Absent: a DM is served like a channel no route names (bridge/access/routing.ts).
    */
   dm?: RouteConfig;
   /** User ids (or Discord role ids) who may decide any prompt and stop any turn. */

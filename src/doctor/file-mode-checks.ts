@@ -3,9 +3,9 @@
  * the data directory and the agent workspace root 0700 (0710 with run_as's group), the SQLite
  * file and its -wal / -shm 0600. Doctor only reports; the bridge tightens them when it starts.
  */
+import type { BridgeConfig } from '../config/types.js';
 import { statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
-import type { BridgeConfig } from '../bridge/api.js';
 import { privateDirMode } from '../state/index.js';
 import { pass, warn, type CheckResult } from './types.js';
 

@@ -4,10 +4,10 @@
  * really get (the profile's `cwd:`, else the agent workspace) is allowed, exists and is writable.
  * The load, command and cwd steps are start-up's own (profile-preflight.ts), so both say the same.
  */
+import type { BridgeConfig } from '../config/types.js';
 import { execFile } from 'node:child_process';
 import { accessSync, constants, existsSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
-import type { BridgeConfig } from '../bridge/api.js';
 import { problemLines } from '../errors.js';
 import { loadProfile, type Profile } from '../profile/index.js';
 import { AGENT_CLIS } from './agent-clis.js';

@@ -5,8 +5,8 @@
  * agent's working directory is one a turn may use. Each step throws the TurnbridgeError a turn
  * would fail with; the doctor turns them into ✗ lines.
  */
+import type { BridgeConfig } from '../config/types.js';
 import { existsSync } from 'node:fs';
-import type { BridgeConfig } from '../bridge/api.js';
 import { TurnbridgeError, isTurnbridgeError, problemLines } from '../errors.js';
 import { loadProfile, resolveLaunch, type LaunchSpec, type Profile } from '../profile/index.js';
 import { checkAgentCwd } from '../runner/launch-policy.js';

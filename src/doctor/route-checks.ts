@@ -1,10 +1,10 @@
 /**
- * Routes: a route's restrictions follow its profile (bridge/routing.ts), so a profile restricted
+ * Routes: a route's restrictions follow its profile (bridge/access/routing.ts), so a profile restricted
  * on one route and reached elsewhere (a DM, a channel no route names, another channel's route)
  * is restricted there too without it being written there. Each such place is a warning that
  * says what holds there and what to write to make it explicit, or how to give it its own profile.
  */
-import type { BridgeConfig, RouteConfig } from '../bridge/api.js';
+import type { BridgeConfig, RouteConfig } from '../config/types.js';
 import { needsApprover, qualifyIds, routesNaming } from '../config/route-rules.js';
 import { shortPath } from './profile-checks.js';
 import { pass, warn, type CheckResult } from './types.js';

@@ -3,7 +3,7 @@
  * those with tokens), profiles, routes, store, security. Platform checks load their platform's module
  * only when that platform is on.
  */
-import type { BridgeConfig } from '../bridge/api.js';
+import type { BridgeConfig } from '../config/types.js';
 import { choosePlatforms, loadConfig } from '../config/index.js';
 import { problemLines } from '../errors.js';
 import { profileChecks } from './profile-checks.js';

@@ -5,8 +5,8 @@
  * and the `access:` / `agent:` sections of turnbridge.yaml (a bare config without them falls
  * back to the same environment variables).
  */
+import type { BridgeConfig } from '../config/types.js';
 import { sandboxFix, sandboxProblem, type SandboxMode } from '../runner/index.js';
-import type { BridgeConfig } from '../bridge/api.js';
 import { isLoopbackBind } from '../http/host-check.js';
 import { findCommand } from './find-command.js';
 import { fail, pass, warn, type CheckResult } from './types.js';

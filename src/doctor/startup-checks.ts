@@ -3,7 +3,7 @@
  * never delay serving), each ✗ logged as a warning with its fix, and the result shown in /readyz
  * under `checks` so a broken setup is visible without reading logs.
  */
-import type { BridgeConfig } from '../bridge/api.js';
+import type { BridgeConfig } from '../config/types.js';
 import type { Logger } from '../log.js';
 import { runDoctor } from './run-doctor.js';
 import type { CheckResult } from './types.js';

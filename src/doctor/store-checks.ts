@@ -2,12 +2,12 @@
  * Store: the embedded store's directory can be created and written, or Redis answers a write
  * and a read of a probe key (through the same keyv adapter the bridge uses).
  */
+import type { BridgeConfig } from '../config/types.js';
 import { randomUUID } from 'node:crypto';
 import { accessSync, constants, existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import KeyvRedis from '@keyv/redis';
 import Keyv from 'keyv';
-import type { BridgeConfig } from '../bridge/api.js';
 import { fileModeChecks } from './file-mode-checks.js';
 import { redisTransportChecks } from './redis-transport-checks.js';
 import { fail, pass, type CheckResult } from './types.js';

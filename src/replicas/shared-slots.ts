@@ -5,7 +5,7 @@
  * when it ends; a replica killed -9 stops refreshing, so its locks lapse after `lockTimeoutMs`
  * and the cap heals by itself. The local max_concurrent still applies on top.
  *
- * The turn queue (bridge/turn-queue.ts) decides which turn gets a slot, in its own order: this
+ * The turn queue (bridge/turns/turn-queue.ts) decides which turn gets a slot, in its own order: this
  * module only keeps one acquisition going while the queue wants a slot (one at a time, so a
  * replica never holds slots nobody here asked for) and hands it over through take().
  *

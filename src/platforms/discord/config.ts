@@ -2,8 +2,8 @@
  * Discord settings: DISCORD_TOKEN / DISCORD_API_URL from the environment and the `discord:` section
  * of turnbridge.yaml, validated once at start-up. Mistakes throw TB_CONFIG_INVALID naming the field.
  */
+import type { BridgeConfig, RouteConfig } from '../../config/types.js';
 import { TurnbridgeError, describeFieldError } from '../../errors.js';
-import type { BridgeConfig, RouteConfig } from '../../bridge/api.js';
 import type { ReadUnmentioned } from './message-content.js';
 
 export type ReplyMode = 'thread' | 'inline';

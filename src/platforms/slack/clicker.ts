@@ -5,8 +5,8 @@
  * a route's lists unless the groups are looked up here and handed over as the user's roles (the
  * same cached lookup messages use).
  */
+import type { RouteConfig } from '../../config/types.js';
 import type { webApi } from '@slack/bolt';
-import type { RouteConfig } from '../../bridge/api.js';
 import type { ActionEvent } from '../../bridge/types.js';
 import type { UserRef } from '../../delivery/surface.js';
 import type { Logger } from '../../log.js';

@@ -4,8 +4,8 @@
  * only hands out a URL: no connection is made, so no event can land here), HTTP mode's URL, and
  * the bot's membership of the channels routes name (conversations.history, limit 1).
  */
+import type { BridgeConfig } from '../../config/types.js';
 import { webApi } from '@slack/bolt';
-import type { BridgeConfig } from '../../bridge/api.js';
 import { fail, pass, type CheckResult } from '../../doctor/types.js';
 import type { SlackConfig } from './config.js';
 import { SLACK_BOT_SCOPES } from './scopes.js';

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAccessGrants } from '../../../src/state/index.js';
 import { silentLogger } from '../../../src/log.js';
-import { WAY_IN_SENT_BY_DM } from '../../../src/bridge/way-in.js';
+import { WAY_IN_SENT_BY_DM } from '../../../src/bridge/access/way-in.js';
 import { makeTurnRig, type TurnRig } from './turn-rig.js';
 
 describe('discord access (real discord.js + bridge, access closed)', () => {

@@ -2,12 +2,12 @@
  * Shared set-up for the Discord end-to-end tests: a fake Discord, a BridgeConfig, and the real
  * discord.js client through createDiscordPlatform (with the identify throttle switched off).
  */
+import type { BridgeConfig } from '../../../src/config/types.js';
 import { InboundStateDouble } from '../../fakes/inbound-state.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDiscordPlatform, type DiscordPlatformOptions } from '../../../src/platforms/discord/index.js';
-import type { BridgeConfig } from '../../../src/bridge/api.js';
 import type { ActionEvent, BridgeInbound, InboundMessage, Platform } from '../../../src/bridge/types.js';
 import { createLogger, silentLogger, type Logger } from '../../../src/log.js';
 import { FakeDiscord, type FakeDiscordOptions } from '../../fakes/discord/index.js';

@@ -17,7 +17,7 @@ import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { conversationDirName } from '../../../src/bridge/conversation-dirs.js';
+import { conversationDirName } from '../../../src/bridge/turns/conversation-dirs.js';
 import { conversationKey } from '../../../src/state/index.js';
 import { conversationOf } from '../../../src/platforms/local/local-routes.js';
 import { sandboxProblem } from '../../../src/runner/index.js';

@@ -7,7 +7,7 @@
  */
 import { strict as assert } from 'node:assert';
 import { after, before, describe, it } from 'node:test';
-import { TAKEN_OVER_MESSAGE } from '../../../src/bridge/recovery.js';
+import { TAKEN_OVER_MESSAGE } from '../../../src/bridge/turns/recovery.js';
 import { BOT_USER, FakeSlack, buttons, contextLines, visibleText, type FakeMessage } from '../../fakes/slack/index.js';
 import { startRoundRobinProxy, type RoundRobinProxy } from '../../fakes/round-robin-proxy.js';
 import { AGENT_PROFILE, isFinal, isPrompt } from '../slack/turn-rig.js';

@@ -12,7 +12,7 @@
  */
 import { strict as assert } from 'node:assert';
 import { after, before, describe, it } from 'node:test';
-import { TAKEN_OVER_MESSAGE } from '../../../src/bridge/recovery.js';
+import { TAKEN_OVER_MESSAGE } from '../../../src/bridge/turns/recovery.js';
 import type { LedgerRecord } from '../../../src/state/index.js';
 import { BOT_USER, FakeSlack, buttons, contextLines, visibleText, type FakeMessage } from '../../fakes/slack/index.js';
 import { alive, killGroup, type ReplicaSet } from './replica-rig.js';

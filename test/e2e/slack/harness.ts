@@ -1,7 +1,7 @@
 /** Shared set-up for the Slack e2e tests: fake Slack + createSlackPlatform with test-friendly settings. */
+import type { BridgeConfig } from '../../../src/config/types.js';
 import { InboundStateDouble } from '../../fakes/inbound-state.js';
 import type { ActionEvent, BridgeInbound, InboundMessage } from '../../../src/bridge/types.js';
-import type { BridgeConfig } from '../../../src/bridge/api.js';
 import { silentLogger, type Logger } from '../../../src/log.js';
 import { createSlackPlatform, type SlackPlatform } from '../../../src/platforms/slack/index.js';
 import type { FakeSlack } from '../../fakes/slack/index.js';

@@ -3,11 +3,11 @@
  * app (createSlackPlatform, rate budgets scaled by the same factor) + the real bridge core
  * (createBridge) + real agent processes (test/fixtures/slack-agents, profiles/demo).
  */
+import type { BridgeConfig } from '../../../src/config/types.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBridge, type CoreBridge } from '../../../src/bridge/index.js';
-import type { BridgeConfig } from '../../../src/bridge/api.js';
 import { silentLogger, type Logger } from '../../../src/log.js';
 import { createSlackPlatform, type SlackPlatform } from '../../../src/platforms/slack/index.js';
 import { FakeSlack, buttons, contextLines, visibleText, type FakeMessage, type FakeSlackOptions } from '../../fakes/slack/index.js';

@@ -1,14 +1,14 @@
+import type { AccessConfig, RouteConfig } from '../../../src/config/types.js';
 import { strict as assert } from 'node:assert';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import type { AccessConfig, RouteConfig } from '../../../src/bridge/api.js';
-import { checkAccess } from '../../../src/bridge/access.js';
-import { createAccessGrants } from '../../../src/state/index.js';
-import { mayDecide } from '../../../src/bridge/approvers.js';
-import { guessIdentity, parseIdentity } from '../../../src/config/identity-forms.js';
 import type { InboundMessage } from '../../../src/bridge/types.js';
+import { checkAccess } from '../../../src/bridge/access/access.js';
+import { createAccessGrants } from '../../../src/state/index.js';
+import { mayDecide } from '../../../src/bridge/approvals/approvers.js';
+import { guessIdentity, parseIdentity } from '../../../src/config/identity-forms.js';
 import { silentLogger } from '../../../src/log.js';
 import { makeMsg } from './helpers.js';
 

@@ -2,13 +2,13 @@
  * The bridge core with REAL agent processes (test/fixtures/bridge-agents) through the real
  * runner, the real delivery layer and a recording Surface; profiles are real YAML files.
  */
+import type { BridgeConfig } from '../../../src/config/types.js';
 import { strict as assert } from 'node:assert';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createBridge, type CoreBridge } from '../../../src/bridge/index.js';
-import type { BridgeConfig } from '../../../src/bridge/api.js';
 import { silentLogger } from '../../../src/log.js';
 import { createRecordingSurface, type RecordingSurface } from '../../fakes/recording-surface.js';
 import { AGENTS, ANA, BOB, click, conv, makeConfig, makeMsg, waitFor } from './helpers.js';

@@ -1,7 +1,7 @@
+import type { BridgeConfig } from '../../../src/config/types.js';
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { createBridge, type CreateBridgeOptions } from '../../../src/bridge/index.js';
-import type { BridgeConfig } from '../../../src/bridge/api.js';
 import { TurnbridgeError } from '../../../src/errors.js';
 import { silentLogger } from '../../../src/log.js';
 import type { Profile } from '../../../src/profile/index.js';

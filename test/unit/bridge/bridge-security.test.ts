@@ -1,12 +1,12 @@
 /** The bridge core's security steps end to end with a fake runner: access, reset, files, session ids. */
+import { createAccessGrants, createSessionStore, createState, readAudit } from '../../../src/state/index.js';
+import type { BridgeConfig } from '../../../src/config/types.js';
 import { strict as assert } from 'node:assert';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import type { BridgeConfig } from '../../../src/bridge/api.js';
-import { createAccessGrants, createState, readAudit } from '../../../src/state/index.js';
-import { createBridge, createSessionStore } from '../../../src/bridge/index.js';
+import { createBridge } from '../../../src/bridge/index.js';
 import { silentLogger } from '../../../src/log.js';
 import { createRecordingSurface } from '../../fakes/recording-surface.js';
 import { ANA, BOB, BOSS, conv, fakeRunner, makeConfig, makeMsg, makeProfile, memoryState, waitFor } from './helpers.js';

@@ -5,6 +5,7 @@
  * HOME and removed after the turn. Tried as the agent would: names that try to leave the root,
  * a link where a conversation's directory should be, a link in place of its files' directory.
  */
+import type { BridgeConfig } from '../../../src/config/types.js';
 import { strict as assert } from 'node:assert';
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -12,14 +13,13 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createBridge, type CoreBridge } from '../../../src/bridge/index.js';
-import type { BridgeConfig } from '../../../src/bridge/api.js';
-import { conversationDirName, conversationPlaces } from '../../../src/bridge/conversation-dirs.js';
+import type { InboundMessage } from '../../../src/bridge/types.js';
+import { conversationDirName, conversationPlaces } from '../../../src/bridge/turns/conversation-dirs.js';
 import { conversationKey } from '../../../src/state/index.js';
 import { silentLogger } from '../../../src/log.js';
 import { downloadAttachments } from '../../../src/platforms/attachments.js';
 import { createRecordingSurface, type RecordingSurface } from '../../fakes/recording-surface.js';
 import { AGENTS, conv, makeConfig, makeMsg, waitFor } from './helpers.js';
-import type { InboundMessage } from '../../../src/bridge/types.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tb-conv-dirs-'));
 chmodSync(dir, 0o755); // a deploy directory the agent's user may pass through

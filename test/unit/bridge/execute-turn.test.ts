@@ -1,8 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import type { BridgeContext } from '../../../src/bridge/context.js';
-import { permissionTimeoutMs } from '../../../src/bridge/execute-turn.js';
-import type { Turn } from '../../../src/bridge/turn.js';
+import type { BridgeContext } from '../../../src/bridge/turns/context.js';
+import { permissionTimeoutMs } from '../../../src/bridge/turns/execute-turn.js';
+import type { Turn } from '../../../src/bridge/turns/turn.js';
 import { makeConfig, makeProfile } from './helpers.js';
 
 describe('permission timeout', () => {

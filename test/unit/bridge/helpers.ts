@@ -1,12 +1,11 @@
 /** Shared by the bridge tests: config, messages, a controllable fake runner, fixture-agent profiles. */
+import { type BridgeState, createBridgeState, createSessionStore, createSqliteStore, type SessionStore } from '../../../src/state/index.js';
+import type { BridgeConfig } from '../../../src/config/types.js';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import type { BridgeConfig } from '../../../src/bridge/api.js';
 import type { ActionEvent, InboundMessage } from '../../../src/bridge/types.js';
-import { createSessionStore, type SessionStore } from '../../../src/bridge/index.js';
-import { createBridgeState, createSqliteStore, type BridgeState } from '../../../src/state/index.js';
 import type { Conversation, UserRef } from '../../../src/delivery/surface.js';
 import { silentLogger } from '../../../src/log.js';
 import type { Profile } from '../../../src/profile/index.js';

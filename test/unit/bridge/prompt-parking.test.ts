@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import Keyv from 'keyv';
 import { createBridge } from '../../../src/bridge/index.js';
 import { conversationKey, createKv, createRuleStore } from '../../../src/state/index.js';
-import { ruleFor } from '../../../src/bridge/permission-rules.js';
+import { ruleFor } from '../../../src/bridge/approvals/permission-rules.js';
 import type { PermissionRequest } from '../../../src/protocol/types.js';
 import { TurnbridgeError } from '../../../src/errors.js';
 import { silentLogger } from '../../../src/log.js';

@@ -1,14 +1,14 @@
 /**
- * Routes hold everywhere (bridge/routing.ts): a DM is its own route, and the restrictions of a
+ * Routes hold everywhere (bridge/access/routing.ts): a DM is its own route, and the restrictions of a
  * route follow its profile into DMs, the default route and other channels' routes.
  */
+import type { BridgeConfig, RouteConfig } from '../../../src/config/types.js';
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { checkAccess } from '../../../src/bridge/access.js';
-import { mayDecide, policyFor } from '../../../src/bridge/approvers.js';
+import { checkAccess } from '../../../src/bridge/access/access.js';
+import { mayDecide, policyFor } from '../../../src/bridge/approvals/approvers.js';
 import type { AccessGrants } from '../../../src/state/index.js';
-import type { BridgeConfig, RouteConfig } from '../../../src/bridge/api.js';
-import { placeOf, routeMessage } from '../../../src/bridge/routing.js';
+import { placeOf, routeMessage } from '../../../src/bridge/access/routing.js';
 import { bash, rig } from './broker-rig.js';
 import { makeConfig, makeMsg } from './helpers.js';
 

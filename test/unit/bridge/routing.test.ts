@@ -1,10 +1,10 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { parseAllowCommand, parseCommand } from '../../../src/bridge/commands.js';
+import { parseAllowCommand, parseCommand } from '../../../src/bridge/turns/accept-message.js';
 import { conversationKey } from '../../../src/state/index.js';
-import { formatInputPreview } from '../../../src/bridge/input-preview.js';
-import { matchRoute, routeMessage } from '../../../src/bridge/routing.js';
+import { formatInputPreview } from '../../../src/bridge/approvals/input-preview.js';
+import { matchRoute, routeMessage } from '../../../src/bridge/access/routing.js';
 import { makeConfig, makeMsg } from './helpers.js';
 
 describe('routing and access', () => {

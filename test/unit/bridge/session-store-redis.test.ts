@@ -2,10 +2,9 @@
  * REDIS_URL selects Redis: the same store contract against a real redis-server on loopback
  * (Debian's redis-server; .ci/run installs it when missing).
  */
+import { createAccessGrants, createSessionStore, createState } from '../../../src/state/index.js';
 import { strict as assert } from 'node:assert';
 import { after, before, describe, it } from 'node:test';
-import { createSessionStore } from '../../../src/bridge/index.js';
-import { createAccessGrants, createState } from '../../../src/state/index.js';
 import { silentLogger } from '../../../src/log.js';
 import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
 import { conv, makeConfig } from './helpers.js';

@@ -1,12 +1,11 @@
+import { createBridgeState, createSessionStore, createState, type StateStore } from '../../../src/state/index.js';
 import { strict as assert } from 'node:assert';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import pino from 'pino';
-import { createSessionStore } from '../../../src/bridge/index.js';
 import { silentLogger } from '../../../src/log.js';
-import { createBridgeState, createState, type StateStore } from '../../../src/state/index.js';
 import { conv, memoryState } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tb-store-'));

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { createBridge } from '../../../src/bridge/index.js';
-import { TAKEN_OVER_MESSAGE } from '../../../src/bridge/recovery.js';
+import { TAKEN_OVER_MESSAGE } from '../../../src/bridge/turns/recovery.js';
 import { silentLogger } from '../../../src/log.js';
 import { processStartTime } from '../../../src/runner/index.js';
 import { createBridgeState, createSqliteStore } from '../../../src/state/index.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { PermissionRule } from '../../../src/state/index.js';
-import { PREFIX_SUBCOMMANDS, describeRule, ruleFor, ruleMatches, ruleMeaning } from '../../../src/bridge/permission-rules.js';
+import { PREFIX_SUBCOMMANDS, describeRule, ruleFor, ruleMatches, ruleMeaning } from '../../../src/bridge/approvals/permission-rules.js';
 
 const ws = realpathSync(mkdtempSync(join(tmpdir(), 'tb-rules-prop-')));
 const outside = realpathSync(mkdtempSync(join(tmpdir(), 'tb-rules-prop-out-')));

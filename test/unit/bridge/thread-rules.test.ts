@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import Keyv from 'keyv';
 import { conversationKey, createKv, createRuleStore, parseStoredRules } from '../../../src/state/index.js';
-import { applies, describeRule, ruleFor, ruleMatches, ruleMeaning } from '../../../src/bridge/permission-rules.js';
+import { applies, describeRule, ruleFor, ruleMatches, ruleMeaning } from '../../../src/bridge/approvals/permission-rules.js';
 import type { PermissionRequest } from '../../../src/protocol/types.js';
 import { logCapture } from '../../fakes/log-capture.js';
 import { bash, rig } from './broker-rig.js';

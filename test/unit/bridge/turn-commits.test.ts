@@ -8,7 +8,7 @@ import { strict as assert } from 'node:assert';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createBridge } from '../../../src/bridge/index.js';
-import { BANNER_NO_PERMISSION } from '../../../src/bridge/accept-message.js';
+import { BANNER_NO_PERMISSION } from '../../../src/bridge/turns/accept-message.js';
 import { silentLogger } from '../../../src/log.js';
 import { createBridgeState, createRedisStore, createSqliteStore, type StateStore, type StateWrite } from '../../../src/state/index.js';
 import { createRecordingSurface } from '../../fakes/recording-surface.js';

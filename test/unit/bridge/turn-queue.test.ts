@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { createTurnQueue, type QueueEntry } from '../../../src/bridge/turn-queue.js';
+import { createTurnQueue, type QueueEntry } from '../../../src/bridge/turns/turn-queue.js';
 
 interface E extends QueueEntry {
   name: string;

@@ -1,11 +1,10 @@
 /**
- * A turn's life (turn-phase.ts) and the registry that alone changes it: the legal paths, the
+ * A turn's life (src/bridge/turns/turn-registry.ts) and the registry that alone changes it: the legal paths, the
  * refused events (logged with the reason, nothing changed), and what the registry holds.
  */
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { nextPhase, type TurnEvent, type TurnPhase } from '../../../src/bridge/turn-phase.js';
-import { createTurnRegistry, type PhasedTurn } from '../../../src/bridge/turn-registry.js';
+import { createTurnRegistry, nextPhase, type PhasedTurn, type TurnEvent, type TurnPhase } from '../../../src/bridge/turns/turn-registry.js';
 import type { Logger } from '../../../src/log.js';
 import { logCapture } from '../../fakes/log-capture.js';
 

@@ -1,7 +1,7 @@
 /** The doctor's Routes section (src/doctor/route-checks.ts) on configurations built in memory. */
+import type { RouteConfig } from '../../../src/config/types.js';
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import type { RouteConfig } from '../../../src/bridge/api.js';
 import { routeChecks } from '../../../src/doctor/route-checks.js';
 import { makeConfig } from '../bridge/helpers.js';
 

@@ -1,7 +1,7 @@
+import type { BridgeConfig } from '../../../src/config/types.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { choosePlatforms } from '../../../src/main.js';
-import type { BridgeConfig } from '../../../src/bridge/index.js';
 import { openSecurity } from '../../fixtures/config-defaults.js';
 
 const config = (platforms: Record<string, Record<string, unknown>> = {}): BridgeConfig => ({

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { accessGrantsOn, createRuleStore, createState, createStateKv, type BridgeState, type QueuedTurnRecord, type RejectedRecord, type StoredRule } from '../../../src/state/index.js';
-import { applies, ruleFor, type RuleQuery } from '../../../src/bridge/permission-rules.js';
+import { applies, ruleFor, type RuleQuery } from '../../../src/bridge/approvals/permission-rules.js';
 import { silentLogger } from '../../../src/log.js';
 import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
 import { TEST_BUS_KEY } from '../../fixtures/bus-key.js';

@@ -1,8 +1,8 @@
+import type { BridgeConfig } from '../../../../src/config/types.js';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseDiscordConfig, replyModeFor } from '../../../../src/platforms/discord/index.js';
 import { normaliseApiUrl } from '../../../../src/platforms/discord/config.js';
-import type { BridgeConfig } from '../../../../src/bridge/api.js';
 import { openSecurity } from '../../../fixtures/config-defaults.js';
 
 function testConfig(dataDir: string, over: Partial<BridgeConfig> = {}): BridgeConfig {

@@ -1,3 +1,4 @@
+import type { BridgeConfig } from '../../../../src/config/types.js';
 import { InboundStateDouble } from '../../../fakes/inbound-state.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -6,7 +7,6 @@ import { createHttpServer, type HttpServer } from '../../../../src/http/index.js
 import { createLocalPlatform, parseLocalConfig, type LocalPlatform } from '../../../../src/platforms/local/index.js';
 import { silentLogger } from '../../../../src/log.js';
 import type { ActionEvent, BridgeInbound, InboundMessage } from '../../../../src/bridge/types.js';
-import type { BridgeConfig } from '../../../../src/bridge/api.js';
 import { openSecurity } from '../../../fixtures/config-defaults.js';
 
 function config(local?: Record<string, unknown>, over: Partial<BridgeConfig> = {}): BridgeConfig {

@@ -2,7 +2,7 @@ import { describe, it, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { neutralizeMentions, renderMessage, truncateMarkdown } from '../../../../src/platforms/slack/blocks.js';
 import { renderPrompt } from '../../../../src/platforms/slack/prompt-blocks.js';
-import { createMentionGuard } from '../../../../src/bridge/mention-guard.js';
+import { createMentionGuard } from '../../../../src/bridge/turns/execute-turn.js';
 
 test('an answer renders as one markdown block with the notification text beside it', () => {
   const r = renderMessage({ text: '**bold** and `code`\n\n```js\nx < 1 && y\n```' });

@@ -25,10 +25,10 @@
  * matches one. A stored rule also carries whose requests it covers (`scope`): the person whose
  * request it was made on, or everyone in the thread when the decider chose that.
  */
-import type { UserRef } from '../delivery/surface.js';
+import type { UserRef } from '../../delivery/surface.js';
 import { mention } from './approvers.js';
-import { canonical, type PermissionRule, type RuleScope, type StoredRule } from '../state/index.js';
-import { samePerson, type Actor } from './identity.js';
+import { canonical, type PermissionRule, type RuleScope, type StoredRule } from '../../state/index.js';
+import { samePerson, type Actor } from '../access/index.js';
 import { simpleCommandWords } from './shell-words.js';
 import { realWorkspace, workspacePath } from './workspace-path.js';
 
@@ -56,7 +56,7 @@ const MAX_RULE_OPTIONS = 12;
  * rule may be longer; its meaning is "exactly this input", which the prompt shows above it).
  * A longer prefix rule becomes an exact one; a longer path gets no rule.
  */
-export const MAX_RULE_TEXT = 200;
+const MAX_RULE_TEXT = 200;
 
 /** Fields of a shell input that do not change what the command may do. */
 const SHELL_SIDE_KEYS = new Set(['command', 'description', 'timeout', 'run_in_background', 'dangerouslyDisableSandbox']);
@@ -156,7 +156,7 @@ export function ruleMatches(rule: PermissionRule, toolName: string, input: Recor
   }
 }
 
-export function scopeCovers(scope: RuleScope, requester: Actor): boolean {
+function scopeCovers(scope: RuleScope, requester: Actor): boolean {
   if (scope.kind === 'thread') return true;
   return samePerson({ platform: scope.person.platform, user: { id: scope.person.id } }, requester);
 }

@@ -5,16 +5,16 @@
  * DM), and the channel sees no code. Where no private answer is possible the channel gets the way
  * in by id, without a code.
  */
-import type { Surface } from '../delivery/surface.js';
-import { actorOf, wayInText } from './access.js';
-import type { BridgeContext } from './context.js';
-import { identityOf } from './identity.js';
-import type { InboundMessage } from './types.js';
+import type { Surface } from '../../delivery/surface.js';
+import type { Logger } from '../../log.js';
+import type { AccessGrants } from '../../state/index.js';
+import type { InboundMessage } from '../types.js';
+import { actorOf, identityOf, wayInText } from './access.js';
 
 export const WAY_IN_SENT_BY_DM = 'I sent you a direct message about getting access to this bridge.';
 
-/** `post` says something in the message's conversation (delivery.say). */
-export async function sendWayIn(ctx: BridgeContext, surface: Surface, msg: InboundMessage, post: (text: string) => Promise<void>): Promise<void> {
+/** `ctx`: the grants that make pairing codes, and where to log; `post` says something in the message's conversation (delivery.say). */
+export async function sendWayIn(ctx: { grants: AccessGrants; logger: Logger }, surface: Surface, msg: InboundMessage, post: (text: string) => Promise<void>): Promise<void> {
   const actor = actorOf(msg);
   const who = identityOf(actor);
   const code = () => ctx.grants.pairingCode(who, msg.user.name ? { name: msg.user.name } : {});

@@ -16,13 +16,13 @@
  * Each step removes its record only after it landed, so a second crash during recovery simply
  * repeats the remaining steps (every step is safe to repeat).
  */
-import type { JournalPart } from '../delivery/types.js';
-import type { MessageContent, MessageRef } from '../delivery/surface.js';
-import { endRecordedGroup } from '../runner/index.js';
-import type { LedgerRecord, QueuedTurnRecord } from '../state/index.js';
+import type { JournalPart } from '../../delivery/types.js';
+import type { MessageContent, MessageRef } from '../../delivery/surface.js';
+import { endRecordedGroup } from '../../runner/index.js';
+import type { LedgerRecord, QueuedTurnRecord } from '../../state/index.js';
 import { acceptMessage } from './accept-message.js';
 import type { BridgeContext } from './context.js';
-import { INTERRUPTED_MESSAGE } from './outcome.js';
+import { INTERRUPTED_MESSAGE } from './execute-turn.js';
 import { rerunActionId, RERUN_TTL_MS } from './rerun.js';
 import { rebuildMessage } from './rebuild-message.js';
 

@@ -1,12 +1,12 @@
-import type { UserRef } from '../delivery/surface.js';
-import type { Approvals, BridgeConfig, RouteConfig } from './api.js';
-import { onList, samePerson, type Actor } from './identity.js';
+import type { Approvals, BridgeConfig, RouteConfig } from '../../config/types.js';
+import type { UserRef } from '../../delivery/surface.js';
+import { onList, samePerson, type Actor } from '../access/index.js';
 
 export type DecisionAction = 'allow' | 'deny' | 'stop';
 
 /**
  * Who besides a turn's author may act on it. Bridge-wide lists are `platform:id`
- * (bridge/identity.ts); a route's lists may be bare ids, which count only on the route's own
+ * (bridge/access/access.ts); a route's lists may be bare ids, which count only on the route's own
  * platform (the prompt's).
  */
 export interface ApproverPolicy {
@@ -53,7 +53,7 @@ function listed(clicker: Actor, onPlatform: string, list: readonly string[]): bo
 }
 
 /** An approver or admin of this policy (no group lookup). */
-export function isApprover(clicker: Actor, author: Actor, policy: ApproverPolicy): boolean {
+function isApprover(clicker: Actor, author: Actor, policy: ApproverPolicy): boolean {
   return onList(clicker, policy.admins ?? []) || listed(clicker, author.platform, policy.users)
     || (clicker.platform === author.platform && (clicker.user.roles ?? []).some((r) => policy.groups.includes(r)));
 }

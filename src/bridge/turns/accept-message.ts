@@ -1,27 +1,22 @@
-import type { Delivery } from '../delivery/types.js';
-import type { Surface } from '../delivery/surface.js';
-import { isTurnbridgeError } from '../errors.js';
-import type { Profile } from '../profile/index.js';
-import { actorOf, checkAccess, isAdmin } from './access.js';
-import { auditPerson, conversationKey, createTurnRecorder } from '../state/index.js';
-import type { RouteConfig } from './api.js';
-import { describeRule, scopeText } from './permission-rules.js';
-import { parseAllowCommand, parseCommand, type BridgeCommand } from './commands.js';
+import { parseIdentity } from '../../config/identity-forms.js';
+import type { RouteConfig } from '../../config/types.js';
+import type { MessageRef, Surface } from '../../delivery/surface.js';
+import type { Delivery } from '../../delivery/types.js';
+import { isTurnbridgeError } from '../../errors.js';
+import type { Profile } from '../../profile/index.js';
+import { auditPerson, conversationKey, createTurnRecorder } from '../../state/index.js';
+import { actorOf, checkAccess, identityOf, isAdmin, routeMessage, sendWayIn } from '../access/index.js';
+import { describeRule, scopeText } from '../approvals/index.js';
+import type { InboundMessage } from '../types.js';
 import type { BridgeContext } from './context.js';
 import { conversationDirs, conversationPlaces } from './conversation-dirs.js';
 import { placeFiles, stagingDir } from './conversation-files.js';
-import { executeTurn } from './execute-turn.js';
-import { identityOf } from './identity.js';
-import { parseIdentity } from '../config/identity-forms.js';
 import { gateTurn, takeTicket } from './conversation-order.js';
-import { routeMessage } from './routing.js';
-import { sendWayIn } from './way-in.js';
+import { executeTurn } from './execute-turn.js';
 import { findStoppable, stopTurn } from './stop-control.js';
-import { createTurn, type Turn } from './turn.js';
-import { isWaiting } from './turn-phase.js';
-import type { MessageRef } from '../delivery/surface.js';
 import type { OfferResult } from './turn-queue.js';
-import type { InboundMessage } from './types.js';
+import { isWaiting } from './turn-registry.js';
+import { createTurn, type Turn } from './turn.js';
 
 export const BANNER_NO_PERMISSION = 'Note: this agent runs tools without asking for permission.';
 /** The store key part of the banner's "shown once" memory. */
@@ -303,4 +298,32 @@ async function fetchFiles(ctx: BridgeContext, turn: Turn, download: NonNullable<
     turn.log.warn({ err }, 'attachments could not be fetched');
     turn.reply?.addNotice('The attached files could not be fetched; the message was sent without them.');
   }
+}
+
+/* Bridge commands: the whole message (after the bot mention), trimmed, any case. */
+export type BridgeCommand = 'reset' | 'stop' | 'rules' | 'rules-clear';
+
+const COMMANDS: Record<string, BridgeCommand> = {
+  new: 'reset',
+  reset: 'reset',
+  '/new': 'reset',
+  '/reset': 'reset',
+  stop: 'stop',
+  '/stop': 'stop',
+  rules: 'rules',
+  '/rules': 'rules',
+  'rules clear': 'rules-clear',
+  '/rules clear': 'rules-clear',
+};
+
+export function parseCommand(text: string, attachmentCount = 0): BridgeCommand | undefined {
+  if (attachmentCount > 0) return undefined;
+  return COMMANDS[text.trim().toLowerCase().replace(/\s+/g, ' ')];
+}
+
+/** `allow slack:U0123` (the whole message; admins only, checked by the caller): the identity written, else undefined. */
+export function parseAllowCommand(text: string, attachmentCount = 0): string | undefined {
+  if (attachmentCount > 0) return undefined;
+  const m = /^\/?allow\s+(\S+)$/i.exec(text.trim());
+  return m && /^(slack|discord|local):/i.test(m[1]!) ? m[1]! : undefined;
 }

@@ -2,9 +2,12 @@
  * Which route and profile serve a message; the restrictions that hold there are folded in by
  * config/route-rules.ts (docs/security.md, "Routes hold everywhere").
  */
-import type { BridgeConfig, RouteConfig } from './api.js';
-import { routeAt, type Place, type Routed } from '../config/route-rules.js';
-import type { InboundMessage } from './types.js';
+import { resolve } from 'node:path';
+import { routeAt, type Place, type Routed } from '../../config/route-rules.js';
+import type { BridgeConfig, RouteConfig } from '../../config/types.js';
+import type { Logger } from '../../log.js';
+import type { Profile } from '../../profile/index.js';
+import type { InboundMessage } from '../types.js';
 
 type Where = Pick<InboundMessage, 'platform' | 'conversation' | 'direct'>;
 
@@ -43,4 +46,26 @@ export function placeOf(config: Pick<BridgeConfig, 'routes' | 'dm'>, msg: Where)
 /** Which profile serves the message, and what holds there (access is checked apart, in access.ts). */
 export function routeMessage(config: BridgeConfig, msg: Where): Routed {
   return routeAt(config, placeOf(config, msg), msg.platform);
+}
+
+/* The profile a route names, loaded once. */
+
+export type ProfileLoader = (path: string) => Promise<Profile>;
+
+/** Loads each profile once and caches it by absolute path; a failed load is not cached (fix the file, retry). */
+export function createProfileCache(load: ProfileLoader, logger: Logger): (path: string) => Promise<Profile> {
+  const cache = new Map<string, Promise<Profile>>();
+  return (path) => {
+    const key = resolve(path);
+    let p = cache.get(key);
+    if (!p) {
+      p = load(key);
+      cache.set(key, p);
+      p.then(
+        (profile) => logger.info({ profile: key, command: profile.command, permission: profile.permission }, 'profile loaded'),
+        () => cache.delete(key),
+      );
+    }
+    return p;
+  };
 }

@@ -13,10 +13,10 @@
 import { chmod, lstat, mkdir, rename } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { Logger } from '../log.js';
-import { ensurePrivateDir } from '../state/index.js';
+import type { Logger } from '../../log.js';
+import { ensurePrivateDir } from '../../state/index.js';
 import type { ConversationDirs, ConversationPlaces } from './conversation-dirs.js';
-import type { PendingDownload } from './types.js';
+import type { PendingDownload } from '../types.js';
 
 type Downloaded = Awaited<ReturnType<PendingDownload['fetch']>>;
 

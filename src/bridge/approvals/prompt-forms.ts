@@ -2,14 +2,14 @@
  * The forms behind "Deny with a reason" and "Edit and allow": what they show, and what a
  * submission turns into. Pure functions, so every refusal message is tested without a platform.
  */
-import type { PermissionDecision, PermissionRequest } from '../protocol/types.js';
+import type { PermissionDecision, PermissionRequest } from '../../protocol/types.js';
 import { inputAsText, plainCommandOf } from './input-preview.js';
-import type { PromptForm } from './types.js';
+import type { PromptForm } from '../types.js';
 
 /** Longest deny reason passed to the agent. */
-export const MAX_REASON_CHARS = 1000;
+const MAX_REASON_CHARS = 1000;
 /** Longest edited input accepted (Slack's text input holds 3,000, Discord's 4,000). */
-export const MAX_EDIT_CHARS = 3000;
+const MAX_EDIT_CHARS = 3000;
 
 export interface EditSpec {
   initial: string;
@@ -17,7 +17,7 @@ export interface EditSpec {
 }
 
 /** What "Edit and allow" pre-fills: the command for shell tools, the input as JSON otherwise. */
-export function editSpecOf(request: PermissionRequest): EditSpec {
+function editSpecOf(request: PermissionRequest): EditSpec {
   const command = plainCommandOf(request.input);
   if (command !== undefined) return { initial: command, format: 'command' };
   return { initial: JSON.stringify(request.input, null, 2) ?? '{}', format: 'json' };

@@ -1,15 +1,13 @@
-import type { Attachment, PermissionDecision } from '../protocol/types.js';
-import { processStartTime } from '../runner/index.js';
-import type { RunResult } from '../runner/types.js';
-import { policyFor } from './approvers.js';
-import { conversationDirs, conversationPlaces } from './conversation-dirs.js';
+import type { ReplyOutcome } from '../../delivery/types.js';
+import type { Attachment, PermissionDecision } from '../../protocol/types.js';
+import { processStartTime } from '../../runner/index.js';
+import type { RunResult } from '../../runner/types.js';
+import { policyFor } from '../approvals/index.js';
 import type { BridgeContext } from './context.js';
-import { createMentionGuard } from './mention-guard.js';
+import { conversationDirs, conversationPlaces } from './conversation-dirs.js';
 import { releaseTicket } from './conversation-order.js';
-import { createTurnReactions } from './turn-reactions.js';
-import { cancelledOutcome, outcomeOf } from './outcome.js';
-import type { Turn } from './turn.js';
-import { holdsSlot } from './turn-phase.js';
+import { holdsSlot, stopCauseOf } from './turn-registry.js';
+import { createTurnReactions, type Turn } from './turn.js';
 
 /** Permission prompts time out before the turn's own timeout (what is left of it, minus a margin). */
 export function permissionTimeoutMs(ctx: BridgeContext, turn: Turn): number {
@@ -218,4 +216,55 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
     if (!handedOver) await turn.recorder.finished();
     if (msg.cleanup) await msg.cleanup().catch((err: unknown) => log.warn({ err }, 'attachment cleanup failed'));
   }
+}
+
+/* How a turn ended, as its live reply shows it. */
+
+export const INTERRUPTED_MESSAGE = 'interrupted: the bridge restarted';
+
+/** How a turn's run ended, as the live reply shows it. */
+function outcomeOf(turn: Turn, result: RunResult): ReplyOutcome {
+  if (result.cancelled) return cancelledOutcome(turn);
+  if (result.timedOut) return { kind: 'timeout', message: result.error ?? 'the agent took too long and was stopped' };
+  if (result.error !== null) return { kind: 'error', message: result.error };
+  return { kind: 'success', reply: result.reply };
+}
+
+/** Outcome of a turn stopped or interrupted (before it ran, or while it ran). */
+function cancelledOutcome(turn: Turn): ReplyOutcome {
+  const cause = stopCauseOf(turn.phase);
+  if (cause?.kind === 'interrupted') return { kind: 'interrupted', message: INTERRUPTED_MESSAGE };
+  return { kind: 'stopped', by: cause?.by };
+}
+
+/*
+ * Agent text on its way to a Surface that can ping people: every piece goes through the
+ * Surface's neutralizeMentions. A piece ending in `<` keeps that `<` back until the next piece
+ * (a mention token split over two partials is still caught).
+ */
+export interface MentionGuard {
+  /** The part of `text` that can be shown now. */
+  push(text: string): string;
+  /** What was held back (at the end of the stream). */
+  flush(): string;
+  /** Neutralise one whole text (the final reply, an error). */
+  whole(text: string): string;
+}
+
+export function createMentionGuard(neutralize: ((text: string) => string) | undefined): MentionGuard {
+  if (!neutralize) return { push: (t) => t, flush: () => '', whole: (t) => t };
+  let held = '';
+  return {
+    push(text) {
+      const all = held + text;
+      held = all.endsWith('<') ? '<' : '';
+      return neutralize(held ? all.slice(0, -1) : all);
+    },
+    flush() {
+      const out = held;
+      held = '';
+      return out ? neutralize(out) : '';
+    },
+    whole: (text) => neutralize(text),
+  };
 }

@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import type { Conversation, MessageRef, PermissionPromptView, PromptHow, PromptState, Surface, UserRef } from '../delivery/surface.js';
-import type { PromptPost, PromptRender, PromptShown } from '../delivery/types.js';
-import type { Logger } from '../log.js';
-import type { PermissionDecision, PermissionRequest } from '../protocol/types.js';
+import type { Conversation, MessageRef, PermissionPromptView, PromptHow, PromptState, Surface, UserRef } from '../../delivery/surface.js';
+import type { PromptPost, PromptRender, PromptShown } from '../../delivery/types.js';
+import type { Logger } from '../../log.js';
+import type { PermissionDecision, PermissionRequest } from '../../protocol/types.js';
 import { decidersOn, mayDecide as mayDecideFor, mention, refusalText, type ApproverPolicy, type DecisionAction } from './approvers.js';
-import { samePerson } from './identity.js';
-import { BoundedMap } from '../bounded-map.js';
-import { auditPerson, auditedInput, conversationKey, requestFacts, type AuditTrail, type DecisionSource, type PermissionRule, type RuleStore } from '../state/index.js';
+import { samePerson } from '../access/index.js';
+import { BoundedMap } from '../../bounded-map.js';
+import { auditPerson, auditedInput, conversationKey, requestFacts, type AuditTrail, type DecisionSource, type PermissionRule, type RuleStore } from '../../state/index.js';
 import { PREVIEW_MAX_CHARS, formatInputPreview, inputAsText } from './input-preview.js';
 import { describeRule, ruleFor, ruleMeaning } from './permission-rules.js';
 import { editForm, editable, readEdit, readReason, reasonForm, viewForm } from './prompt-forms.js';
 import { createThreadRuleAnswers } from './thread-rule-answers.js';
-import type { ActionEvent, FormAnswer, FormSubmitEvent } from './types.js';
+import type { ActionEvent, FormAnswer, FormSubmitEvent } from '../types.js';
 
 export interface PromptRequest {
   turnId: string;

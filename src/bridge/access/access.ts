@@ -4,10 +4,10 @@
  * its lists hold wherever its profile is reached (`route` is the one routing.ts folded).
  * Every refusal names the setting that would allow the message.
  */
-import type { AccessConfig, RouteConfig } from './api.js';
-import type { AccessGrants } from '../state/index.js';
-import { identitiesOf, identityOf, onList, type Actor } from './identity.js';
-import type { InboundMessage } from './types.js';
+import type { AccessConfig, RouteConfig } from '../../config/types.js';
+import type { UserRef } from '../../delivery/surface.js';
+import type { AccessGrants } from '../../state/index.js';
+import type { InboundMessage } from '../types.js';
 
 export type AccessVerdict =
   | { ok: true; admin: boolean }
@@ -58,4 +58,41 @@ export async function checkAccess(access: AccessConfig, grants: AccessGrants, ms
     return { ok: false, reason: 'route-user', text: `Sorry, you are not allowed to use this bot here: ask an admin to add ${identityOf(actor)} to the allow_users of a route in turnbridge.yaml that names this agent's profile (a route's restrictions hold wherever its profile is reached, DMs included).` };
   }
   return { ok: true, admin };
+}
+
+/*
+ * Identities are compared as (platform, id), written `platform:id`: `slack:U0123`, a Slack user
+ * group `slack:S0123`, `discord:80351110224678912`, a Discord role `discord:role:123`,
+ * `local:local-user`. A bare id never matches on its own: the same string can be a user on two
+ * platforms (a local-page user named like a Slack approver must not decide Slack prompts).
+ * The written forms are parsed in config/identity-forms.ts.
+ */
+/** A person as a check sees them: the platform they wrote on and who they are there. */
+export interface Actor {
+  platform: string;
+  user: UserRef;
+}
+
+/** Every `platform:id` a person answers to: their user id and their groups / roles. */
+function identitiesOf(actor: Actor): string[] {
+  const p = actor.platform;
+  const out = [`${p}:${actor.user.id}`];
+  for (const r of actor.user.roles ?? []) out.push(p === 'discord' ? `discord:role:${r}` : `${p}:${r}`);
+  return out;
+}
+
+/** The same person on the same platform (never a same-named id elsewhere). */
+export function samePerson(a: Actor, b: Actor): boolean {
+  return a.platform === b.platform && a.user.id === b.user.id;
+}
+
+/** Whether any of the person's identities is on the list. */
+export function onList(actor: Actor, list: readonly string[]): boolean {
+  if (list.length === 0) return false;
+  return identitiesOf(actor).some((id) => list.includes(id));
+}
+
+/** `slack:U0123` for messages and logs. */
+export function identityOf(actor: Actor): string {
+  return `${actor.platform}:${actor.user.id}`;
 }

@@ -1,8 +1,8 @@
-import type { UserRef } from '../delivery/surface.js';
-import { mayStop, mention, policyFor, refusalText } from './approvers.js';
+import type { UserRef } from '../../delivery/surface.js';
+import { mayStop, mention, policyFor, refusalText } from '../approvals/index.js';
 import type { BridgeContext } from './context.js';
 import type { Turn } from './turn.js';
-import { isWaiting } from './turn-phase.js';
+import { isWaiting } from './turn-registry.js';
 
 export type StopAnswer = { ok: true; turn: Turn } | { ok: false; reason: 'not-allowed' | 'finished'; text: string };
 

@@ -4,17 +4,28 @@
  * "Allow for this thread" / "for everyone" stores the rule the prompt showed. Matching itself is
  * permission-rules.ts; storage is state/rule-store.ts.
  */
-import type { UserRef } from '../delivery/surface.js';
-import type { Logger } from '../log.js';
-import type { PermissionDecision } from '../protocol/types.js';
-import { auditPerson, requestFacts, type AuditTrail, type PermissionRule, type RuleScope, type RuleStore, type StoredRule } from '../state/index.js';
-import { samePerson } from './identity.js';
+import type { UserRef } from '../../delivery/surface.js';
+import type { Logger } from '../../log.js';
+import type { PermissionDecision, PermissionRequest } from '../../protocol/types.js';
+import { auditPerson, requestFacts, type AuditTrail, type PermissionRule, type RuleScope, type RuleStore, type StoredRule } from '../../state/index.js';
+import { samePerson } from '../access/index.js';
+import type { ApproverPolicy } from './approvers.js';
 import { applies, autoAllowLine, ruleLabel } from './permission-rules.js';
-import type { PromptRequest } from './permission-broker.js';
+
+/** What a stored rule is asked about (the broker's PromptRequest has it all). */
+export interface RuleQuestion {
+  turnId: string;
+  surface: { readonly platform: string };
+  author: UserRef;
+  request: PermissionRequest;
+  workspace?: string;
+  approvers?: Pick<ApproverPolicy, 'approvals'>;
+  onAutoAllowed?: (line: string) => void;
+}
 
 export interface ThreadRuleAnswers {
   /** allow when a stored rule covers the request (and may answer for its author), else undefined. */
-  answer(req: PromptRequest, conversation: string): Promise<PermissionDecision | undefined>;
+  answer(req: RuleQuestion, conversation: string): Promise<PermissionDecision | undefined>;
   /** The rule an Allow for this thread (everyone: for everyone in it) stores, and its label. */
   ruleFrom(rule: PermissionRule, author: { platform: string; user: UserRef }, setBy: { platform: string; user: UserRef }, everyone: boolean): { stored: StoredRule; label: string };
   /** Store it (audited); false when the store refused, logged. */

@@ -1,7 +1,7 @@
 /** A user's message kept in the state (a queued turn, a Run again button) made live again. */
-import type { StoredMessage } from '../state/index.js';
+import type { StoredMessage } from '../../state/index.js';
 import type { BridgeContext } from './context.js';
-import type { InboundMessage } from './types.js';
+import type { InboundMessage } from '../types.js';
 
 /**
  * A stored message as an InboundMessage again. Its files are fetched anew where the platform can,

@@ -13,8 +13,8 @@
 import { createHash } from 'node:crypto';
 import { chmod, chown, lstat, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { TurnbridgeError } from '../errors.js';
-import { ensurePrivateDir, privateDirMode, type PrivateOutcome } from '../state/index.js';
+import { TurnbridgeError } from '../../errors.js';
+import { ensurePrivateDir, privateDirMode, type PrivateOutcome } from '../../state/index.js';
 
 /** Where conversations' places are made, and for whom. */
 export interface ConversationPlaces {

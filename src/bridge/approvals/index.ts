@@ -1,0 +1,12 @@
+/**
+ * Approvals: an agent's permission request answered. The broker (permission-broker.ts) answers
+ * from a thread rule (thread-rule-answers.ts) or shows a prompt through delivery and takes the
+ * first valid decision; who may decide is approvers.ts; what a rule matches is permission-rules.ts
+ * (byte-exact commands, prefix rules on one simple command, shell-words.ts; path rules inside the
+ * workspace, workspace-path.ts); the Deny-with-reason and Edit-and-allow forms are
+ * prompt-forms.ts, and what a prompt shows of the input is input-preview.ts. The broker decides;
+ * it never calls a platform.
+ */
+export { mayStop, mention, policyFor, refusalText } from './approvers.js';
+export { createPermissionBroker, type PermissionBroker } from './permission-broker.js';
+export { describeRule, scopeText } from './permission-rules.js';

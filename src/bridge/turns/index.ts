@@ -1,0 +1,20 @@
+/**
+ * Turns: one chat message's way from accepted to finished. accept-message.ts takes a message
+ * (commands, access, route, the turn's first commits); turn.ts is the Turn object (its reply,
+ * recorder and reactions); turn-registry.ts holds every turn and its phase union; turn-queue.ts
+ * hands out agent slots; conversation-order.ts keeps one turn at a time per conversation across
+ * replicas; execute-turn.ts runs the agent and writes the outcome; conversation-dirs.ts and
+ * conversation-files.ts give a conversation its workspace, HOME and files; stop-control.ts and
+ * rerun.ts answer Stop and Run again; recovery.ts finishes what a crashed bridge left
+ * (rebuild-message.ts makes a stored message live again). context.ts is what they share.
+ */
+export { acceptMessage } from './accept-message.js';
+export type { BridgeContext, RunTurn } from './context.js';
+export { conversationPlaces, prepareRoots } from './conversation-dirs.js';
+export { INTERRUPTED_MESSAGE } from './execute-turn.js';
+export { recover, type RecoveryReport } from './recovery.js';
+export { handleRerunAction } from './rerun.js';
+export { handleStopAction } from './stop-control.js';
+export type { Turn } from './turn.js';
+export { createTurnQueue } from './turn-queue.js';
+export { createTurnRegistry, holdsSlot, isOver } from './turn-registry.js';
