@@ -15,7 +15,7 @@ import { createRecordingSurface } from '../test/fakes/recording-surface.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createBridgeState, createSqliteStore } from '../src/state/index.js';
+import { createSqliteStore } from '../src/state/index.js';
 import type { Profile } from '../src/profile/index.js';
 import { openSecurity } from '../test/fixtures/config-defaults.js';
 
@@ -48,7 +48,7 @@ const bridge = createBridge({
   config,
   logger: silentLogger,
   // The default embedded store, on a real file: its durable writes are part of what is measured.
-  state: createBridgeState(createSqliteStore({ file: join(mkdtempSync(join(tmpdir(), 'tb-bench-')), 'turnbridge.sqlite') })),
+  store: createSqliteStore({ file: join(mkdtempSync(join(tmpdir(), 'tb-bench-')), 'turnbridge.sqlite') }),
   loadProfile: async () => profile,
 });
 bridge.attach(surface);

@@ -1,7 +1,6 @@
 import type { BridgeConfig } from '../config/types.js';
 import { randomUUID } from 'node:crypto';
 import { chownSync, existsSync, statSync } from 'node:fs';
-import Keyv from 'keyv';
 import { createDelivery as defaultCreateDelivery } from '../delivery/index.js';
 import type { Delivery } from '../delivery/types.js';
 import type { Surface } from '../delivery/surface.js';
@@ -15,25 +14,19 @@ import type { Bridge, BridgeStats, PlatformStatus } from './types.js';
 import { createActionForwarding, type LocalHandlers } from './action-forwarding.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { createPermissionBroker } from './approvals/index.js';
-import { accessGrantsOn, conversationKey, createAuditTrail, createConversationAuthors, createConversationNotices, createGuardedOps, createKv, createRuleStore, createSessionResets, createSessionStore, createState, createStateKv, ensurePrivateDir, grantsOnKv, guardSessionStore, privateDirMode, type AccessGrants, type AuditTrail, type BridgeState, type KvStore, type SessionStore } from '../state/index.js';
+import { conversationKey, createState, ensurePrivateDir, openState, privateDirMode, type State, type StateStore } from '../state/index.js';
 import { BoundedMap } from '../bounded-map.js';
 
 export interface CreateBridgeOptions {
   config: BridgeConfig;
   logger: Logger;
-  /** The durable state (default: createState(config): SQLite under dataDir, or Redis). The bridge closes it at shutdown. */
-  state?: BridgeState;
-  /** Sessions (default: on `state`). */
-  store?: SessionStore;
+  /**
+   * The backend the bridge's state is opened on (default from the configuration: SQLite under
+   * dataDir, or Redis; tests give an in-memory one). The bridge closes it at shutdown.
+   */
+  store?: StateStore;
   /** This replica's id, recorded with what it holds (default 'main'). */
   replicaId?: string;
-  /** Default: on `state` (an injected session store: beside the rules, on `kv`). */
-  grants?: AccessGrants;
-  /**
-   * Rules and the audit trail. Default: the bridge state (SQLite or Redis); with an injected
-   * `store` and no `kv`, an in-memory keyv. (Notices and authors are always in the state.)
-   */
-  kv?: KvStore;
   /** Default: runner run(). */
   runTurn?: RunTurn;
   /** Default: profile loadProfile(). */
@@ -64,8 +57,7 @@ export interface CreateBridgeOptions {
 /** The Bridge plus what operations need: metrics for /metrics. */
 export interface CoreBridge extends Bridge {
   readonly metrics: Metrics;
-  readonly store: SessionStore;
-  readonly state: BridgeState;
+  readonly state: State;
   /**
    * Finish what a previous run of this replica left (crash recovery), then serve events. Call
    * once the surfaces are attached and their platforms started.
@@ -79,8 +71,6 @@ export interface CoreBridge extends Bridge {
   takeOver(holder: string): Promise<RecoveryReport>;
   /** For /readyz: 'starting' until recovery is done (with recoverAtStart). */
   readiness(): PlatformStatus;
-  readonly grants: AccessGrants;
-  readonly audit: AuditTrail;
 }
 
 /**
@@ -114,23 +104,16 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
   const idFactory = opts.idFactory ?? (() => randomUUID());
   const makeDelivery = opts.createDelivery ?? defaultCreateDelivery;
   const metrics = opts.metrics ?? createMetrics();
-  const state = opts.state ?? createState(config, logger, { onRejected: (r) => metrics.untrusted('state', r.reason) });
-  const store = opts.store ? guardSessionStore(opts.store, logger) : createSessionStore(state, logger, { now });
   const holder = opts.replicaId ?? 'main';
+  const stateOptions = { holder, now, audit: { metrics } };
+  const state: State = opts.store
+    ? openState(opts.store, { ...stateOptions, logger })
+    : createState(config, logger, { ...stateOptions, onRejected: (r) => metrics.untrusted('state', r.reason) });
   const dedupeTtlMs = opts.dedupe?.ttlMs ?? 15 * 60_000;
-  const stateOps = createGuardedOps(logger.child({ component: 'state' }), 3000, 'bridge state failed');
   let promptWrites: Promise<void> = Promise.resolve();
   let recovery: { state: 'waiting' | 'running' | 'done'; promise?: Promise<RecoveryReport> } = { state: opts.recoverAtStart ? 'waiting' : 'done' };
   let openGate!: () => void;
   const gate = opts.recoverAtStart ? new Promise<void>((r) => (openGate = r)) : Promise.resolve();
-  // Rules live in the bridge state too (durable, shared by replicas); a test that injects its own
-  // session store gets them in memory. Notices, authors and the audit trail are always in the
-  // state (the turn's queued commit claims notices and authors: conversation-claims.ts; audit
-  // records are written set-if-absent: audit.ts).
-  const kv = opts.kv ?? (opts.store ? createKv(new Keyv(), logger) : createStateKv(state.store, logger));
-  const rules = createRuleStore(kv, logger);
-  const audit = createAuditTrail({ store: state.store, logger, metrics, now });
-  const grants = opts.grants ?? (opts.store ? grantsOnKv(kv, { audit }) : accessGrantsOn(state, logger, { audit }));
   prepareWorkspace(config, logger);
   const profileLoader: ProfileLoader = opts.loadProfile ?? ((path) => defaultLoadProfile(path, { logger }));
 
@@ -138,12 +121,8 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
   const ctx: BridgeContext = {
     config,
     logger,
-    store,
     state,
-    holder,
-    guarded: stateOps.run,
     ownThreadTtlMs: opts.ownThreadTtlMs ?? 90 * 24 * 3600_000,
-    grants,
     wayInShown: new BoundedMap(10_000),
     runTurn: opts.runTurn ?? defaultRun,
     broker: createPermissionBroker({
@@ -151,21 +130,21 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
       admins: config.access.admins,
       logger,
       idFactory: () => `perm-${idFactory()}`,
-      rules,
-      audit,
+      rules: state.rules,
+      audit: state.audit,
       now,
       record: {
         // One chain for prompt records: "posting" is stored before "shown" replaces it, and that
         // before "settled" removes it.
         posting: (p) => {
-          promptWrites = promptWrites.then(() => stateOps.run('record prompt posting', p.id, () => state.ledger.put({ kind: 'posting', holder, ...p }), undefined));
+          promptWrites = promptWrites.then(() => state.ledger.put({ kind: 'posting', holder, ...p }));
           return promptWrites;
         },
         shown: (p) => {
-          promptWrites = promptWrites.then(() => stateOps.run('record prompt', p.id, () => state.ledger.put({ kind: 'prompt', holder, ...p }), undefined));
+          promptWrites = promptWrites.then(() => state.ledger.put({ kind: 'prompt', holder, ...p }));
         },
         settled: (id) => {
-          promptWrites = promptWrites.then(() => stateOps.run('forget prompt', id, () => state.ledger.remove(id), false)).then(() => undefined);
+          promptWrites = promptWrites.then(() => state.ledger.remove(id)).then(() => undefined);
         },
       },
     }),
@@ -191,11 +170,6 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     profile: createProfileCache(profileLoader, logger),
     surfaces,
     turns: createTurnRegistry<Turn>(),
-    rules,
-    notices: createConversationNotices(state, stateOps.run),
-    authors: createConversationAuthors(state, stateOps.run),
-    resets: createSessionResets(kv),
-    audit,
     ...(opts.gate && opts.bus ? { gate: { gate: opts.gate, replicaId: opts.bus.id } } : {}),
     closing: false,
     updateGauges() {
@@ -234,13 +208,9 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
       await Promise.allSettled(left.map((t) => t.finishReply({ kind: 'interrupted', message: INTERRUPTED_MESSAGE })));
     }
     await ctx.broker.idle();
-    await audit.idle();
     await promptWrites;
     for (const { delivery } of surfaces.values()) await delivery.close?.().catch((err: unknown) => logger.warn({ err }, 'delivery close failed'));
-    await store.close();
-    await grants.close();
-    await stateOps.drain();
-    await (kv as Partial<{ drain(): Promise<void> }>).drain?.();
+    await state.idle();
     await state.close().catch((err: unknown) => logger.warn({ err }, 'state close failed'));
     logger.info('bridge stopped');
   }
@@ -259,10 +229,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
   const bridge: CoreBridge = {
     logger,
     metrics,
-    store,
     state,
-    grants,
-    audit,
     attach(surface) {
       const delivery = makeDelivery(surface, { logger: logger.child({ platform: surface.platform }), now });
       ctx.surfaces.set(surface.platform, { surface, delivery });
@@ -287,7 +254,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     },
     async admits(msg) {
       const full = { ...msg, text: '', attachments: [], eventId: '', receivedAt: 0 };
-      return (await checkAccess(config.access, grants, full, routeMessage(config, full).route)).ok;
+      return (await checkAccess(config.access, state.grants, full, routeMessage(config, full).route)).ok;
     },
     async handleFormSubmit(ev) {
       const notify = (text: string) =>
@@ -298,15 +265,13 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     },
     claimEvent(platform, id, ...more) {
       // A failing store answers true: a rare repeat is better than a lost message.
-      const keys = [id, ...more].map((k) => `${platform}:${k}`);
-      return stateOps.run('claim', id, () => state.claimEvent(keys, holder, dedupeTtlMs), true);
+      return state.events.claim([id, ...more].map((k) => `${platform}:${k}`), dedupeTtlMs);
     },
     isClaimed(platform, id) {
-      return stateOps.run('claimed', id, () => state.claimed(`${platform}:${id}`), false);
+      return state.events.claimed(`${platform}:${id}`);
     },
     ownsThread(platform, conversation) {
-      const key = conversationKey(platform, conversation);
-      return stateOps.run('owns-thread', key, () => state.threads.owns(key), false);
+      return state.threads.owns(conversationKey(platform, conversation));
     },
     recover() {
       if (recovery.promise) return recovery.promise;

@@ -7,7 +7,7 @@
  */
 import type { BridgeConfig } from '../config/types.js';
 import { userInfo } from 'node:os';
-import { PAIRING_CODE, createAccessGrants, type AccessGrants, type AuditPerson, type PairingRequest } from '../state/index.js';
+import { PAIRING_CODE, openGrants, type AccessGrants, type AuditPerson, type PairingRequest } from '../state/index.js';
 import { IDENTITY_FORMS, parseIdentity } from '../config/identity-forms.js';
 import { loadConfig } from '../config/index.js';
 import { bridgeEnv } from '../config/bridge-env.js';
@@ -158,7 +158,7 @@ export async function allowCommand(argv: string[], io: CliIo, now = Date.now()):
     ids.push(id);
   }
   const config = loadConfig({ env: bridgeEnv(io.env), file: values.config });
-  const grants = createAccessGrants(config, silentLogger);
+  const grants = openGrants(config, silentLogger);
   const r: Run = { io, config, grants, by: shellUser(io.env), yes: values.yes === true, now };
   let failed = 0;
   try {

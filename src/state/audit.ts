@@ -7,7 +7,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Logger } from '../log.js';
-import { createGuardedOps } from './kv.js';
+import type { Guard } from './guard.js';
 import type { StateStore } from './store.js';
 
 /** How the decision came about. */
@@ -206,11 +206,16 @@ export interface DecisionCounter {
   permissionDecision(decision: string, source: string, latencyMs: number): void;
 }
 
-export function createAuditTrail(opts: { store: StateStore; logger: Logger; metrics?: DecisionCounter; now?: () => number; idFactory?: (at: number) => string }): AuditTrail {
-  const log = opts.logger.child({ component: 'audit' });
+export interface AuditOptions {
+  metrics?: DecisionCounter;
+  now?: () => number;
+  idFactory?: (at: number) => string;
+}
+
+export function auditOn(store: StateStore, guard: Guard, logger: Logger, opts: AuditOptions = {}): AuditTrail {
+  const log = logger.child({ component: 'audit' });
   const now = opts.now ?? Date.now;
   const newId = opts.idFactory ?? auditIds();
-  const ops = createGuardedOps(log, 3000, 'the entry is in the log only');
   const append = async (n: NewAuditEntry): Promise<boolean> => {
     const at = n.at ?? now();
     const e = { ...n, at, id: n.id ?? newId(at) } as AuditEntry;
@@ -222,7 +227,7 @@ export function createAuditTrail(opts: { store: StateStore; logger: Logger; metr
       audit: e.kind === 'decision' ? 'permission_decision' : e.kind, ...rest,
       ...(input ? { inputSha256: input.sha256 } : {}), ...(edited ? { editedSha256: edited.sha256 } : {}),
     }, summary(e));
-    const wrote = await ops.run('append', e.id, () => opts.store.setIfNotExists(AUDIT_NS, e.id, e, AUDIT_RETENTION_MS), false);
+    const wrote = await guard.run('append audit', e.id, () => store.setIfNotExists(AUDIT_NS, e.id, e, AUDIT_RETENTION_MS), false, 'the entry is in the log only');
     if (!wrote) log.error({ id: e.id, kind: e.kind }, 'audit record not stored (a record with this id is kept as it was, or the store failed)');
     return wrote;
   };
@@ -235,9 +240,9 @@ export function createAuditTrail(opts: { store: StateStore; logger: Logger; metr
     ruleAdded: (r) => void append({ kind: 'rule-added', ...r }),
     ruleCleared: (r) => void append({ kind: 'rule-cleared', ...r }),
     async since(since) {
-      await ops.drain();
-      return readAudit(opts.store, since);
+      await guard.drain();
+      return readAudit(store, since);
     },
-    idle: () => ops.drain(),
+    idle: () => guard.drain(),
   };
 }

@@ -1,11 +1,12 @@
 import { join } from 'node:path';
 import { createBusKey, missingBusKey } from '../bus-key.js';
 import type { Logger } from '../log.js';
-import { createBridgeState, type BridgeState } from './bridge-state.js';
+import type { AccessGrants } from './grants.js';
 import { createRedisStore } from './redis-store.js';
 import type { RejectedRecord } from './sealed-store.js';
 import { createSqliteStore } from './sqlite-store.js';
 import { privateDirMode } from './private-files.js';
+import { openState, type State, type StateOptions } from './state.js';
 
 export interface StateConfig {
   dataDir: string;
@@ -22,25 +23,61 @@ export interface StateConfig {
  * Redis records are sealed with the bus key (sealed-store.ts); SQLite's are not: its file is the
  * bridge user's own (0600), and a process that can write it can read the key just as well.
  */
-export function createState(config: StateConfig, logger: Logger, opts: { onRejected?: (r: RejectedRecord) => void } = {}): BridgeState {
+export function createState(config: StateConfig, logger: Logger, opts: Omit<StateOptions, 'logger'> & { onRejected?: (r: RejectedRecord) => void } = {}): State {
   const log = logger.child({ component: 'state' });
+  const typed = { ...opts, logger };
   if (config.redisUrl) {
     if (!config.busKey) throw missingBusKey('REDIS_URL');
     log.info('state: redis');
-    return createBridgeState(createRedisStore({
+    return openState(createRedisStore({
       url: config.redisUrl, key: createBusKey(config.busKey, config.busKeyPrevious),
       onError: (err) => log.error({ err }, 'redis state store error'),
       onRejected: (r) => {
         log.warn(r, `state: ignored a record at ${r.place}:${r.ns}:${r.key} (${r.reason}): it was not written by a replica holding this bridge's TURNBRIDGE_BUS_KEY`);
         opts.onRejected?.(r);
       },
-    }));
+    }), typed);
   }
   const file = join(config.dataDir, 'turnbridge.sqlite');
   log.info({ file }, 'state: embedded SQLite (WAL)');
-  return createBridgeState(createSqliteStore({
+  return openState(createSqliteStore({
     file,
     dirMode: privateDirMode(config.agent?.runAs),
     onTightened: (path) => log.warn({ path }, 'the bridge\'s file was readable by other users: tightened (0600 files, 0700 directory)'),
-  }));
+  }), typed);
+}
+
+/**
+ * Grants for a process that has no bridge state of its own (`turnbridge allow`, tests): opens the
+ * state on first use (a data dir that cannot be made reads as "not saved", with the reason logged)
+ * and closes it on close().
+ */
+export function openGrants(config: StateConfig, logger: Logger): AccessGrants & { close(): Promise<void> } {
+  let opened: ReturnType<typeof createState> | undefined;
+  let failed = false;
+  const log = logger.child({ component: 'access-grants' });
+  const NOT_GRANTED = 'treating the person as not granted';
+  const open = (): AccessGrants | undefined => {
+    if (!opened && !failed) {
+      try {
+        opened = createState(config, logger);
+      } catch (err) {
+        failed = true;
+        log.error({ err }, `the bridge state could not be opened; ${NOT_GRANTED}`);
+      }
+    }
+    return opened?.grants;
+  };
+  return {
+    hasAny: async (ids) => (await open()?.hasAny(ids)) ?? false,
+    add: async (id, by, how) => (await open()?.add(id, by, how)) ?? 'failed',
+    remove: async (id, by) => (await open()?.remove(id, by)) ?? false,
+    list: async () => open()?.list(),
+    pairingCode: async (id, who) => open()?.pairingCode(id, who),
+    peek: async (code) => open()?.peek(code),
+    redeem: async (code) => open()?.redeem(code),
+    async close() {
+      await opened?.close().catch(() => undefined);
+    },
+  };
 }

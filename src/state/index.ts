@@ -1,32 +1,43 @@
 /**
- * The bridge's durable state (sessions, dedupe, owned threads, queues, ledger, rules, grants, the
- * audit trail, notices, authors, reset marks) on SQLite or Redis. Other layers import only from here.
+ * The state: everything the bridge remembers, in one place. `State` (state.ts) is the one API:
+ * typed methods for sessions, reset marks, conversations (authors, once-only notices), rules,
+ * access grants and pairing codes, the audit trail, event claims, owned threads, queues, the
+ * ledger and Run again buttons. None of them throws (state.ts says what a failure answers).
+ * Underneath, `StateStore` (store.ts) is the few primitives each backend offers: SQLite
+ * (embedded, the default), Redis (shared by replicas, records sealed with the bus key) and memory
+ * (unit tests); test/contract/state-contract.ts holds all three to the same behaviour.
+ * createState() picks the backend from the configuration. Other layers import only from here.
+ * Each record, where it is kept and for how long: docs/architecture.md, "What the bridge remembers".
+ *
+ * To add a record type: write its shape in records.ts (plain JSON), its methods in a file of its
+ * own as `fooOn(store, guard, ...)` over the primitives (a namespace of its own, or `kv` with a
+ * key prefix; every store call through `guard.run` with the fallback a failure answers), add it
+ * to `State` in state.ts, and give it a case in the contract's State section. A write that must
+ * land together with a turn's bookkeeping is a `StateWrite` builder in `State.writes` instead.
  */
 export type { StateStore, StateWrite } from './store.js';
 export { createSqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
 export { createRedisStore, type RedisStoreOptions } from './redis-store.js';
-export { createBridgeState, type BridgeState } from './bridge-state.js';
-export { createState, type StateConfig } from './create-state.js';
+export { createMemoryStore, memoryData, type MemoryData, type MemoryStoreOptions } from './memory-store.js';
+export { openState, type State, type StateOptions } from './state.js';
+export { createState, openGrants, type StateConfig } from './create-state.js';
 export { ensurePrivateDir, ensurePrivateFile, privateDirMode, tightenFile, type PrivateDirMode, type PrivateOutcome } from './private-files.js';
 export { sealStore, type RejectedRecord, type SealedStoreOptions } from './sealed-store.js';
 export type * from './records.js';
 export { conversationKey } from './conversation-key.js';
-export { createGuardedOps, createKv, createStateKv, type GuardedOps, type KvStore } from './kv.js';
-export { createSessionStore, guardSessionStore, type SessionStore, type SessionStoreOptions } from './session-store.js';
-export { createSessionResets, RESET_MARK_TTL_MS, type SessionResets } from './session-resets.js';
-export { createConversationAuthors, createConversationNotices, type ConversationAuthors, type ConversationNotices } from './conversation-claims.js';
+export type { Sessions } from './sessions.js';
+export { RESET_MARK_TTL_MS, type ResetMarks } from './reset-marks.js';
+export type { Conversations } from './conversations.js';
 export {
-  createRuleStore, MAX_RULES_PER_CONVERSATION, parseStoredRules, sameRule,
-  type PermissionRule, type RulePerson, type RuleScope, type RuleStore, type StoredRule,
-} from './rule-store.js';
+  MAX_RULES_PER_CONVERSATION, parseStoredRules, sameRule,
+  type PermissionRule, type RulePerson, type RuleScope, type Rules, type StoredRule,
+} from './rules.js';
 export {
-  AUDIT_INPUT_MAX, AUDIT_NS, AUDIT_RETENTION_MS, auditedInput, auditIds, auditPerson, canonical, createAuditTrail, readAudit, requestFacts,
+  AUDIT_INPUT_MAX, AUDIT_NS, AUDIT_RETENTION_MS, auditedInput, auditIds, auditPerson, canonical, readAudit, requestFacts,
   type AuditedInput, type AuditEntry, type AuditKind, type AuditPerson, type AuditTrail, type DecisionCounter, type DecisionEntry, type DecisionSource,
   type GrantEntry, type GrantRemovedEntry, type NewAuditEntry, type RuleAddedEntry, type RuleClearedEntry,
 } from './audit.js';
-export {
-  accessGrantsOn, createAccessGrants, grantor, grantsOnKv, PAIRING_CODE,
-  type AccessGrant, type AccessGrants, type GrantResult, type PairingRequest,
-} from './access-grants.js';
+export { grantor, PAIRING_CODE, type AccessGrant, type AccessGrants, type GrantResult, type PairingRequest } from './grants.js';
+export type { Ledger, Queue } from './ledger.js';
+export type { TurnLedger, TurnLedgerInit } from './turn-ledger.js';
 export { toStored, type ReceivedMessage } from './stored-message.js';
-export { createTurnRecorder, type RecorderDeps, type TurnRecorder } from './turn-recorder.js';

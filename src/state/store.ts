@@ -1,9 +1,8 @@
 /**
  * StateStore: the few primitives every backend of the bridge's state offers (SQLite embedded,
- * Redis shared). The typed records (sessions, dedupe, owned threads, queues, ledger) are built
- * on these once, in bridge-state.ts, so both backends behave the same: one contract suite
- * (test/contract/state-contract.ts) runs against each, in the spirit of keyv's test-suite and
- * Bottleneck's Local/Redis datastores.
+ * Redis shared, memory for unit tests). The typed records (state.ts) are built on these once, so
+ * every backend behaves the same: one contract suite (test/contract/state-contract.ts) runs
+ * against each, in the spirit of keyv's test-suite and Bottleneck's Local/Redis datastores.
  *
  * Values are JSON. A write resolves only once the backend holds it (SQLite: committed to the
  * WAL; Redis: acknowledged), so the bridge acts on nothing that a crash could lose.
@@ -20,7 +19,7 @@ export type StateWrite =
   | { op: 'removeItem'; list: string; id: string };
 
 export interface StateStore {
-  readonly backend: 'sqlite' | 'redis';
+  readonly backend: 'sqlite' | 'redis' | 'memory';
   get<T>(ns: string, key: string): Promise<T | undefined>;
   /** Write (replace) a value; `ttlMs` makes it expire. */
   set<T>(ns: string, key: string, value: T, ttlMs?: number): Promise<void>;

@@ -1,11 +1,12 @@
 /**
- * One suite every StateStore backend runs (SQLite embedded, Redis shared): the primitives, then
- * the typed BridgeState on top. `open()` gives a fresh store on the same data each call (a
- * restart, or a second replica); `expire(ns, key)` makes one key's TTL run out now.
+ * One suite every StateStore backend runs (SQLite embedded, Redis shared, memory for unit tests):
+ * the primitives, then the typed State on top. `open()` gives a fresh store on the same data each
+ * call (a restart, or a second replica); `expire(ns, key)` makes one key's TTL run out now.
  */
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { createBridgeState, type LedgerRecord, type QueuedTurnRecord, type StateStore } from '../../src/state/index.js';
+import { silentLogger } from '../../src/log.js';
+import { openState, readAudit, type LedgerRecord, type QueuedTurnRecord, type StateStore, type StoredRule } from '../../src/state/index.js';
 
 export interface StateContractRig {
   /** A store on the suite's data (a second call = another client on the same data). */
@@ -207,19 +208,22 @@ export function stateContract(name: string, rigFactory: () => Promise<StateContr
       await s.close();
     });
 
-    it('BridgeState: sessions, claims, owned threads, queues, ledger and Run again records', async () => {
+    it('State: sessions, claims, owned threads, queues, ledger and Run again records', async () => {
       const rig = await rigFactory();
-      const st = createBridgeState(rig.open());
-      await st.sessions.set('slack:T1:C1:1.1', { session_id: 's', profile: '/p', updated_at: 5 });
+      const st = openState(rig.open(), { logger: silentLogger, holder: 'r1' });
+      const r2 = openState(rig.open(), { logger: silentLogger, holder: 'r2' });
+      await st.sessions.set('slack:T1:C1:1.1', { sessionId: 's', profile: '/p' });
       assert.equal((await st.sessions.get('slack:T1:C1:1.1'))?.session_id, 's');
       assert.equal(await st.sessions.delete('slack:T1:C1:1.1'), true);
 
-      assert.equal(await st.claimEvent(['slack:Ev1'], 'r1', 60_000), true);
-      assert.equal(await st.claimEvent(['slack:Ev1'], 'r2', 60_000), false);
-      assert.equal(await st.claimEvent(['slack:Ev2', 'slack:msg:C1:2.2'], 'r1', 60_000), true);
-      assert.equal(await st.claimEvent(['slack:Ev3', 'slack:msg:C1:2.2'], 'r2', 60_000), false, 'the twin event shares the message key');
-      assert.equal(await st.claimEvent(['slack:Ev3'], 'r2', 60_000), true, 'and claimed none of its keys');
-      assert.equal(await st.claimEvent(['slack:Ev2'], 'r2', 60_000), false);
+      assert.equal(await st.events.claim(['slack:Ev1'], 60_000), true);
+      assert.equal(await r2.events.claim(['slack:Ev1'], 60_000), false);
+      assert.equal(await st.events.claim(['slack:Ev2', 'slack:msg:C1:2.2'], 60_000), true);
+      assert.equal(await r2.events.claim(['slack:Ev3', 'slack:msg:C1:2.2'], 60_000), false, 'the twin event shares the message key');
+      assert.equal(await r2.events.claim(['slack:Ev3'], 60_000), true, 'and claimed none of its keys');
+      assert.equal(await r2.events.claim(['slack:Ev2'], 60_000), false);
+      assert.equal(await r2.events.claimed('slack:msg:C1:2.2'), true);
+      assert.equal(await r2.events.claimed('slack:Ev9'), false);
 
       // The first accepted turn's claims: the first author wins; a notice is claimed once, until forgotten.
       assert.equal(await st.conversations.author('slack:T1:C1:1.1'), undefined);
@@ -260,8 +264,127 @@ export function stateContract(name: string, rigFactory: () => Promise<StateContr
       await st.reruns.put('rerun-t1', { message: reply.message, author: { id: 'U1' }, ref: reply.journal.parts[0]!.ref, content: { text: 'x' } }, 60_000);
       assert.equal((await st.reruns.get('rerun-t1'))?.message.text, 'hi');
       assert.equal(await st.reruns.take('rerun-t1', 60_000), true);
-      assert.equal(await st.reruns.take('rerun-t1', 60_000), false, 'Run again works once');
+      assert.equal(await r2.reruns.take('rerun-t1', 60_000), false, 'Run again works once');
       await st.close();
+      await r2.close();
+    });
+
+    it('State: a session is kept per conversation; a malformed record or an id not safe to resume reads as none', async () => {
+      const rig = await rigFactory();
+      const st = openState(rig.open(), { logger: silentLogger, now: () => 77 });
+      assert.equal(await st.sessions.set('slack:T1:C1:1.1', { sessionId: 'abc', profile: '/p.yaml', author: 'slack:U1' }), true);
+      const other = openState(rig.open(), { logger: silentLogger });
+      assert.deepEqual(await other.sessions.get('slack:T1:C1:1.1'), { session_id: 'abc', profile: '/p.yaml', updated_at: 77, author: 'slack:U1' }, 'another client reads it');
+      assert.equal(await other.sessions.get('slack:T1:C1:'), undefined);
+      await st.store.set('session', 'bad', { session_id: 42 });
+      assert.equal(await st.sessions.get('bad'), undefined, 'malformed');
+      await st.store.set('session', 'flag', { session_id: '--dangerously-skip-permissions', profile: '/p', updated_at: 1 });
+      assert.equal(await st.sessions.get('flag'), undefined, 'an id that reads as an option');
+      assert.equal(await other.sessions.delete('slack:T1:C1:1.1'), true);
+      assert.equal(await st.sessions.get('slack:T1:C1:1.1'), undefined);
+      await st.close();
+      await other.close();
+    });
+
+    it('State: a reset mark moves on each reset and is seen by every client; a save under an old mark is refused', async () => {
+      const rig = await rigFactory();
+      const a = openState(rig.open(), { logger: silentLogger });
+      const b = openState(rig.open(), { logger: silentLogger });
+      const before = await a.resets.current('K');
+      assert.equal(before, '');
+      assert.equal(await b.resets.reset('K', async () => 'forgotten'), 'forgotten');
+      const after = await a.resets.current('K');
+      assert.notEqual(after, before, 'the other client sees the reset');
+      let saved = 0;
+      assert.equal(await a.resets.saveUnlessReset('K', before, async () => void saved++), false);
+      assert.equal(await a.resets.saveUnlessReset('K', after, async () => void saved++), true);
+      assert.equal(saved, 1);
+      await a.close();
+      await b.close();
+    });
+
+    it('State: rules are kept per conversation, shared by clients, deduplicated, capped, cleared', async () => {
+      const rig = await rigFactory();
+      const a = openState(rig.open(), { logger: silentLogger });
+      const b = openState(rig.open(), { logger: silentLogger });
+      const rule = (command: string, setAt = 1): StoredRule => ({ v: 2, rule: { kind: 'exact', tool: 'Bash', command }, scope: { kind: 'thread' }, setBy: { platform: 'slack', id: 'U1' }, setAt });
+      assert.equal(await a.rules.add('c1', rule('ls')), true);
+      assert.equal(await a.rules.add('c1', rule('ls', 2)), true, 'the same rule again: kept as it was');
+      assert.deepEqual((await b.rules.list('c1')).map((r) => [r.rule.kind === 'exact' && r.rule.command, r.setAt]), [['ls', 1]]);
+      assert.equal((await b.rules.find('c1', (r) => r.rule.kind === 'exact' && r.rule.command === 'ls'))?.setAt, 1);
+      assert.equal(await b.rules.find('c2', () => true), undefined, 'another conversation has none');
+      for (let i = 0; i < 60; i++) await a.rules.add('c3', rule(`cmd ${i}`));
+      const kept = await b.rules.list('c3');
+      assert.equal(kept.length, 50, 'the oldest go first');
+      assert.equal(kept[0]!.rule.kind === 'exact' && kept[0]!.rule.command, 'cmd 10');
+      assert.equal(await b.rules.clear('c1'), 1);
+      assert.deepEqual(await a.rules.list('c1'), []);
+      assert.equal(await a.rules.clear('c1'), 0);
+      await a.close();
+      await b.close();
+    });
+
+    it('State: grants and pairing codes are shared by clients; a code is redeemed once; each grant and removal is audited', async () => {
+      const rig = await rigFactory();
+      const bridge = openState(rig.open(), { logger: silentLogger, now: () => 5_000 });
+      const cli = openState(rig.open(), { logger: silentLogger, now: () => 6_000 });
+      const admin = { platform: 'cli', id: 'root' };
+      assert.equal(await cli.grants.add('slack:U0NEW', admin), 'added');
+      assert.equal(await bridge.grants.hasAny(['discord:1', 'slack:U0NEW']), true, 'the other client sees it at once');
+      assert.equal(await bridge.grants.add('slack:U0NEW', admin), 'already');
+      assert.deepEqual(await bridge.grants.list(), [{ by: 'cli:root', at: 6_000, via: 'cli', identity: 'slack:U0NEW' }]);
+      const code = (await bridge.grants.pairingCode('slack:U0PAIR', { name: 'pat' }))!;
+      assert.match(code, /^[A-HJKMNP-Z2-9]{6}$/);
+      assert.deepEqual(await cli.grants.peek(code.toLowerCase()), { identity: 'slack:U0PAIR', name: 'pat', at: 5_000 });
+      const redeemed = await Promise.all([cli.grants.redeem(code), bridge.grants.redeem(code)]);
+      assert.deepEqual(redeemed.filter(Boolean).map((r) => r!.identity), ['slack:U0PAIR'], 'once');
+      assert.equal(await cli.grants.remove('slack:U0NEW', admin), true);
+      assert.equal(await bridge.grants.hasAny(['slack:U0NEW']), false);
+      assert.equal(await cli.grants.remove('slack:U0NEW', admin), false);
+      const trail = await readAudit(bridge.store, 0);
+      assert.deepEqual(trail.map((e) => [e.kind, 'identity' in e ? e.identity : '']), [['grant', 'slack:U0NEW'], ['grant-removed', 'slack:U0NEW']]);
+      await bridge.close();
+      await cli.close();
+    });
+
+    it('State: audit entries are appended once (a replayed id keeps the record) and read back in time order by any client', async () => {
+      const rig = await rigFactory();
+      const a = openState(rig.open(), { logger: silentLogger });
+      const b = openState(rig.open(), { logger: silentLogger });
+      const by = { platform: 'slack', id: 'U1' };
+      assert.equal(await a.audit.append({ kind: 'rule-cleared', id: 'x-2', at: 20, conversation: 'c', count: 1, by, why: 'reset' }), true);
+      assert.equal(await a.audit.append({ kind: 'rule-added', id: 'x-1', at: 10, conversation: 'c', rule: 'Bash(ls)', setBy: by }), true);
+      assert.equal(await b.audit.append({ kind: 'rule-added', id: 'x-1', at: 10, conversation: 'c', rule: 'Bash(rm -rf ~)', setBy: by }), false);
+      assert.deepEqual((await b.audit.since(0)).map((e) => e.id), ['x-1', 'x-2']);
+      assert.deepEqual((await b.audit.since(15)).map((e) => e.id), ['x-2']);
+      const first = (await b.audit.since(0))[0]!;
+      assert.equal(first.kind === 'rule-added' && first.rule, 'Bash(ls)');
+      await a.close();
+      await b.close();
+    });
+
+    it("State: a turn's ledger: queued (with the caller's claims) in one commit, its journal, started, its agent, finished", async () => {
+      const rig = await rigFactory();
+      const st = openState(rig.open(), { logger: silentLogger, holder: 'r1', now: () => 3 });
+      const peek = openState(rig.open(), { logger: silentLogger });
+      const { attachments, ...received } = queued('t9', 'hello').message;
+      const turn = st.ledger.forTurn({ id: 't9', key: 'slack:T1:C9:', msg: { ...received, attachmentRefs: attachments }, enqueuedAt: 2, marker: 'stop-9' });
+      assert.deepEqual(await turn.queued([st.writes.authorClaim('slack:T1:C9:', 'slack:U1')]), [true]);
+      assert.deepEqual((await peek.queue.list('slack:T1:C9:')).map((q) => [q.turnId, q.holder, q.message.text]), [['t9', 'r1', 'hello']]);
+      const rec = await peek.ledger.get('t9');
+      assert.equal(rec?.kind === 'reply' && `${rec.turn} ${rec.marker} ${rec.message.attachments.length}`, 'queued stop-9 1');
+      assert.equal(await peek.conversations.author('slack:T1:C9:'), 'slack:U1');
+      await turn.started();
+      assert.deepEqual(await peek.queue.list('slack:T1:C9:'), []);
+      assert.equal((await peek.ledger.get('t9'))?.kind === 'reply' && ((await peek.ledger.get('t9')) as { turn: string }).turn, 'running');
+      turn.agent(4242, 'start-1');
+      await turn.started(); // one chain per turn: what was asked before it has landed
+      assert.deepEqual((await peek.ledger.all()).map((r) => `${r.kind}:${r.id}`).sort(), ['agent:agent:t9', 'reply:t9']);
+      turn.agentEnded();
+      await turn.finished();
+      assert.deepEqual(await peek.ledger.all(), []);
+      await st.close();
+      await peek.close();
     });
   });
 }

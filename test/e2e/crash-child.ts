@@ -8,7 +8,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createBridgeState, createSqliteStore, type BridgeState, type LedgerRecord } from '../../src/state/index.js';
+import { openState, createSqliteStore, type State, type LedgerRecord } from '../../src/state/index.js';
+import { silentLogger } from '../../src/log.js';
 import { pollUntil } from './poll-until.js';
 
 export interface BridgeChild {
@@ -115,7 +116,7 @@ export function replyOf(records: LedgerRecord[], sourceId: string): ReplyRecord 
 export async function crashWorld(env: NodeJS.ProcessEnv, config: string) {
   const dataDir = await mkdtemp(join(tmpdir(), 'tb-crash-'));
   const children: BridgeChild[] = [];
-  const state: BridgeState = createBridgeState(createSqliteStore({ file: join(dataDir, 'turnbridge.sqlite') }));
+  const state: State = openState(createSqliteStore({ file: join(dataDir, 'turnbridge.sqlite') }), { logger: silentLogger });
   const start = (): BridgeChild => {
     const child = startBridgeChild({ dataDir, env, config });
     children.push(child);

@@ -6,7 +6,7 @@ import type { PermissionDecision, PermissionRequest } from '../../protocol/types
 import { decidersOn, mayDecide as mayDecideFor, mention, refusalText, type ApproverPolicy, type DecisionAction } from './approvers.js';
 import { samePerson } from '../access/index.js';
 import { BoundedMap } from '../../bounded-map.js';
-import { auditPerson, auditedInput, conversationKey, requestFacts, type AuditTrail, type DecisionSource, type PermissionRule, type RuleStore } from '../../state/index.js';
+import { auditPerson, auditedInput, conversationKey, requestFacts, type AuditTrail, type DecisionSource, type PermissionRule, type Rules } from '../../state/index.js';
 import { PREVIEW_MAX_CHARS, formatInputPreview, inputAsText } from './input-preview.js';
 import { describeRule, ruleFor, ruleMeaning } from './permission-rules.js';
 import { editForm, editable, readEdit, readReason, reasonForm, viewForm } from './prompt-forms.js';
@@ -78,7 +78,7 @@ export interface PermissionBrokerOptions {
     settled(id: string): void;
   };
   /** Thread rules ("Allow for this thread"); absent = that choice is not offered. */
-  rules?: RuleStore;
+  rules?: Rules;
   audit?: AuditTrail;
   now?: () => number;
 }

@@ -1,7 +1,7 @@
 /**
  * "Allow for this thread" rules: which rule a request would add, what it matches, and how the
  * prompt says so. Pure functions (a path rule reads the file system to follow symlinks); the
- * rules themselves, in the shape they are kept, live in the state (state/rule-store.ts). docs/approvals.md#thread-rules says the same
+ * rules themselves, in the shape they are kept, live in the state (state/rules.ts). docs/approvals.md#thread-rules says the same
  * for people.
  *
  * One rule value drives both the matcher (`ruleMatches`) and what the prompt shows

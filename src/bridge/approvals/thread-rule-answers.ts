@@ -2,12 +2,12 @@
  * Thread rules at the permission broker (docs/approvals.md, "Thread rules"): a request a stored
  * rule covers is answered allow without a prompt (audited, with a muted line in the reply), and
  * "Allow for this thread" / "for everyone" stores the rule the prompt showed. Matching itself is
- * permission-rules.ts; storage is state/rule-store.ts.
+ * permission-rules.ts; storage is state/rules.ts.
  */
 import type { UserRef } from '../../delivery/surface.js';
 import type { Logger } from '../../log.js';
 import type { PermissionDecision, PermissionRequest } from '../../protocol/types.js';
-import { auditPerson, requestFacts, type AuditTrail, type PermissionRule, type RuleScope, type RuleStore, type StoredRule } from '../../state/index.js';
+import { auditPerson, requestFacts, type AuditTrail, type PermissionRule, type RuleScope, type Rules, type StoredRule } from '../../state/index.js';
 import { samePerson } from '../access/index.js';
 import type { ApproverPolicy } from './approvers.js';
 import { applies, autoAllowLine, ruleLabel } from './permission-rules.js';
@@ -32,7 +32,7 @@ export interface ThreadRuleAnswers {
   save(conversation: string, stored: StoredRule, label: string, log: Logger): Promise<boolean>;
 }
 
-export function createThreadRuleAnswers(rules: RuleStore, audit: AuditTrail | undefined, now: () => number): ThreadRuleAnswers {
+export function createThreadRuleAnswers(rules: Rules, audit: AuditTrail | undefined, now: () => number): ThreadRuleAnswers {
   return {
     async answer(req, conversation) {
       const query = { toolName: req.request.toolName, input: req.request.input, requester: { platform: req.surface.platform, user: req.author }, workspace: req.workspace };

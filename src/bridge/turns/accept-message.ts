@@ -4,7 +4,7 @@ import type { MessageRef, Surface } from '../../delivery/surface.js';
 import type { Delivery } from '../../delivery/types.js';
 import { isTurnbridgeError } from '../../errors.js';
 import type { Profile } from '../../profile/index.js';
-import { auditPerson, conversationKey, createTurnRecorder } from '../../state/index.js';
+import { auditPerson, conversationKey } from '../../state/index.js';
 import { actorOf, checkAccess, identityOf, isAdmin, routeMessage, sendWayIn } from '../access/index.js';
 import { describeRule, scopeText } from '../approvals/index.js';
 import type { InboundMessage } from '../types.js';
@@ -38,7 +38,7 @@ async function say(ctx: BridgeContext, delivery: Delivery, msg: InboundMessage, 
 
 /** `rules`: the thread's "Allow for this thread" rules, who set them and when. */
 async function listRules(ctx: BridgeContext, msg: InboundMessage, key: string, delivery: Delivery): Promise<void> {
-  const rules = await ctx.rules.list(key);
+  const rules = await ctx.state.rules.list(key);
   if (rules.length === 0) {
     await say(ctx, delivery, msg, 'No permission rules in this thread. "Allow for this thread" on a prompt adds one.', 'info');
     return;
@@ -50,9 +50,9 @@ async function listRules(ctx: BridgeContext, msg: InboundMessage, key: string, d
 async function handleCommand(ctx: BridgeContext, cmd: BridgeCommand, msg: InboundMessage, key: string, delivery: Delivery, admin: boolean): Promise<void> {
   const log = ctx.logger.child({ platform: msg.platform, conversation: key, user: msg.user.id, command: cmd });
   if (cmd === 'reset') {
-    const record = await ctx.store.get(msg.conversation, msg.platform);
+    const record = await ctx.state.sessions.get(key);
     // The session record's author, else the one recorded when the first turn was accepted.
-    const author = record?.author ?? (await ctx.authors.get(key));
+    const author = record?.author ?? (await ctx.state.conversations.author(key));
     const me = identityOf(actorOf(msg));
     if (author && author !== me && !admin) {
       log.info({ author }, 'reset refused: not the conversation\'s author or an admin');
@@ -63,21 +63,21 @@ async function handleCommand(ctx: BridgeContext, cmd: BridgeCommand, msg: Inboun
     // must not save it over the reset: the mark moves on once the session is gone.
     // delete() is false both for "nothing stored" and for a store failure (logged by the store).
     const [existed, rules] = await Promise.all([
-      ctx.resets.reset(key, () => ctx.store.delete(msg.conversation, msg.platform)),
-      ctx.rules.clear(key),
-      ctx.notices.forget(key, AUTO_APPROVE_NOTICE),
+      ctx.state.resets.reset(key, () => ctx.state.sessions.delete(key)),
+      ctx.state.rules.clear(key),
+      ctx.state.conversations.forgetNotice(key, AUTO_APPROVE_NOTICE),
     ]);
     log.info({ existed, rulesCleared: rules }, 'session reset');
-    if (rules > 0) ctx.audit.ruleCleared({ conversation: key, count: rules, by: auditPerson(msg.platform, msg.user), why: 'reset' });
+    if (rules > 0) ctx.state.audit.ruleCleared({ conversation: key, count: rules, by: auditPerson(msg.platform, msg.user), why: 'reset' });
     const also = rules > 0 ? ` The thread's ${rules} permission rule${rules === 1 ? ' is' : 's are'} gone too.` : '';
     await say(ctx, delivery, msg, `Started a fresh session: the next message begins a new conversation with the agent.${also}`, 'success');
     return;
   }
   if (cmd === 'rules') return listRules(ctx, msg, key, delivery);
   if (cmd === 'rules-clear') {
-    const n = await ctx.rules.clear(key);
+    const n = await ctx.state.rules.clear(key);
     log.info({ rulesCleared: n }, 'permission rules cleared');
-    if (n > 0) ctx.audit.ruleCleared({ conversation: key, count: n, by: auditPerson(msg.platform, msg.user), why: 'rules-clear' });
+    if (n > 0) ctx.state.audit.ruleCleared({ conversation: key, count: n, by: auditPerson(msg.platform, msg.user), why: 'rules-clear' });
     await say(ctx, delivery, msg, n > 0 ? `Removed ${n} permission rule${n === 1 ? '' : 's'}: the agent asks again.` : 'No permission rules in this thread.', 'success');
     return;
   }
@@ -106,7 +106,7 @@ async function allowInChat(ctx: BridgeContext, written: string, msg: InboundMess
     await say(ctx, delivery, msg, `${id} is a Slack user group: add it to TURNBRIDGE_ALLOW_USERS (access.allow_users), where the bridge looks up its members.`, 'warning');
     return;
   }
-  const result = await ctx.grants.add(id, auditPerson(msg.platform, msg.user), { via: 'chat' });
+  const result = await ctx.state.grants.add(id, auditPerson(msg.platform, msg.user), { via: 'chat' });
   ctx.logger.info({ platform: msg.platform, user: msg.user.id, granted: id, result }, 'access granted in chat');
   if (result === 'added') await say(ctx, delivery, msg, `${id} can use the bridge now.`, 'success');
   else if (result === 'already') await say(ctx, delivery, msg, `${id} is already allowed; nothing changed.`, 'info');
@@ -121,7 +121,7 @@ async function refuse(ctx: BridgeContext, surface: Surface, delivery: Delivery, 
   const last = ctx.wayInShown.get(`${who}:${reason}`);
   if (last !== undefined && ctx.now() - last < WAY_IN_EVERY_MS) return;
   ctx.wayInShown.set(`${who}:${reason}`, ctx.now());
-  if (reason === 'not-allowed') await sendWayIn(ctx, surface, msg, (t) => say(ctx, delivery, msg, t, 'warning'));
+  if (reason === 'not-allowed') await sendWayIn({ grants: ctx.state.grants, logger: ctx.logger }, surface, msg, (t) => say(ctx, delivery, msg, t, 'warning'));
   else await say(ctx, delivery, msg, text, 'warning');
 }
 
@@ -165,7 +165,7 @@ export async function acceptMessage(ctx: BridgeContext, msg: InboundMessage, res
   const base = { platform: msg.platform, conversation: key, user: msg.user.id };
 
   const routed = routeMessage(ctx.config, msg);
-  const verdict = await checkAccess(ctx.config.access, ctx.grants, msg, routed.route);
+  const verdict = await checkAccess(ctx.config.access, ctx.state.grants, msg, routed.route);
   if (!verdict.ok) {
     await refuse(ctx, surface, delivery, msg, verdict.reason, verdict.text);
     await tidy(ctx, msg);
@@ -223,7 +223,7 @@ async function enqueue(
     stopActionId,
     log,
     enqueuedAt,
-    recorder: createTurnRecorder(ctx, { id, key: t.key, msg, enqueuedAt, ...(t.surface.capabilities.buttons ? { marker: stopActionId } : {}) }),
+    ledger: ctx.state.ledger.forTurn({ id, key: t.key, msg, enqueuedAt, ...(t.surface.capabilities.buttons ? { marker: stopActionId } : {}) }),
     registry: ctx.turns,
     onPosition: (self, position) => {
       if (!self.reply) return;
@@ -249,7 +249,7 @@ async function enqueue(
   // refused as busy keeps the banner, and its writer takes no conversation.
   const w = ctx.state.writes;
   const banner = !t.profile.permission;
-  const claimed = await turn.recorder.queued([
+  const claimed = await turn.ledger.queued([
     w.authorClaim(t.key, turn.owner),
     ...(banner ? [w.noticeClaim(t.key, AUTO_APPROVE_NOTICE)] : []),
     ...(msg.conversation.thread ? [w.threadOwn(t.key, ctx.ownThreadTtlMs)] : []),
@@ -268,7 +268,7 @@ async function enqueue(
     initialStatus: position !== undefined ? `queued: position ${position}` : undefined,
     notices: msg.notices,
     banner: first ? BANNER_NO_PERMISSION : undefined,
-    onJournal: (j) => turn.recorder.journal(j),
+    onJournal: (j) => turn.ledger.journal(j),
     ...(resumed?.reuse ? { reuse: resumed.reuse } : {}),
   });
   if (msg.download) turn.files = fetchFiles(ctx, turn, msg.download);

@@ -32,8 +32,8 @@ function sessionSaver(ctx: BridgeContext, turn: Turn, mark: string, author: stri
     save(sessionId: string): Promise<unknown> {
       if (!sessionId || saved) return saving;
       saved = sessionId;
-      saving = ctx.resets.saveUnlessReset(turn.key, mark, async () => {
-        stored = await ctx.store.set(turn.msg.conversation, turn.msg.platform, { sessionId, profile: turn.profilePath, author });
+      saving = ctx.state.resets.saveUnlessReset(turn.key, mark, async () => {
+        stored = await ctx.state.sessions.set(turn.key, { sessionId, profile: turn.profilePath, author });
         if (stored) turn.log.info({ sessionId }, 'session saved');
         else turn.log.warn({ sessionId }, 'session not saved (store failure); the next message starts a new session');
       }).then((unchanged) => {
@@ -78,7 +78,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
     }
     await turn.files;
     turn.startedAt = ctx.now();
-    await turn.recorder.started();
+    await turn.ledger.started();
     const queueWaitMs = turn.startedAt - turn.enqueuedAt;
     ctx.metrics.queueWait(queueWaitMs);
     ctx.updateGauges();
@@ -87,12 +87,12 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
 
     // The reset mark is asked for before the session (both calls go out in this order): a reset
     // between the two reads must count as after this turn's read, never as before it.
-    const [mark, stored] = await Promise.all([ctx.resets.current(turn.key), ctx.store.get(msg.conversation, msg.platform)]);
+    const [mark, stored] = await Promise.all([ctx.state.resets.current(turn.key), ctx.state.sessions.get(turn.key)]);
     let sessionId = '';
     if (stored && stored.profile === turn.profilePath) sessionId = stored.session_id;
     else if (stored) log.info({ storedProfile: stored.profile }, 'stored session belongs to another profile; starting a new one');
     // The conversation stays its first author's (`new` / `reset` is theirs), whoever writes later.
-    const saver = sessionSaver(ctx, turn, mark, stored?.author ?? (await ctx.authors.get(turn.key)) ?? turn.owner);
+    const saver = sessionSaver(ctx, turn, mark, stored?.author ?? (await ctx.state.conversations.author(turn.key)) ?? turn.owner);
 
     // Agent text pings no one unless the profile opts in (allow_mentions).
     const guard = createMentionGuard(turn.profile.allowMentions ? undefined : turn.surface.neutralizeMentions?.bind(turn.surface));
@@ -121,7 +121,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
             log.debug({ pid }, 'agent spawned');
             // Recorded with its start time, so a restart ends it and never a reused pid.
             const startTime = processStartTime(pid);
-            if (startTime !== undefined) turn.recorder.agent(pid, startTime);
+            if (startTime !== undefined) turn.ledger.agent(pid, startTime);
             reactions.working();
           },
           onPermissionRequest: (request, { signal, cwd }): Promise<PermissionDecision> => {
@@ -168,7 +168,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
     if (held) turn.reply?.append({ text: held, ...(lastRole ? { role: lastRole } : {}) });
     result = { ...result, reply: guard.whole(result.reply), error: result.error === null ? null : guard.whole(result.error) };
     ctx.broker.expireTurn(turn.id);
-    turn.recorder.agentEnded();
+    turn.ledger.agentEnded();
     await saver.save(result.sessionId);
     await saver.pending;
     ctx.turns.agentEnded(turn);
@@ -213,7 +213,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
     ctx.updateGauges();
     await releaseTicket(ctx, turn);
     await turn.files; // a download still running (turn stopped while waiting) lands before cleanup
-    if (!handedOver) await turn.recorder.finished();
+    if (!handedOver) await turn.ledger.finished();
     if (msg.cleanup) await msg.cleanup().catch((err: unknown) => log.warn({ err }, 'attachment cleanup failed'));
   }
 }

@@ -52,27 +52,27 @@ export interface RecoverFor {
 
 export async function recover(ctx: BridgeContext, whose?: RecoverFor): Promise<RecoveryReport> {
   const started = ctx.now();
-  const holder = whose?.holder ?? ctx.holder;
-  const takeover = holder !== ctx.holder;
+  const holder = whose?.holder ?? ctx.state.holder;
+  const takeover = holder !== ctx.state.holder;
   const note = takeover
     ? { reply: TAKEN_OVER_MESSAGE, prompt: 'the bridge replica that asked stopped before anyone decided' }
     : { reply: INTERRUPTED_MESSAGE, prompt: 'the bridge restarted before anyone decided' };
   const log = ctx.logger.child({ component: 'recovery', ...(takeover ? { departed: holder } : {}) });
-  const g = <T>(op: string, key: string, fn: () => Promise<T>, fallback: T) => ctx.guarded(op, key, fn, fallback);
-  const all = (await g('ledger', 'all', () => ctx.state.ledger.all(), [] as LedgerRecord[])).filter((r) => r.holder === holder);
+  // A store that fails reads as nothing left (the state logs it): recovery never blocks the start.
+  const all = (await ctx.state.ledger.all()).filter((r) => r.holder === holder);
   // Another host's agent processes are not ours to end: their records wait for their replica.
   const records = takeover ? all.filter((r) => r.kind !== 'agent') : all;
-  const convs = await g('queue', 'all', () => ctx.state.queue.conversations(), [] as string[]);
+  const convs = await ctx.state.queue.conversations();
   const queues: Array<{ key: string; items: QueuedTurnRecord[] }> = [];
   for (const key of convs) {
-    const items = (await g('queue', key, () => ctx.state.queue.list(key), [] as QueuedTurnRecord[])).filter((i) => i.holder === holder);
+    const items = (await ctx.state.queue.list(key)).filter((i) => i.holder === holder);
     if (items.length) queues.push({ key, items });
   }
   const replies = new Map(records.filter((r): r is ReplyRecord => r.kind === 'reply').map((r) => [r.id, r]));
   // A turn whose reply says it started is not run again (it may have run): it is finalized instead.
   for (const q of queues) {
     const startedIds = q.items.filter((i) => replies.get(i.turnId)?.turn === 'running').map((i) => i.turnId);
-    for (const id of startedIds) await g('queue', q.key, () => ctx.state.queue.remove(q.key, id), false);
+    for (const id of startedIds) await ctx.state.queue.remove(q.key, id);
     q.items = q.items.filter((i) => !startedIds.includes(i.turnId));
   }
   const queuedIds = new Set(queues.flatMap((q) => q.items.map((i) => i.turnId)));
@@ -80,7 +80,7 @@ export async function recover(ctx: BridgeContext, whose?: RecoverFor): Promise<R
   if (records.length === 0 && queues.length === 0) return report;
   log.info({ records: records.length, queuedTurns: queuedIds.size }, takeover ? 'recovering what a departed replica left' : 'recovering what the previous run left');
 
-  const forget = (id: string) => g('ledger', id, () => ctx.state.ledger.remove(id), false);
+  const forget = (id: string) => ctx.state.ledger.remove(id);
 
   // 1. Agents first: nothing may go on writing while replies are finalized.
   await Promise.all(records.filter((r) => r.kind === 'agent').map(async (r) => {
@@ -190,7 +190,7 @@ async function finalizeReply(ctx: BridgeContext, r: ReplyRecord, status: string)
     if (p === last) {
       content = { text, status, tone: 'warning', ...(rerunId ? { rerunActionId: rerunId } : {}) };
       if (rerunId) {
-        await ctx.guarded('rerun', rerunId, () => ctx.state.reruns.put(rerunId, { message: r.message, author: r.author, ref: p.ref, content: { text, status, tone: 'warning' } }, RERUN_TTL_MS), undefined);
+        await ctx.state.reruns.put(rerunId, { message: r.message, author: r.author, ref: p.ref, content: { text, status, tone: 'warning' } }, RERUN_TTL_MS);
       }
     }
     results.push(await delivery.rewrite(p.ref, content));
@@ -199,7 +199,7 @@ async function finalizeReply(ctx: BridgeContext, r: ReplyRecord, status: string)
   if (unrecorded) {
     const content: MessageContent = { text: '', status, tone: 'warning', ...(rerunId ? { rerunActionId: rerunId } : {}) };
     if (rerunId) {
-      await ctx.guarded('rerun', rerunId, () => ctx.state.reruns.put(rerunId, { message: r.message, author: r.author, ref: unrecorded, content: { text: '', status, tone: 'warning' } }, RERUN_TTL_MS), undefined);
+      await ctx.state.reruns.put(rerunId, { message: r.message, author: r.author, ref: unrecorded, content: { text: '', status, tone: 'warning' } }, RERUN_TTL_MS);
     }
     results.push(await delivery.rewrite(unrecorded, content));
   }

@@ -14,7 +14,7 @@ export const RERUN_TTL_MS = 7 * 24 * 3600_000;
 export const rerunActionId = (turnId: string): string => `rerun-${turnId}`;
 
 export async function handleRerunAction(ctx: BridgeContext, id: string, user: UserRef, platform: string, notify: (text: string) => Promise<void>): Promise<void> {
-  const rec = await ctx.guarded('rerun', id, () => ctx.state.reruns.get(id), undefined);
+  const rec = await ctx.state.reruns.get(id);
   if (!rec) {
     await notify('This message can no longer be run again (it was run again already, or it is too old). Please send it again.');
     return;
@@ -29,7 +29,7 @@ export async function handleRerunAction(ctx: BridgeContext, id: string, user: Us
     await notify('The bridge is restarting. Please press Run again in a minute.');
     return;
   }
-  if (!(await ctx.guarded('rerun', id, () => ctx.state.reruns.take(id, RERUN_TTL_MS), false))) {
+  if (!(await ctx.state.reruns.take(id, RERUN_TTL_MS))) {
     await notify('This message is already being run again.');
     return;
   }
@@ -38,7 +38,7 @@ export async function handleRerunAction(ctx: BridgeContext, id: string, user: Us
   ctx.logger.info({ platform: rec.message.platform, user: user.id, rerun: id }, 'run again');
   // The button goes first, so no dead button is left once the new turn runs.
   await attached.delivery.rewrite(rec.ref, rec.content);
-  await ctx.guarded('rerun', id, () => ctx.state.reruns.remove(id), false);
+  await ctx.state.reruns.remove(id);
   const msg = rebuildMessage(ctx, rec.message, `#rerun-${ctx.idFactory()}`);
   await acceptMessage(ctx, msg);
 }

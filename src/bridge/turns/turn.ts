@@ -4,10 +4,10 @@ import type { Delivery, DeliveryStats, LiveReply, ReplyOutcome } from '../../del
 import type { Logger } from '../../log.js';
 import type { Profile } from '../../profile/index.js';
 import type { Ticket } from '../../replicas/index.js';
-import type { TurnRecorder } from '../../state/index.js';
 import type { InboundMessage } from '../types.js';
 import type { QueueEntry } from './turn-queue.js';
 import type { TurnPhase, TurnRegistry } from './turn-registry.js';
+import type { TurnLedger } from '../../state/index.js';
 
 export type SlotOutcome = 'granted' | 'cancelled' | 'handed-over';
 
@@ -29,7 +29,7 @@ export interface Turn extends QueueEntry {
   readonly enqueuedAt: number;
   readonly abort: AbortController;
   /** Its records in the ledger and the queue (crash recovery). */
-  readonly recorder: TurnRecorder;
+  readonly ledger: TurnLedger;
   /** Where the turn is in its life (turn-registry.ts); written only by the TurnRegistry. */
   readonly phase: TurnPhase;
   /** The message's files, fetched after the turn was accepted (see InboundMessage.download). */
@@ -70,7 +70,7 @@ export interface NewTurn {
   stopActionId: string;
   log: Logger;
   enqueuedAt: number;
-  recorder: TurnRecorder;
+  ledger: TurnLedger;
   /** Where its phase changes (the queue's start() goes through it). */
   registry: TurnRegistry<Turn>;
   onPosition(turn: Turn, position: number): void;
@@ -94,7 +94,7 @@ export function createTurn(init: NewTurn): Turn {
     log: init.log,
     enqueuedAt: init.enqueuedAt,
     abort: new AbortController(),
-    recorder: init.recorder,
+    ledger: init.ledger,
     phase: { kind: 'queued' },
     get gated() {
       return turn.phase.kind === 'gated';

@@ -80,7 +80,7 @@ export function createLiveReply(deps: LiveReplyDeps): LiveReply {
     if (firstAppendAt === undefined || stats.firstTextLatencyMs !== undefined) return;
     if (content.text.trim() !== '' || (content.thinking ?? '').trim() !== '') stats.firstTextLatencyMs = now() - firstAppendAt;
   };
-  /** Tell the recorder which messages the reply has and what each shows (after every landed call). */
+  /** Tell the turn's ledger (state/turn-ledger.ts) which messages the reply has and what each shows (after every landed call). */
   const journal = (): void => {
     if (!opts.onJournal) return;
     opts.onJournal({ parts: parts.journal(controlOf(mode)) });

@@ -6,7 +6,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createAccessGrants } from '../../../src/state/index.js';
+import { openGrants } from '../../../src/state/index.js';
 import { silentLogger } from '../../../src/log.js';
 import { WAY_IN_SENT_BY_DM } from '../../../src/bridge/access/way-in.js';
 import { makeTurnRig, type TurnRig } from './turn-rig.js';
@@ -35,7 +35,7 @@ describe('discord access (real discord.js + bridge, access closed)', () => {
     assert.ok(refusal.content.includes(`turnbridge allow discord:${dave.id}`), refusal.content);
     assert.equal(Object.values(rig.bridge.stats().turnsByOutcome).reduce((a, b) => a + b, 0), 0, 'no agent ran');
     // What `turnbridge allow discord:<dave>` does, from another store handle (another process).
-    const cli = createAccessGrants(rig.config, silentLogger);
+    const cli = openGrants(rig.config, silentLogger);
     assert.equal(await cli.add(`discord:${dave.id}`, { platform: 'cli', id: 'test' }), 'added');
     await cli.close();
     const next = fake.dm(dave, 'hello again');

@@ -6,7 +6,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createBridgeState, createRedisStore, type BridgeState, type LedgerRecord } from '../../../src/state/index.js';
+import { openState, createRedisStore, type State, type LedgerRecord } from '../../../src/state/index.js';
+import { silentLogger } from '../../../src/log.js';
 import { startRedisServer, type RedisServer, type RedisServerOptions } from '../../fakes/redis-server.js';
 import { pollUntil } from '../poll-until.js';
 import { replyOf, startBridgeChild, untilReady, type BridgeChild, type ReplyRecord } from '../crash-child.js';
@@ -15,7 +16,7 @@ import { TEST_BUS_KEY, testBusKey } from '../../fixtures/bus-key.js';
 export interface ReplicaSet {
   redis: RedisServer;
   /** The bridge state as the replicas see it (the test reads the ledger and the queues). */
-  state: BridgeState;
+  state: State;
   /** Running children by replica id (a restarted one replaces its entry). */
   readonly children: Map<string, BridgeChild>;
   /** Start (or start again) the replica with this id on its own data directory. */
@@ -38,9 +39,9 @@ export async function startReplicaSet(opts: { env: NodeJS.ProcessEnv; config?: s
   const redis = await startRedisServer(undefined, opts.redis);
   // Opened on first use: over TLS this process does not trust the test CA (the replicas get it
   // through NODE_EXTRA_CA_CERTS, read only at a process's start), so such a test never reads it.
-  let opened: BridgeState | undefined;
-  const state = new Proxy({} as BridgeState, {
-    get: (_t, prop) => Reflect.get(opened ??= createBridgeState(createRedisStore({ url: redis.url, key: testBusKey() })), prop),
+  let opened: State | undefined;
+  const state = new Proxy({} as State, {
+    get: (_t, prop) => Reflect.get(opened ??= openState(createRedisStore({ url: redis.url, key: testBusKey() }), { logger: silentLogger }), prop),
   });
   const children = new Map<string, BridgeChild>();
   const all: BridgeChild[] = [];

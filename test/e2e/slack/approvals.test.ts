@@ -187,7 +187,7 @@ describe('slack approvals (real Bolt + bridge + agent)', () => {
     const p2 = await fake.waitFor(() => rig.prompts('C0GEN', ts).find((m) => Number(m.ts) > Number(third.ts)), 'a prompt again after new');
     await click('U0ANA', 'ana', 'tb_deny', p2);
     await rig.finalReply('C0GEN', ts, third.ts);
-    const audit = await bridge.audit.since(0);
+    const audit = await bridge.state.audit.since(0);
     assert.ok(audit.some((e) => e.kind === 'decision' && e.source === 'rule' && e.rule === 'Bash(git status:*) for @ana'), 'the auto-allow is in the audit trail');
   });
 });

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, describe, it } from 'node:test';
-import { accessGrantsOn, createAccessGrants, createState } from '../../../src/state/index.js';
+import {openGrants, createState } from '../../../src/state/index.js';
 import { createLogger, silentLogger } from '../../../src/log.js';
 
 const root = mkdtempSync(join(tmpdir(), 'tb-grants-'));
@@ -25,11 +25,11 @@ function capturedLogger() {
 describe('access grants on the bridge state', () => {
   it('a grant is committed when add resolves: another connection reads it before the writer closes', async () => {
     const dataDir = freshDir();
-    const writer = createAccessGrants({ dataDir }, silentLogger);
+    const writer = openGrants({ dataDir }, silentLogger);
     assert.equal(await writer.add('slack:U0NEW', { platform: 'cli', id: 'test' }), 'added');
     // A second process's view (its own SQLite connection), while the writer is still open.
     const reader = createState({ dataDir }, silentLogger);
-    const grants = accessGrantsOn(reader, silentLogger);
+    const grants = reader.grants;
     assert.equal(await grants.hasAny(['discord:1', 'slack:U0NEW']), true);
     assert.equal(await writer.remove('slack:U0NEW', { platform: 'cli', id: 'test' }), true);
     assert.equal(await grants.hasAny(['slack:U0NEW']), false);
@@ -39,8 +39,8 @@ describe('access grants on the bridge state', () => {
 
   it('a pairing code is redeemed once, even by two redeemers at the same time', async () => {
     const dataDir = freshDir();
-    const bridge = createAccessGrants({ dataDir }, silentLogger);
-    const [cliA, cliB] = [createAccessGrants({ dataDir }, silentLogger), createAccessGrants({ dataDir }, silentLogger)];
+    const bridge = openGrants({ dataDir }, silentLogger);
+    const [cliA, cliB] = [openGrants({ dataDir }, silentLogger), openGrants({ dataDir }, silentLogger)];
     const code = (await bridge.pairingCode('slack:U0PAIR'))!;
     const got = await Promise.all([cliA.redeem(code.toLowerCase()), cliB.redeem(code)]);
     assert.deepEqual(got.filter(Boolean).map((g) => g!.identity), ['slack:U0PAIR']);
@@ -54,7 +54,7 @@ describe('access grants on the bridge state', () => {
     const dataDir = join(parent, 'file');
     writeFileSync(dataDir, 'x');
     const { logger, lines } = capturedLogger();
-    const grants = createAccessGrants({ dataDir }, logger);
+    const grants = openGrants({ dataDir }, logger);
     assert.equal(await grants.add('slack:U1', { platform: 'cli', id: 'test' }), 'failed');
     assert.equal(await grants.hasAny(['slack:U1']), false);
     assert.equal(await grants.pairingCode('slack:U1'), undefined);

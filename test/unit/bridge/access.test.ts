@@ -4,9 +4,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { openGrants } from '../../../src/state/index.js';
 import type { InboundMessage } from '../../../src/bridge/types.js';
 import { checkAccess } from '../../../src/bridge/access/access.js';
-import { createAccessGrants } from '../../../src/state/index.js';
 import { mayDecide } from '../../../src/bridge/approvals/approvers.js';
 import { guessIdentity, parseIdentity } from '../../../src/config/identity-forms.js';
 import { silentLogger } from '../../../src/log.js';
@@ -16,7 +16,7 @@ const dir = mkdtempSync(join(tmpdir(), 'tb-access-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 const closed = (over: Partial<AccessConfig> = {}): AccessConfig => ({ mode: 'closed', allowUsers: [], admins: [], dms: true, ...over });
-const noGrants = createAccessGrants({ dataDir: join(dir, 'none') }, silentLogger);
+const noGrants = openGrants({ dataDir: join(dir, 'none') }, silentLogger);
 const slack = (id: string, over: Partial<InboundMessage> = {}) => makeMsg({ platform: 'slack', user: { id }, conversation: { space: 'T1', channel: 'C1', thread: '1.0' }, ...over });
 const discordDm = (id: string, roles?: string[]) =>
   makeMsg({ platform: 'discord', user: { id, ...(roles ? { roles } : {}) }, conversation: { space: '', channel: 'D1', thread: '' }, direct: true });
@@ -45,8 +45,8 @@ describe('access (closed unless opened)', () => {
   });
 
   it('a grant made by another process (turnbridge allow) counts on the next message, no restart', async () => {
-    const bridgeSide = createAccessGrants({ dataDir: join(dir, 'shared') }, silentLogger);
-    const cliSide = createAccessGrants({ dataDir: join(dir, 'shared') }, silentLogger);
+    const bridgeSide = openGrants({ dataDir: join(dir, 'shared') }, silentLogger);
+    const cliSide = openGrants({ dataDir: join(dir, 'shared') }, silentLogger);
     assert.equal((await checkAccess(closed(), bridgeSide, slack('U0NEW'), undefined)).ok, false);
     assert.equal(await cliSide.add('slack:U0NEW', { platform: 'cli', id: 'test' }), 'added');
     assert.equal((await checkAccess(closed(), bridgeSide, slack('U0NEW'), undefined)).ok, true);
@@ -56,8 +56,8 @@ describe('access (closed unless opened)', () => {
   });
 
   it('a pairing code stands for one person and works once, also from another process', async () => {
-    const bridgeSide = createAccessGrants({ dataDir: join(dir, 'pair') }, silentLogger);
-    const cliSide = createAccessGrants({ dataDir: join(dir, 'pair') }, silentLogger);
+    const bridgeSide = openGrants({ dataDir: join(dir, 'pair') }, silentLogger);
+    const cliSide = openGrants({ dataDir: join(dir, 'pair') }, silentLogger);
     const code = await bridgeSide.pairingCode('slack:U0PAIR');
     assert.match(code ?? '', /^[A-HJKMNP-Z2-9]{6}$/);
     assert.equal((await cliSide.redeem(code!.toLowerCase()))?.identity, 'slack:U0PAIR');

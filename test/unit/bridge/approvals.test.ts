@@ -1,9 +1,8 @@
 /** Allow for this thread, deny with a reason, edit and allow, approver groups, the audit trail (what rules match: thread-rules.test.ts). */
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import Keyv from 'keyv';
 import { createBridge, createPermissionBroker } from '../../../src/bridge/index.js';
-import { conversationKey, createKv, type AuditEntry, type DecisionEntry } from '../../../src/state/index.js';
+import { conversationKey, createMemoryStore, memoryData, type AuditEntry, type DecisionEntry } from '../../../src/state/index.js';
 import { createRecordingSurface } from '../../fakes/recording-surface.js';
 import { BANNER_NO_PERMISSION } from '../../../src/bridge/turns/accept-message.js';
 import { readEdit, readReason } from '../../../src/bridge/approvals/prompt-forms.js';
@@ -191,14 +190,13 @@ describe('permission broker: the five choices', () => {
 
 describe('bridge: what is kept in the store', () => {
   it('the "runs tools without asking" banner shows once per conversation, across a restart, and again after `new`', async () => {
-    const kv = createKv(new Keyv(), silentLogger);
-    const store = memoryStore();
-    // One data dir for both starts: the banner's memory is in the bridge state (its SQLite file).
+    // One backend for both starts: the banner's memory is in the bridge state.
+    const data = memoryData();
     const config = makeConfig();
     const start = () => {
       const surface = createRecordingSurface();
       const runner = fakeRunner();
-      const bridge = createBridge({ config, logger: silentLogger, store, kv, runTurn: runner.runTurn, loadProfile: async () => makeProfile({ permission: false }) });
+      const bridge = createBridge({ config, logger: silentLogger, store: createMemoryStore({ data }), runTurn: runner.runTurn, loadProfile: async () => makeProfile({ permission: false }) });
       bridge.attach(surface);
       return { surface, runner, bridge };
     };
@@ -241,7 +239,7 @@ describe('bridge: what is kept in the store', () => {
     await bridge.handleAction({ platform: 'test', action: 'allow', id: view.promptId, user: { id: 'U_X', name: 'x', roles: ['ROLE_OPS'] }, notifyPrivately: async () => {} });
     assert.deepEqual(await decision, { behavior: 'allow' });
     call.finish({ reply: 'done' });
-    const [entry] = decisions(await bridge.audit.since(0));
+    const [entry] = decisions(await bridge.state.audit.since(0));
     await bridge.shutdown(1000);
     assert.deepEqual([entry!.decision, entry!.source, entry!.decider, entry!.latencyMs], ['allow', 'once', { platform: 'test', id: 'U_X', name: 'x' }, 1000]);
     assert.match(await bridge.metrics.render(), /turnbridge_permission_decisions_total\{decision="allow",source="once"\} 1/);

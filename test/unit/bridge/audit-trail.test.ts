@@ -2,7 +2,7 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { createBridge, createPermissionBroker } from '../../../src/bridge/index.js';
-import { AUDIT_INPUT_MAX, AUDIT_NS, auditedInput, createAuditTrail, createRedisStore, createSqliteStore, readAudit, type AuditEntry, type DecisionEntry, type StateStore } from '../../../src/state/index.js';
+import { AUDIT_INPUT_MAX, AUDIT_NS, auditedInput, createRedisStore, createSqliteStore, openState, readAudit, type AuditEntry, type DecisionEntry, type StateStore } from '../../../src/state/index.js';
 import { createDelivery } from '../../../src/delivery/index.js';
 import type { PermissionRequest } from '../../../src/protocol/types.js';
 import { silentLogger } from '../../../src/log.js';
@@ -19,7 +19,7 @@ function rig() {
   let n = 0;
   let clock = 50_000;
   const store = createSqliteStore({ file: ':memory:' });
-  const audit = createAuditTrail({ store, logger: silentLogger, now: () => clock });
+  const audit = openState(store, { logger: silentLogger, now: () => clock }).audit;
   const surface = createRecordingSurface();
   const broker = createPermissionBroker({ approvers: ['U_BOB'], logger: silentLogger, idFactory: () => `p${++n}`, audit, now: () => clock });
   const delivery = createDelivery(surface);
@@ -70,7 +70,7 @@ describe('audit trail: decision records', () => {
   it('the info log line has the digest, not the input or the reason (message bodies only at debug)', async () => {
     const { logger, lines } = logCapture('info');
     const store = createSqliteStore({ file: ':memory:' });
-    const audit = createAuditTrail({ store, logger });
+    const audit = openState(store, { logger }).audit;
     const input = auditedInput({ content: 'API_KEY=sk-secret-123' });
     audit.record({ at: 1, platform: 'test', conversation: 'c', tool: 'Write', input, decision: 'deny', source: 'reason', reason: 'the key is sk-secret-123', latencyMs: 5, turnId: 't' });
     await audit.idle();
@@ -94,7 +94,7 @@ describe('audit trail: decision records', () => {
 
 describe('audit trail: append-only', () => {
   async function appendTwice(store: StateStore): Promise<void> {
-    const audit = createAuditTrail({ store, logger: silentLogger });
+    const audit = openState(store, { logger: silentLogger }).audit;
     const first = { kind: 'grant', id: 'fixed-1', at: 1000, identity: 'slack:U0EVE', by: { platform: 'cli', id: 'root' }, via: 'cli' } as const;
     assert.equal(await audit.append(first), true);
     // Someone replays the id with other content: the record stays as it was.
@@ -120,7 +120,7 @@ describe('audit trail: append-only', () => {
 
   it('fresh ids are unique and sort in the order the entries were made, within one millisecond too', async () => {
     const store = createSqliteStore({ file: ':memory:' });
-    const audit = createAuditTrail({ store, logger: silentLogger, now: () => 7 });
+    const audit = openState(store, { logger: silentLogger, now: () => 7 }).audit;
     for (let i = 0; i < 20; i++) audit.ruleCleared({ conversation: `c${i}`, count: i + 1, by: { platform: 'test', id: 'U_ANA' }, why: 'rules-clear' });
     await audit.idle();
     const got = await readAudit(store, 0);
@@ -153,7 +153,7 @@ describe('audit trail: rules added and cleared in a conversation', () => {
     await said('Started a fresh session');
     await bridge.handleMessage(makeMsg({ text: 'rules clear' }));
     await said('No permission rules in this thread.');
-    const trail = await bridge.audit.since(0);
+    const trail = await bridge.state.audit.since(0);
     await bridge.shutdown(1000);
     const rules = trail.filter((e) => e.kind !== 'decision').map((e) => {
       if (e.kind === 'rule-added') return [e.kind, e.rule, e.setBy.platform, e.setBy.id, e.conversation];

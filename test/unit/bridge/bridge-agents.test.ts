@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createBridge, type CoreBridge } from '../../../src/bridge/index.js';
 import { silentLogger } from '../../../src/log.js';
+import { conversationKey } from '../../../src/state/index.js';
 import { createRecordingSurface, type RecordingSurface } from '../../fakes/recording-surface.js';
 import { AGENTS, ANA, BOB, click, conv, makeConfig, makeMsg, waitFor } from './helpers.js';
 
@@ -78,7 +79,7 @@ describe('bridge with real agents', () => {
     await finished(bridge, 1);
     assert.equal(bridge.stats().turnsByOutcome.error, 1);
     assert.match(surface.messages()[0]!.content.text, /^partial before failing[\s\S]*agent exploded/);
-    assert.equal((await bridge.store.get(conv(), 'test'))?.session_id, 'failed-session');
+    assert.equal((await bridge.state.sessions.get(conversationKey('test', conv())))?.session_id, 'failed-session');
     assert.deepEqual(surface.reactions.map((r) => r.state), ['working', 'failure']);
     await bridge.shutdown(2000);
   });
@@ -137,7 +138,7 @@ describe('bridge with real agents', () => {
     await bridge.handleAction(click('stop', stopId, ANA));
     await finished(bridge, 1);
     assert.match(surface.messagesIn(conv('C1'))[0]!.content.text, /^working on it[\s\S]*stopped by @ana/);
-    assert.equal((await bridge.store.get(conv('C1'), 'test'))?.session_id, 'slow-session', 'a stopped turn keeps its session');
+    assert.equal((await bridge.state.sessions.get(conversationKey('test', conv('C1'))))?.session_id, 'slow-session', 'a stopped turn keeps its session');
     await bridge.shutdown(5000);
     assert.match(surface.messagesIn(conv('C2'))[0]!.content.text, /interrupted: the bridge restarted/);
     assert.deepEqual(bridge.stats().turnsByOutcome, { stopped: 1, interrupted: 1 });

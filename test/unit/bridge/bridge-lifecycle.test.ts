@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import { createBridge, type CreateBridgeOptions } from '../../../src/bridge/index.js';
 import { TurnbridgeError } from '../../../src/errors.js';
 import { silentLogger } from '../../../src/log.js';
+import { conversationKey, type StateStore } from '../../../src/state/index.js';
 import type { Profile } from '../../../src/profile/index.js';
 import { createRecordingSurface } from '../../fakes/recording-surface.js';
 import { ANA, BOB, BOSS, click, conv, fakeRunner, makeConfig, makeMsg, makeProfile, memoryStore, waitFor } from './helpers.js';
@@ -120,14 +121,14 @@ describe('bridge turn lifecycle', () => {
   });
 
   it('saves the session as soon as it is seen, resumes it, and `new` starts a fresh one', async () => {
-    const { runner, bridge, store, ended, shown } = setup();
+    const { runner, bridge, ended, shown } = setup();
     await bridge.handleMessage(makeMsg({ text: 'first' }));
     const c1 = await runner.started(1);
     c1.handlers.onSessionId?.('s-1');
     await waitFor(() => runner.calls.length === 1, 'still running');
     let saved: unknown;
     await waitFor(() => {
-      void store.get(conv(), 'test').then((r) => (saved = r?.session_id));
+      void bridge.state.sessions.get(conversationKey('test', conv())).then((r) => (saved = r?.session_id));
       return saved === 's-1';
     }, 'session saved mid-turn');
     c1.finish({ sessionId: 's-1', error: 'agent failed', exitCode: 1 });
@@ -139,7 +140,7 @@ describe('bridge turn lifecycle', () => {
     await ended(2);
     await bridge.handleMessage(makeMsg({ text: '  /RESET ' }));
     await waitFor(() => shown().some((c) => /fresh session/.test(c.text)), 'reset confirmation');
-    assert.equal(await store.get(conv(), 'test'), undefined);
+    assert.equal(await bridge.state.sessions.get(conversationKey('test', conv())), undefined);
     await bridge.handleMessage(makeMsg({ text: 'third' }));
     const c3 = await runner.started(3);
     assert.equal(c3.turn.sessionId, undefined);
@@ -150,18 +151,18 @@ describe('bridge turn lifecycle', () => {
   });
 
   it('a reset during a running turn keeps that turn from saving its session', async () => {
-    const { runner, bridge, store, ended } = setup();
+    const { runner, bridge, ended } = setup();
     await bridge.handleMessage(makeMsg({ text: 'first' }));
     const c1 = await runner.started(1);
     await bridge.handleMessage(makeMsg({ text: 'new' }));
     c1.finish({ sessionId: 'old' });
     await ended(1);
-    assert.equal(await store.get(conv(), 'test'), undefined);
+    assert.equal(await bridge.state.sessions.get(conversationKey('test', conv())), undefined);
     await bridge.shutdown(1000);
   });
 
   it('a reset stays seen by the running turn when a queued turn of the conversation ends first; later turns save again', async () => {
-    const { runner, bridge, store, ended, shown } = setup();
+    const { runner, bridge, ended, shown } = setup();
     await bridge.handleMessage(makeMsg({ text: 'first' }));
     const c1 = await runner.started(1);
     await bridge.handleMessage(makeMsg({ text: 'second' }));
@@ -173,13 +174,13 @@ describe('bridge turn lifecycle', () => {
     assert.equal(runner.calls.length, 1, 'the queued turn never ran');
     c1.finish({ sessionId: 'old' });
     await ended(2);
-    assert.equal(await store.get(conv(), 'test'), undefined, 'the turn that read the session before the reset did not save it');
+    assert.equal(await bridge.state.sessions.get(conversationKey('test', conv())), undefined, 'the turn that read the session before the reset did not save it');
     await bridge.handleMessage(makeMsg({ text: 'third' }));
     const c3 = await runner.started(2);
     assert.equal(c3.turn.sessionId, undefined);
     c3.finish({ sessionId: 'fresh' });
     await ended(3);
-    assert.equal((await store.get(conv(), 'test'))?.session_id, 'fresh', 'a turn after the reset saves its session');
+    assert.equal((await bridge.state.sessions.get(conversationKey('test', conv())))?.session_id, 'fresh', 'a turn after the reset saves its session');
     await bridge.shutdown(1000);
   });
 
@@ -365,13 +366,15 @@ describe('bridge turn lifecycle', () => {
   it('a failing session store never loses the reply', async () => {
     const surface = createRecordingSurface();
     const runner = fakeRunner();
-    const failing = {
-      get: async () => Promise.reject(new Error('disk on fire')),
-      set: async () => Promise.reject(new Error('disk on fire')),
-      delete: async () => false,
-      close: async () => {},
+    // Sessions live in their own namespace: only they fail here.
+    const inner = memoryStore();
+    const onFire = () => Promise.reject(new Error('disk on fire'));
+    const failing: StateStore = {
+      ...inner,
+      get: (ns, key) => (ns === 'session' ? onFire() : inner.get(ns, key)),
+      set: (ns, key, value, ttlMs) => (ns === 'session' ? onFire() : inner.set(ns, key, value, ttlMs)),
     };
-    const bridge = createBridge({ config: makeConfig(), logger: silentLogger, store: failing as never, runTurn: runner.runTurn, loadProfile: async () => makeProfile() });
+    const bridge = createBridge({ config: makeConfig(), logger: silentLogger, store: failing, runTurn: runner.runTurn, loadProfile: async () => makeProfile() });
     bridge.attach(surface);
     await bridge.handleMessage(makeMsg());
     const call = await runner.started(1);

@@ -1,15 +1,15 @@
 /** The bridge core's security steps end to end with a fake runner: access, reset, files, session ids. */
-import { createAccessGrants, createSessionStore, createState, readAudit } from '../../../src/state/index.js';
 import type { BridgeConfig } from '../../../src/config/types.js';
 import { strict as assert } from 'node:assert';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { conversationKey, createState, readAudit } from '../../../src/state/index.js';
 import { createBridge } from '../../../src/bridge/index.js';
 import { silentLogger } from '../../../src/log.js';
 import { createRecordingSurface } from '../../fakes/recording-surface.js';
-import { ANA, BOB, BOSS, conv, fakeRunner, makeConfig, makeMsg, makeProfile, memoryState, waitFor } from './helpers.js';
+import { ANA, BOB, BOSS, conv, fakeRunner, makeConfig, makeMsg, makeProfile, waitFor } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tb-bridge-sec-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -28,13 +28,12 @@ function setup(over: Partial<BridgeConfig> = {}) {
   const surface = createRecordingSurface();
   const runner = fakeRunner();
   const config = makeConfig({ dataDir: join(dir, `d${++n}`), ...over });
-  const state = memoryState();
-  const store = createSessionStore(state, silentLogger);
-  const grants = createAccessGrants(config, silentLogger);
-  const bridge = createBridge({ config, logger: silentLogger, store, grants, runTurn: runner.runTurn, loadProfile: async () => makeProfile({ permission: true }) });
+  // The state of the configuration: SQLite in this test's data dir.
+  const bridge = createBridge({ config, logger: silentLogger, runTurn: runner.runTurn, loadProfile: async () => makeProfile({ permission: true }) });
   bridge.attach(surface);
   const shown = (c = conv()) => surface.messagesIn(c).map((m) => m.content.text);
-  return { surface, runner, bridge, store, state, grants, shown, config };
+  const session = () => bridge.state.sessions.get(conversationKey('test', conv()));
+  return { surface, runner, bridge, session, state: bridge.state, grants: bridge.state.grants, shown, config };
 }
 
 const closed = (over: Partial<BridgeConfig['access']> = {}): Pick<BridgeConfig, 'access'> => ({ access: { mode: 'closed', allowUsers: [], admins: [], dms: true, ...over } });
@@ -81,50 +80,50 @@ describe('bridge security', () => {
   });
 
   it('new / reset is the conversation author\'s or an admin\'s', async () => {
-    const { runner, bridge, store, shown } = setup({ access: { mode: 'open', allowUsers: [], admins: ['test:U_BOSS'], dms: true } });
+    const { runner, bridge, session, shown } = setup({ access: { mode: 'open', allowUsers: [], admins: ['test:U_BOSS'], dms: true } });
     await bridge.handleMessage(makeMsg({ user: ANA, text: 'start' }));
     const c1 = await runner.started(1);
     c1.finish({ reply: 'ok', sessionId: 'sess-ana' });
-    await eventually(async () => (await store.get(conv(), 'test'))?.author === 'test:U_ANA', 'session saved with its author');
+    await eventually(async () => (await session())?.author === 'test:U_ANA', 'session saved with its author');
     await bridge.handleMessage(makeMsg({ user: BOB, text: 'new' }));
     await waitFor(() => shown().some((t) => /Only the person who started this conversation \(test:U_ANA\) or an admin/.test(t)), 'refused');
-    assert.equal((await store.get(conv(), 'test'))?.session_id, 'sess-ana', 'bob could not wipe ana\'s session');
+    assert.equal((await session())?.session_id, 'sess-ana', 'bob could not wipe ana\'s session');
     await bridge.handleMessage(makeMsg({ user: BOB, text: 'follow-up by bob' }));
     const c2 = await runner.started(2);
     c2.finish({ reply: 'ok', sessionId: 'sess-ana' });
     await waitFor(() => runner.calls.every((c) => c.ended), 'ended');
-    assert.equal((await store.get(conv(), 'test'))?.author, 'test:U_ANA', 'the conversation stays ana\'s');
+    assert.equal((await session())?.author, 'test:U_ANA', 'the conversation stays ana\'s');
     await bridge.handleMessage(makeMsg({ user: BOSS, text: 'reset' }));
-    await eventually(async () => (await store.get(conv(), 'test')) === undefined, 'an admin may reset');
+    await eventually(async () => (await session()) === undefined, 'an admin may reset');
     await bridge.shutdown(100);
   });
 
   it('new / reset is the author\'s from the first message: before any session id is saved, another person cannot reset', async () => {
-    const { runner, bridge, store, shown } = setup({ access: { mode: 'open', allowUsers: [], admins: ['test:U_BOSS'], dms: true } });
+    const { runner, bridge, session, shown } = setup({ access: { mode: 'open', allowUsers: [], admins: ['test:U_BOSS'], dms: true } });
     await bridge.handleMessage(makeMsg({ user: ANA, text: 'start' }));
     const c1 = await runner.started(1);
     // The agent has not reported a session id yet: nothing is in the session store.
-    assert.equal(await store.get(conv(), 'test'), undefined);
+    assert.equal(await session(), undefined);
     await bridge.handleMessage(makeMsg({ user: BOB, text: 'new' }));
     await waitFor(() => shown().some((t) => /Only the person who started this conversation \(test:U_ANA\) or an admin/.test(t)), 'bob refused before the first session id');
     assert.ok(!shown().some((t) => /Started a fresh session/.test(t)), 'no reset happened');
     c1.finish({ reply: 'ok', sessionId: 'sess-ana' });
-    await eventually(async () => (await store.get(conv(), 'test'))?.session_id === 'sess-ana', 'the session of the turn running during the refused reset is saved');
-    assert.equal((await store.get(conv(), 'test'))?.author, 'test:U_ANA');
+    await eventually(async () => (await session())?.session_id === 'sess-ana', 'the session of the turn running during the refused reset is saved');
+    assert.equal((await session())?.author, 'test:U_ANA');
     // Ana herself may reset; after it the conversation is still hers (the next writer does not take it).
     await bridge.handleMessage(makeMsg({ user: ANA, text: 'new' }));
-    await eventually(async () => (await store.get(conv(), 'test')) === undefined, 'the author may reset');
+    await eventually(async () => (await session()) === undefined, 'the author may reset');
     await bridge.handleMessage(makeMsg({ user: BOB, text: 'bob writes first after the reset' }));
     const c2 = await runner.started(2);
     c2.finish({ reply: 'ok', sessionId: 'sess-2' });
-    await eventually(async () => (await store.get(conv(), 'test'))?.session_id === 'sess-2', 'second session saved');
-    assert.equal((await store.get(conv(), 'test'))?.author, 'test:U_ANA', 'the conversation stays ana\'s');
+    await eventually(async () => (await session())?.session_id === 'sess-2', 'second session saved');
+    assert.equal((await session())?.author, 'test:U_ANA', 'the conversation stays ana\'s');
     await bridge.shutdown(100);
   });
 
   it('a stored session id starting with "-" is not handed back to the agent', async () => {
     const { runner, bridge, state } = setup();
-    await state.sessions.set('test:T1:C1:', { session_id: '--dangerously-skip-permissions', profile: '/profiles/default.yaml', updated_at: 1 });
+    await state.store.set('session', 'test:T1:C1:', { session_id: '--dangerously-skip-permissions', profile: '/profiles/default.yaml', updated_at: 1 });
     await bridge.handleMessage(makeMsg({ text: 'hi' }));
     const call = await runner.started(1);
     assert.equal(call.turn.sessionId, undefined);

@@ -1,9 +1,8 @@
 /** A permission broker on a recording surface, with rules and an audit trail in memory (approvals and rule tests). */
 import type { Approvals } from '../../../src/config/types.js';
-import Keyv from 'keyv';
 import { createPermissionBroker } from '../../../src/bridge/index.js';
 import { createDelivery } from '../../../src/delivery/index.js';
-import { createAuditTrail, createKv, createRuleStore, createSqliteStore } from '../../../src/state/index.js';
+import { createMemoryStore, openState } from '../../../src/state/index.js';
 import { createMetrics } from '../../../src/bridge/metrics.js';
 import type { ActionEvent, PromptForm } from '../../../src/bridge/types.js';
 import type { UserRef } from '../../../src/delivery/surface.js';
@@ -17,10 +16,9 @@ export const bash = (command: string): PermissionRequest => ({ requestId: 'r', t
 export function rig(opts: { groupMembers?: Record<string, string[]> } = {}) {
   let n = 0;
   let clock = 10_000;
-  const kv = createKv(new Keyv(), silentLogger);
   const metrics = createMetrics();
-  const audit = createAuditTrail({ store: createSqliteStore({ file: ':memory:' }), logger: silentLogger, metrics, now: () => clock });
-  const rules = createRuleStore(kv);
+  const state = openState(createMemoryStore(), { logger: silentLogger, now: () => clock, audit: { metrics } });
+  const { rules, audit } = state;
   const surface = createRecordingSurface();
   if (opts.groupMembers) {
     const groups = opts.groupMembers;
@@ -43,5 +41,5 @@ export function rig(opts: { groupMembers?: Record<string, string[]> } = {}) {
   };
   const submit = (kind: 'reason' | 'edit', id: string, value: string, user = ANA) =>
     broker.handleFormSubmit({ platform: 'test', kind, id, value, user, notifyPrivately: async () => {} });
-  return { kv, broker, surface, rules, audit, metrics, lines, ask, act, submit, tick: (ms: number) => (clock += ms), posted: (k: number) => waitFor(() => surface.prompts().length >= k, `${k} prompts`) };
+  return { state, broker, surface, rules, audit, metrics, lines, ask, act, submit, tick: (ms: number) => (clock += ms), posted: (k: number) => waitFor(() => surface.prompts().length >= k, `${k} prompts`) };
 }

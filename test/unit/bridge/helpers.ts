@@ -1,11 +1,11 @@
 /** Shared by the bridge tests: config, messages, a controllable fake runner, fixture-agent profiles. */
-import { type BridgeState, createBridgeState, createSessionStore, createSqliteStore, type SessionStore } from '../../../src/state/index.js';
 import type { BridgeConfig } from '../../../src/config/types.js';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { ActionEvent, InboundMessage } from '../../../src/bridge/types.js';
+import { createMemoryStore, openState, type State, type StateStore } from '../../../src/state/index.js';
 import type { Conversation, UserRef } from '../../../src/delivery/surface.js';
 import { silentLogger } from '../../../src/log.js';
 import type { Profile } from '../../../src/profile/index.js';
@@ -96,13 +96,14 @@ export function click(action: ActionEvent['action'], id: string, user: UserRef):
   };
 }
 
-/** A throwaway in-memory SQLite state. */
-export function memoryState(): BridgeState {
-  return createBridgeState(createSqliteStore({ file: ':memory:' }));
+/** A throwaway in-memory state. */
+export function memoryState(): State {
+  return openState(createMemoryStore(), { logger: silentLogger });
 }
 
-export function memoryStore(): SessionStore {
-  return createSessionStore(memoryState(), silentLogger);
+/** A throwaway in-memory backend for the bridge's state (createBridge's `store`). */
+export function memoryStore(): StateStore {
+  return createMemoryStore();
 }
 
 export function result(over: Partial<RunResult> = {}): RunResult {

@@ -5,9 +5,8 @@
  */
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import Keyv from 'keyv';
 import { createBridge } from '../../../src/bridge/index.js';
-import { conversationKey, createKv, createRuleStore } from '../../../src/state/index.js';
+import { conversationKey } from '../../../src/state/index.js';
 import { ruleFor } from '../../../src/bridge/approvals/permission-rules.js';
 import type { PermissionRequest } from '../../../src/protocol/types.js';
 import { TurnbridgeError } from '../../../src/errors.js';
@@ -18,14 +17,12 @@ import { ANA, BOB, conv, fakeRunner, makeConfig, makeMsg, makeProfile, memorySto
 const bash = (command: string): PermissionRequest => ({ requestId: `r-${command}`, toolName: 'Bash', input: { command } });
 
 async function rig(surface = createRecordingSurface()) {
-  const kv = createKv(new Keyv(), silentLogger);
-  const rules = createRuleStore(kv);
   const runner = fakeRunner();
   const base = makeConfig();
   const config = makeConfig({ maxConcurrent: 1, limits: { ...base.limits, promptWaits: 1 } });
-  const bridge = createBridge({ config, logger: silentLogger, store: memoryStore(), kv, runTurn: runner.runTurn, loadProfile: async () => makeProfile({ permission: true }) });
+  const bridge = createBridge({ config, logger: silentLogger, store: memoryStore(), runTurn: runner.runTurn, loadProfile: async () => makeProfile({ permission: true }) });
   bridge.attach(surface);
-  return { kv, rules, surface, runner, bridge };
+  return { rules: bridge.state.rules, surface, runner, bridge };
 }
 
 describe('prompt parking in the bridge', () => {

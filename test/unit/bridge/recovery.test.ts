@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { createBridge } from '../../../src/bridge/index.js';
 import { silentLogger } from '../../../src/log.js';
-import { createBridgeState, createSqliteStore, type LedgerRecord } from '../../../src/state/index.js';
+import { openState, createSqliteStore, type LedgerRecord } from '../../../src/state/index.js';
 import { createRecordingSurface } from '../../fakes/recording-surface.js';
 import { ANA, BOB, click, conv, fakeRunner, freshDataDir, makeConfig, makeMsg, makeProfile, waitFor } from './helpers.js';
 
@@ -15,7 +15,7 @@ function bridgeOn(file: string, surface: ReturnType<typeof createRecordingSurfac
   const bridge = createBridge({
     config: makeConfig(),
     logger: silentLogger,
-    state: createBridgeState(createSqliteStore({ file })),
+    store: createSqliteStore({ file }),
     runTurn: runner.runTurn,
     loadProfile: async () => makeProfile({ permission: true }),
     recoverAtStart: true,
@@ -48,7 +48,7 @@ describe('ledger and recovery', () => {
     await first.bridge.handleMessage(makeMsg({ text: 'second', conversation: conv('C1', 't1') }));
     await first.bridge.handleMessage(makeMsg({ text: 'third', conversation: conv('C1', 't1') }));
 
-    const peek = createBridgeState(createSqliteStore({ file }));
+    const peek = openState(createSqliteStore({ file }), { logger: silentLogger });
     const recs = await poll(async () => {
       const all = await peek.ledger.all();
       const reply = all.find((r): r is Extract<LedgerRecord, { kind: 'reply' }> => r.kind === 'reply' && r.message.text === 'long job');
@@ -118,7 +118,7 @@ describe('ledger and recovery', () => {
     const on = () => {
       const runner = fakeRunner();
       const bridge = createBridge({
-        config, logger: silentLogger, state: createBridgeState(createSqliteStore({ file })), runTurn: runner.runTurn,
+        config, logger: silentLogger, store: createSqliteStore({ file }), runTurn: runner.runTurn,
         loadProfile: async (path) => makeProfile({ dir: path }), recoverAtStart: true,
       });
       bridge.attach(surface);
@@ -130,7 +130,7 @@ describe('ledger and recovery', () => {
     await first.bridge.handleMessage(makeMsg({ text: 'busy', conversation: dm, direct: true }));
     assert.equal((await first.runner.started(1)).profile.dir, '/dm.yaml');
     await first.bridge.handleMessage(makeMsg({ text: 'queued dm', conversation: dm, direct: true }));
-    const peek = createBridgeState(createSqliteStore({ file }));
+    const peek = openState(createSqliteStore({ file }), { logger: silentLogger });
     await poll(async () => ((await peek.queue.list('test:T1:D0ANA:')).length === 1 ? true : undefined), 'the queued DM');
     await peek.close();
     // "kill -9": the next start runs the queued DM with the DM's profile.
@@ -153,7 +153,7 @@ describe('ledger and recovery', () => {
     for (const name of ['a.txt', 'b.txt']) {
       await first.bridge.handleMessage(makeMsg({ text: `with ${name}`, attachmentRefs: [{ url: `https://files.test/${name}`, filename: name }] }));
     }
-    const peek = createBridgeState(createSqliteStore({ file }));
+    const peek = openState(createSqliteStore({ file }), { logger: silentLogger });
     await poll(async () => ((await peek.queue.list('test:T1:C1:')).length === 2 ? true : undefined), 'two queued turns');
     await peek.close();
 

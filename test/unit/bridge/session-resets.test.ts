@@ -6,9 +6,9 @@
 import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import Keyv from 'keyv';
 import { createBridge } from '../../../src/bridge/index.js';
-import { createBridgeState, createKv, createSessionResets, createSqliteStore } from '../../../src/state/index.js';
+import { createSqliteStore, openState } from '../../../src/state/index.js';
+import { memoryState } from './helpers.js';
 import { silentLogger } from '../../../src/log.js';
 import { createRecordingSurface } from '../../fakes/recording-surface.js';
 import { conv, fakeRunner, freshDataDir, makeConfig, makeMsg, makeProfile, waitFor } from './helpers.js';
@@ -21,7 +21,7 @@ function deferred() {
 
 describe('session reset marks', () => {
   it('a save under the mark read before a reset is refused; under the new mark it goes through', async () => {
-    const resets = createSessionResets(createKv(new Keyv(), silentLogger));
+    const resets = memoryState().resets;
     const before = await resets.current('K');
     assert.equal(before, '', 'never reset');
     let forgotten = 0;
@@ -39,7 +39,7 @@ describe('session reset marks', () => {
   });
 
   it('in this process a reset waits for a save in flight, and a save asked after a reset sees it', async () => {
-    const resets = createSessionResets(createKv(new Keyv(), silentLogger));
+    const resets = memoryState().resets;
     const order: string[] = [];
     const slowSave = deferred();
     const mark = await resets.current('K');
@@ -62,7 +62,7 @@ describe('a reset on another replica during a turn', () => {
       const surface = createRecordingSurface();
       const runner = fakeRunner();
       const bridge = createBridge({
-        config: makeConfig(), logger: silentLogger, state: createBridgeState(createSqliteStore({ file })),
+        config: makeConfig(), logger: silentLogger, store: createSqliteStore({ file }),
         runTurn: runner.runTurn, loadProfile: async () => makeProfile(),
       });
       bridge.attach(surface);
@@ -70,7 +70,7 @@ describe('a reset on another replica during a turn', () => {
     };
     const a = replica();
     const b = replica();
-    const peek = createBridgeState(createSqliteStore({ file }));
+    const peek = openState(createSqliteStore({ file }), { logger: silentLogger });
     const sessionNow = async () => (await peek.sessions.get('test:T1:C1:'))?.session_id;
 
     await a.bridge.handleMessage(makeMsg({ text: 'first' }));

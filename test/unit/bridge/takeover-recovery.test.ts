@@ -12,7 +12,7 @@ import { createBridge } from '../../../src/bridge/index.js';
 import { TAKEN_OVER_MESSAGE } from '../../../src/bridge/turns/recovery.js';
 import { silentLogger } from '../../../src/log.js';
 import { processStartTime } from '../../../src/runner/index.js';
-import { createBridgeState, createSqliteStore } from '../../../src/state/index.js';
+import { openState, createSqliteStore } from '../../../src/state/index.js';
 import { createRecordingSurface } from '../../fakes/recording-surface.js';
 import { conv, fakeRunner, freshDataDir, makeConfig, makeMsg, makeProfile, waitFor } from './helpers.js';
 
@@ -20,7 +20,7 @@ function replica(id: string, file: string, surface: ReturnType<typeof createReco
   const runner = fakeRunner();
   const bridge = createBridge({
     config: makeConfig({ maxConcurrent: 1 }), logger: silentLogger, replicaId: id,
-    state: createBridgeState(createSqliteStore({ file })),
+    store: createSqliteStore({ file }),
     runTurn: runner.runTurn, loadProfile: async () => makeProfile(), recoverAtStart: true,
   });
   bridge.attach(surface);
@@ -49,7 +49,7 @@ describe('takeover of a departed replica\'s ledger', () => {
     // An agent of A's, on "A's host" (here): a process group of its own.
     const agent = spawn('sleep', ['60'], { detached: true, stdio: 'ignore' });
     await waitFor(() => processStartTime(agent.pid!) !== undefined, 'the agent process');
-    const peek = createBridgeState(createSqliteStore({ file }));
+    const peek = openState(createSqliteStore({ file }), { logger: silentLogger });
     await peek.ledger.put({ kind: 'agent', id: 'agent:x', turnId: 'x', holder: 'A', pid: agent.pid!, startTime: processStartTime(agent.pid!)! });
     await waitFor(() => surface.messagesIn(conv('C1', 't1')).some((m) => m.content.text === 'half of it'), 'the partial shown');
     const queued = await peek.queue.list('test:T1:C1:t1');

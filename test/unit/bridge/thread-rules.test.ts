@@ -9,8 +9,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import Keyv from 'keyv';
-import { conversationKey, createKv, createRuleStore, parseStoredRules } from '../../../src/state/index.js';
+import { conversationKey, createMemoryStore, openState, parseStoredRules } from '../../../src/state/index.js';
 import { applies, describeRule, ruleFor, ruleMatches, ruleMeaning } from '../../../src/bridge/approvals/permission-rules.js';
 import type { PermissionRequest } from '../../../src/protocol/types.js';
 import { logCapture } from '../../fakes/log-capture.js';
@@ -177,9 +176,9 @@ describe('thread rules: what each kind matches', () => {
 describe('thread rules: stored rules from before', () => {
   it('are dropped with one warn line: a tool-wide Write no longer covers any path, an old exact rule no longer covers everyone', async () => {
     const cap = logCapture();
-    const kv = createKv(new Keyv(), cap.logger);
-    const store = createRuleStore(kv, cap.logger);
-    await kv.set(`rules:${KEY}`, [
+    const state = openState(createMemoryStore(), { logger: cap.logger });
+    const store = state.rules;
+    await state.store.set('kv', `rules:${KEY}`, [
       { rule: { kind: 'tool', tool: 'Write' }, setBy: ANA, setAt: 0 },
       { rule: { kind: 'prefix', tool: 'Bash', prefix: 'npm test' }, setBy: ANA, setAt: 0 },
     ]);
@@ -189,7 +188,7 @@ describe('thread rules: stored rules from before', () => {
     const warns = cap.lines.filter((l) => /dropped permission rules/.test(String(l.msg)));
     assert.equal(warns.length, 1, 'one line, then the store holds none of them');
     assert.equal(warns[0]!.dropped, 2);
-    assert.equal(await kv.get(`rules:${KEY}`), undefined);
+    assert.equal(await state.store.get('kv', `rules:${KEY}`), undefined);
     assert.deepEqual(parseStoredRules([{ v: 2, rule: { kind: 'tool', tool: 'Write' }, scope: { kind: 'thread' }, setBy: { platform: 'test', id: 'x' }, setAt: 0 }]).rules, [], 'no tool-wide kind at all');
   });
 });

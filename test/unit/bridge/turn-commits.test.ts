@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { createBridge } from '../../../src/bridge/index.js';
 import { BANNER_NO_PERMISSION } from '../../../src/bridge/turns/accept-message.js';
 import { silentLogger } from '../../../src/log.js';
-import { createBridgeState, createRedisStore, createSqliteStore, type StateStore, type StateWrite } from '../../../src/state/index.js';
+import { createRedisStore, createSqliteStore, type StateStore, type StateWrite } from '../../../src/state/index.js';
 import { createRecordingSurface } from '../../fakes/recording-surface.js';
 import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
 import { ANA, BOB, conv, fakeRunner, makeConfig, makeMsg, makeProfile, waitFor } from './helpers.js';
@@ -88,7 +88,7 @@ for (const [name, open] of backends) {
       const runner = fakeRunner();
       const atSpawn: Commit[][] = [];
       const bridge = createBridge({
-        config: makeConfig(), logger: silentLogger, state: createBridgeState(rec.store),
+        config: makeConfig(), logger: silentLogger, store: rec.store,
         runTurn: (...args) => {
           atSpawn.push([...rec.commits]);
           return runner.runTurn(...args);
@@ -167,7 +167,7 @@ describe('the banner and the author when the store fails', () => {
     const store: StateStore = { ...inner, write: async () => { throw new Error('disk gone'); } };
     const surface = createRecordingSurface();
     const runner = fakeRunner();
-    const bridge = createBridge({ config: makeConfig(), logger: silentLogger, state: createBridgeState(store), runTurn: runner.runTurn, loadProfile: async () => makeProfile() });
+    const bridge = createBridge({ config: makeConfig(), logger: silentLogger, store, runTurn: runner.runTurn, loadProfile: async () => makeProfile() });
     bridge.attach(surface);
     await bridge.handleMessage(makeMsg({ user: ANA }));
     (await runner.started(1)).finish({ reply: 'ok' });

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PassThrough } from 'node:stream';
 import { test } from 'node:test';
-import { createAccessGrants, createState, readAudit, type AuditEntry } from '../../../src/state/index.js';
+import { openGrants, createState, readAudit, type AuditEntry } from '../../../src/state/index.js';
 import { allowCommand } from '../../../src/cli/allow.js';
 import { silentLogger } from '../../../src/log.js';
 import { BIN, ROOT, runCli } from './cli-process.js';
@@ -22,19 +22,19 @@ function setup(t: { after(fn: () => void): void }) {
   const env = { TURNBRIDGE_DATA_DIR: dataDir, TURNBRIDGE_CONFIG: '', PATH: process.env.PATH ?? '' };
   /** What the bridge does for a stranger: a code standing for them (another store handle, as another process). */
   const codeFor = async (identity: string, name?: string) => {
-    const bridge = createAccessGrants({ dataDir }, silentLogger);
+    const bridge = openGrants({ dataDir }, silentLogger);
     const code = await bridge.pairingCode(identity, name ? { name } : {});
     await bridge.close();
     return code!;
   };
   const granted = async (identity: string) => {
-    const g = createAccessGrants({ dataDir }, silentLogger);
+    const g = openGrants({ dataDir }, silentLogger);
     const has = await g.hasAny([identity]);
     await g.close();
     return has;
   };
   const stillThere = async (code: string) => {
-    const g = createAccessGrants({ dataDir }, silentLogger);
+    const g = openGrants({ dataDir }, silentLogger);
     const who = await g.peek(code);
     await g.close();
     return who;

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { accessGrantsOn, createState } from '../../../src/state/index.js';
+import {createState } from '../../../src/state/index.js';
 import { silentLogger } from '../../../src/log.js';
 import { runCli } from './cli-process.js';
 
@@ -19,7 +19,7 @@ test('turnbridge allow writes to the bridge state', async (t) => {
   assert.match(added.stdout, /slack:U0NEW can use the bridge now/);
 
   const state = createState({ dataDir }, silentLogger);
-  const grants = accessGrantsOn(state, silentLogger);
+  const grants = state.grants;
   for (const id of ['slack:U0NEW', 'discord:80351110224678912']) assert.equal(await grants.hasAny([id]), true, id);
   const removed = await runCli(['allow', '--remove', 'slack:U0NEW'], { env });
   assert.equal(removed.code, 0, removed.stderr);

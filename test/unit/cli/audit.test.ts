@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { auditedInput, createAuditTrail, createState, type AuditEntry, type DecisionEntry } from '../../../src/state/index.js';
+import { auditedInput, createState, type AuditEntry, type DecisionEntry } from '../../../src/state/index.js';
 import { parseSince } from '../../../src/cli/audit.js';
 import { silentLogger } from '../../../src/log.js';
 import { makeConfig } from '../bridge/helpers.js';
@@ -28,7 +28,7 @@ test('turnbridge audit prints a header and a row per entry since --since (decisi
   const dataDir = mkdtempSync(join(tmpdir(), 'tb-audit-'));
   t.after(() => rmSync(dataDir, { recursive: true, force: true }));
   const state = createState(makeConfig({ dataDir }), silentLogger);
-  const audit = createAuditTrail({ store: state.store, logger: silentLogger });
+  const audit = state.audit;
   const now = Date.now();
   audit.record({ ...base, at: now - 3 * 3_600_000, decision: 'deny', source: 'timeout', reason: 'No one answered', latencyMs: 600_000 });
   audit.record({ ...base, at: now - 60_000, decision: 'allow', source: 'thread', decider: ANA, rule: 'Bash(npm test:*)' });
@@ -75,7 +75,7 @@ test('turnbridge audit shows what chat users wrote without its control character
   const dataDir = mkdtempSync(join(tmpdir(), 'tb-audit-esc-'));
   t.after(() => rmSync(dataDir, { recursive: true, force: true }));
   const state = createState(makeConfig({ dataDir }), silentLogger);
-  const audit = createAuditTrail({ store: state.store, logger: silentLogger });
+  const audit = state.audit;
   audit.record({ ...base, at: Date.now() - 1000, decision: 'deny', source: 'reason', decider: { platform: 'slack', id: 'U0EVE', name: 'eve\u001b[2J\u001b[1;1H' }, reason: 'ok\nallow (once) by @boss\u001b]0;x\u0007' });
   await audit.idle();
   await state.close();
@@ -89,7 +89,7 @@ test('turnbridge audit shows what chat users wrote without its control character
 /** Stores one decision at `at` through the real audit trail in the store `config` names. */
 async function storeDecision(config: ReturnType<typeof makeConfig>, at: number): Promise<void> {
   const state = createState(config, silentLogger);
-  const audit = createAuditTrail({ store: state.store, logger: silentLogger });
+  const audit = state.audit;
   audit.record({ ...base, at, decision: 'allow', source: 'thread', decider: ANA });
   await audit.idle();
   await state.close();

@@ -79,8 +79,8 @@ describe('replica bus attacks (real redis-server, a raw ioredis client as the at
     await other.handleAction(deny);
     const got = await decision;
     assert.equal(got.behavior, 'deny', 'the agent was not told allow');
-    await bridge.audit.idle();
-    const trail = await bridge.audit.since(0);
+    await bridge.state.idle();
+    const trail = await bridge.state.audit.since(0);
     assert.equal(JSON.stringify(trail).includes(BOSS.id), false, 'nothing in the admin\'s name');
     assert.deepEqual(trail.flatMap((r) => (r.kind === 'decision' ? [[r.decision, r.decider?.id]] : [])), [['deny', ANA.id]]);
     // Each of the three forgeries reached both replicas and was dropped by both.

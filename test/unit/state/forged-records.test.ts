@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
-import { accessGrantsOn, createRuleStore, createState, createStateKv, type BridgeState, type QueuedTurnRecord, type RejectedRecord, type StoredRule } from '../../../src/state/index.js';
+import { createState, type State, type QueuedTurnRecord, type RejectedRecord, type StoredRule } from '../../../src/state/index.js';
 import { applies, ruleFor, type RuleQuery } from '../../../src/bridge/approvals/permission-rules.js';
 import { silentLogger } from '../../../src/log.js';
 import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
@@ -21,7 +21,7 @@ import { BOB, BOSS, conv, fakeRunner, makeConfig, makeMsg, makeProfile } from '.
 
 let server: RedisServer;
 let raw: Redis;
-let state: BridgeState;
+let state: State;
 const rejected: RejectedRecord[] = [];
 const P = 'turnbridge:'; // the state's key prefix (src/state/redis-store.ts)
 
@@ -45,7 +45,7 @@ async function unsealed(key: string): Promise<string> {
 
 describe('records written into Redis without the bus key (real redis-server)', () => {
   it('a forged access grant lets nobody in: written raw, with a made-up MAC, or copied from another person\'s grant', async () => {
-    const grants = accessGrantsOn(state, silentLogger);
+    const grants = state.grants;
     assert.ok(await grants.add('slack:U0ANA', { platform: 'cli', id: 'cli' }));
     assert.equal(await grants.hasAny(['slack:U0ANA']), true, 'a grant the bridge wrote is honoured');
 
@@ -59,7 +59,7 @@ describe('records written into Redis without the bus key (real redis-server)', (
   });
 
   it('a forged rule allows nothing: a rule that allows `rm -rf ~` written raw, or a valid rule copied to another conversation', async () => {
-    const rules = createRuleStore(createStateKv(state.store, silentLogger));
+    const rules = state.rules;
     const rule: StoredRule = { v: 2, rule: ruleFor('Bash', { command: 'rm -rf ~' })!, scope: { kind: 'thread' }, setBy: { platform: 'slack', ...BOSS }, setAt: Date.now() };
     const query: RuleQuery = { toolName: 'Bash', input: { command: 'rm -rf ~' }, requester: { platform: 'slack', user: BOSS } };
     assert.equal(await rules.add('slack:T1:C1:1.1', rule), true);

@@ -8,10 +8,9 @@
  */
 import { randomInt } from 'node:crypto';
 import type { Logger } from '../log.js';
-import { createAuditTrail, type AuditPerson, type AuditTrail } from './audit.js';
-import type { BridgeState } from './bridge-state.js';
-import { createState, type StateConfig } from './create-state.js';
-import { createStateKv, type KvStore } from './kv.js';
+import type { AuditPerson, AuditTrail } from './audit.js';
+import type { Guard } from './guard.js';
+import type { StateStore } from './store.js';
 
 export interface AccessGrant {
   /** Who granted it (`cli:<shell user>`, or the admin's `platform:id`). */
@@ -36,7 +35,7 @@ export type GrantResult = 'added' | 'already' | 'failed';
 
 /**
  * Grants by `platform:id`. Never throws: a store failure is logged and reads as "not granted".
- * Adding and removing are audited (audit.ts) when the grants were made with an audit trail.
+ * Adding and removing are audited (audit.ts).
  */
 export interface AccessGrants {
   /** Whether any of these identities was granted. */
@@ -56,7 +55,6 @@ export interface AccessGrants {
   peek(code: string): Promise<PairingRequest | undefined>;
   /** Whom a pairing code stands for, and the code is used up; undefined when it is not (or no longer) there. */
   redeem(code: string): Promise<PairingRequest | undefined>;
-  close(): Promise<void>;
 }
 
 /** Code alphabet without look-alikes (no 0/O, 1/I/L). */
@@ -64,6 +62,7 @@ const CODE_CHARS = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
 export const PAIRING_CODE = /^[A-HJKMNP-Z2-9]{6}$/;
 const PAIRING_TTL_MS = 60 * 60_000;
 const NOT_GRANTED = 'treating the person as not granted';
+const NS = 'kv';
 
 const pairKey = (code: string): string => `access-pair:${code.toUpperCase()}`;
 /** Where a person's grant lives in the state's kv. */
@@ -79,14 +78,16 @@ function readPairing(v: unknown): PairingRequest | undefined {
   return { identity: e.identity, ...(typeof e.name === 'string' ? { name: e.name } : {}), at: typeof e.at === 'number' ? e.at : 0 };
 }
 
-/**
- * Grants on a KvStore (the bridge state's, or an in-memory one in tests); `audit` records every
- * grant and removal (awaited: a CLI exits after it).
- */
-export function grantsOnKv(kv: KvStore, opts: { now?: () => number; close?: () => Promise<void>; audit?: AuditTrail } = {}): AccessGrants {
-  const now = opts.now ?? Date.now;
+/** Grants and pairing codes in the `kv` namespace; every grant and removal audited (awaited: a CLI exits after it). */
+export function grantsOn(store: StateStore, guard: Guard, audit: AuditTrail, now: () => number): AccessGrants {
+  const get = (key: string) => guard.run('read grant', key, () => store.get<unknown>(NS, key), undefined, NOT_GRANTED);
+  const set = (key: string, value: unknown, ttlMs?: number) => guard.run('write grant', key, async () => {
+    await store.set(NS, key, value, ttlMs);
+    return true;
+  }, false, NOT_GRANTED);
+  const del = (key: string) => guard.run('remove grant', key, () => store.delete(NS, key), false, NOT_GRANTED);
   const has = async (id: string) => {
-    const g = await kv.get<AccessGrant>(grantKey(id));
+    const g = await get(grantKey(id));
     return Boolean(g && typeof g === 'object');
   };
   return {
@@ -98,17 +99,17 @@ export function grantsOnKv(kv: KvStore, opts: { now?: () => number; close?: () =
       if (await has(id)) return 'already';
       const via = how.via ?? (by.platform === 'cli' ? 'cli' : 'chat');
       const grant: AccessGrant = { by: grantor(by), at: now(), via, ...(how.name ? { name: how.name } : {}) };
-      if (!(await kv.set(grantKey(id), grant))) return 'failed';
-      await opts.audit?.append({ kind: 'grant', at: grant.at, identity: id, ...(how.name ? { name: how.name } : {}), by, via });
+      if (!(await set(grantKey(id), grant))) return 'failed';
+      await audit.append({ kind: 'grant', at: grant.at, identity: id, ...(how.name ? { name: how.name } : {}), by, via });
       return 'added';
     },
     async remove(id, by) {
-      const gone = await kv.delete(grantKey(id));
-      if (gone) await opts.audit?.append({ kind: 'grant-removed', at: now(), identity: id, by });
+      const gone = await del(grantKey(id));
+      if (gone) await audit.append({ kind: 'grant-removed', at: now(), identity: id, by });
       return gone;
     },
     async list() {
-      const rows = await kv.entries?.<AccessGrant>(GRANT_PREFIX);
+      const rows = await guard.run('list grants', GRANT_PREFIX, async () => (await store.entries<AccessGrant>(NS)).filter((e) => e.key.startsWith(GRANT_PREFIX)), undefined, NOT_GRANTED);
       if (!rows) return undefined;
       return rows.filter((r) => r.value && typeof r.value === 'object')
         .map((r) => ({ ...r.value, identity: r.key.slice(GRANT_PREFIX.length) }))
@@ -117,63 +118,16 @@ export function grantsOnKv(kv: KvStore, opts: { now?: () => number; close?: () =
     async pairingCode(id, who = {}) {
       const code = Array.from({ length: 6 }, () => CODE_CHARS[randomInt(CODE_CHARS.length)]).join('');
       const entry: PairingRequest = { identity: id, ...(who.name ? { name: who.name } : {}), at: now() };
-      return (await kv.set(pairKey(code), entry, PAIRING_TTL_MS)) ? code : undefined;
+      return (await set(pairKey(code), entry, PAIRING_TTL_MS)) ? code : undefined;
     },
     async peek(code) {
-      return readPairing(await kv.get(pairKey(code)));
+      return readPairing(await get(pairKey(code)));
     },
     async redeem(code) {
-      const entry = readPairing(await kv.get(pairKey(code)));
+      const entry = readPairing(await get(pairKey(code)));
       if (!entry) return undefined;
       // Whoever removes it redeems it: two `turnbridge allow CODE` at once grant once.
-      return (await kv.delete(pairKey(code))) ? entry : undefined;
-    },
-    close: async () => {
-      await opts.close?.();
-    },
-  };
-}
-
-/** The bridge's grants, on its state (closed by its owner, not here). */
-export function accessGrantsOn(state: BridgeState, logger: Logger, opts: { now?: () => number; audit?: AuditTrail } = {}): AccessGrants {
-  const kv = createStateKv(state.store, logger.child({ component: 'access-grants' }), { what: NOT_GRANTED });
-  const audit = opts.audit ?? createAuditTrail({ store: state.store, logger, ...(opts.now ? { now: opts.now } : {}) });
-  return grantsOnKv(kv, { ...opts, audit });
-}
-
-/**
- * Grants for a process that has no bridge state of its own (`turnbridge allow`, tests): opens the
- * state on first use (a data dir that cannot be made reads as "not saved", with the reason logged)
- * and closes it on close().
- */
-export function createAccessGrants(config: StateConfig, logger: Logger, opts: { now?: () => number } = {}): AccessGrants {
-  let opened: { state: BridgeState; grants: AccessGrants } | undefined;
-  let failed = false;
-  const log = logger.child({ component: 'access-grants' });
-  const open = (): AccessGrants | undefined => {
-    if (!opened && !failed) {
-      try {
-        const state = createState(config, logger);
-        opened = { state, grants: accessGrantsOn(state, logger, opts) };
-      } catch (err) {
-        failed = true;
-        log.error({ err }, `the bridge state could not be opened; ${NOT_GRANTED}`);
-      }
-    }
-    return opened?.grants;
-  };
-  return {
-    hasAny: async (ids) => (await open()?.hasAny(ids)) ?? false,
-    add: async (id, by, how) => (await open()?.add(id, by, how)) ?? 'failed',
-    remove: async (id, by) => (await open()?.remove(id, by)) ?? false,
-    list: async () => open()?.list(),
-    pairingCode: async (id, who) => open()?.pairingCode(id, who),
-    peek: async (code) => open()?.peek(code),
-    redeem: async (code) => open()?.redeem(code),
-    async close() {
-      if (!opened) return;
-      await opened.grants.close();
-      await opened.state.close().catch(() => undefined);
+      return (await del(pairKey(code))) ? entry : undefined;
     },
   };
 }

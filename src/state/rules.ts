@@ -1,7 +1,7 @@
 /**
  * Per-conversation permission rules, kept in the bridge's store next to the session (key
  * `rules:<conversation>`), so they survive restarts and are shared by replicas on Redis. `new` /
- * `reset` forgets them (and the once-only notices: conversation-claims.ts).
+ * `reset` forgets them (and the once-only notices: conversations.ts).
  *
  * What a rule matches and how a prompt shows it is behaviour (bridge/permission-rules.ts); here is
  * the shape it is kept in. Rules stored before shape version 2 are dropped the first time the
@@ -9,7 +9,8 @@
  */
 import type { Logger } from '../log.js';
 import { canonical } from './audit.js';
-import type { KvStore } from './kv.js';
+import { createKeyChains, type Guard } from './guard.js';
+import type { StateStore } from './store.js';
 
 export type PermissionRule =
   | { kind: 'prefix'; tool: string; words: [string, string]; options: string[] }
@@ -83,7 +84,7 @@ export function parseStoredRules(v: unknown): { rules: StoredRule[]; dropped: nu
 /** Most rules one conversation keeps (the oldest go first). */
 export const MAX_RULES_PER_CONVERSATION = 50;
 
-export interface RuleStore {
+export interface Rules {
   list(conversation: string): Promise<StoredRule[]>;
   /** The first stored rule `answers` accepts (bridge/permission-rules.ts `applies`: it matches, and covers the person asking). */
   find(conversation: string, answers: (rule: StoredRule) => boolean): Promise<StoredRule | undefined>;
@@ -93,19 +94,20 @@ export interface RuleStore {
   clear(conversation: string): Promise<number>;
 }
 
+const NS = 'kv';
 const rulesKey = (c: string) => `rules:${c}`;
 
-export function createRuleStore(kv: KvStore, logger?: Logger): RuleStore {
+export function rulesOn(store: StateStore, guard: Guard, logger: Logger): Rules {
   // One writer per conversation at a time in this process, so two quick clicks both land.
-  const chains = new Map<string, Promise<unknown>>();
-  function serial<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const next = (chains.get(key) ?? Promise.resolve()).then(fn, fn);
-    chains.set(key, next);
-    void next.finally(() => { if (chains.get(key) === next) chains.delete(key); });
-    return next;
-  }
+  const serial = createKeyChains();
+  const get = (c: string) => guard.run('read rules', c, () => store.get<unknown>(NS, rulesKey(c)), undefined);
+  const put = (c: string, rules: StoredRule[]) => guard.run('store rules', c, async () => {
+    await store.set(NS, rulesKey(c), rules);
+    return true;
+  }, false);
+  const drop = (c: string) => guard.run('clear rules', c, () => store.delete(NS, rulesKey(c)), false);
   async function read(c: string): Promise<{ rules: StoredRule[]; dropped: number }> {
-    return parseStoredRules(await kv.get(rulesKey(c)));
+    return parseStoredRules(await get(c));
   }
   async function list(c: string): Promise<StoredRule[]> {
     const got = await read(c);
@@ -114,9 +116,9 @@ export function createRuleStore(kv: KvStore, logger?: Logger): RuleStore {
     return serial(c, async () => {
       const again = await read(c);
       if (again.dropped === 0) return again.rules;
-      logger?.warn({ conversation: c, dropped: again.dropped, kept: again.rules.length }, 'dropped permission rules stored before rules were per person and byte-exact; matching requests ask again');
-      if (again.rules.length === 0) await kv.delete(rulesKey(c));
-      else await kv.set(rulesKey(c), again.rules);
+      logger.warn({ conversation: c, dropped: again.dropped, kept: again.rules.length }, 'dropped permission rules stored before rules were per person and byte-exact; matching requests ask again');
+      if (again.rules.length === 0) await drop(c);
+      else await put(c, again.rules);
       return again.rules;
     });
   }
@@ -130,13 +132,13 @@ export function createRuleStore(kv: KvStore, logger?: Logger): RuleStore {
         const { rules } = await read(c);
         if (rules.some((r) => sameRule(r, rule))) return true;
         rules.push(rule);
-        return kv.set(rulesKey(c), rules.slice(-MAX_RULES_PER_CONVERSATION));
+        return put(c, rules.slice(-MAX_RULES_PER_CONVERSATION));
       });
     },
     clear(c) {
       return serial(c, async () => {
         const n = (await read(c)).rules.length;
-        await kv.delete(rulesKey(c));
+        await drop(c);
         return n;
       });
     },

@@ -1,6 +1,6 @@
 /**
- * A conversation's reset mark, `session-reset:<conversation>` on the bridge's kv (the bridge
- * state: shared by every replica). `new` / `reset` removes the session, then writes a fresh mark.
+ * A conversation's reset mark, `session-reset:<conversation>` in the `kv` namespace (shared by
+ * every replica). `new` / `reset` removes the session, then writes a fresh mark.
  * A turn reads the mark before it reads its session and hands it back when the agent reports a
  * session id: the id is saved only while the mark is unchanged. So a reset, on this replica or
  * on another, keeps a turn that was already running from bringing the old session back.
@@ -13,10 +13,11 @@
  * between them (within one round trip) is not seen.
  */
 import { randomUUID } from 'node:crypto';
-import type { KvStore } from './kv.js';
+import { createKeyChains, type Guard } from './guard.js';
+import type { StateStore } from './store.js';
 
-export interface SessionResets {
-  /** The conversation's mark now ('' if it was never reset): read before its session. */
+export interface ResetMarks {
+  /** The conversation's mark now ('' if it was never reset, or the store failed): read before its session. */
   current(conversation: string): Promise<string>;
   /** `new` / `reset`: `forget` (the session's removal), then a fresh mark, as one step here. */
   reset<T>(conversation: string, forget: () => Promise<T>): Promise<T>;
@@ -28,25 +29,17 @@ export interface SessionResets {
 export const RESET_MARK_TTL_MS = 30 * 24 * 3600_000;
 const markKey = (c: string) => `session-reset:${c}`;
 
-export function createSessionResets(kv: KvStore): SessionResets {
-  const chains = new Map<string, Promise<unknown>>();
-  /** Run `step` after the conversation's earlier steps here; the entry goes once the chain is idle. */
-  function inTurn<T>(c: string, step: () => Promise<T>): Promise<T> {
-    const next = (chains.get(c) ?? Promise.resolve()).then(step, step);
-    chains.set(c, next);
-    const idle = () => { if (chains.get(c) === next) chains.delete(c); };
-    next.then(idle, idle);
-    return next;
-  }
+export function resetMarksOn(store: StateStore, guard: Guard): ResetMarks {
+  const inTurn = createKeyChains();
   const current = async (c: string) => {
-    const v = await kv.get<unknown>(markKey(c));
+    const v = await guard.run('read reset mark', c, () => store.get<unknown>('kv', markKey(c)), undefined);
     return typeof v === 'string' ? v : '';
   };
   return {
     current,
     reset: (c, forget) => inTurn(c, async () => {
       const forgotten = await forget();
-      await kv.set(markKey(c), randomUUID(), RESET_MARK_TTL_MS);
+      await guard.run('mark reset', c, () => store.set('kv', markKey(c), randomUUID(), RESET_MARK_TTL_MS), undefined);
       return forgotten;
     }),
     saveUnlessReset: (c, mark, save) => inTurn(c, async () => {

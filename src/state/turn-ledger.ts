@@ -4,13 +4,13 @@
  * goes through one chain per turn, in order; journal writes coalesce (the latest wins).
  */
 import type { ReplyJournal } from '../delivery/types.js';
-import type { BridgeState } from './bridge-state.js';
-import type { GuardedOps } from './kv.js';
+import type { Guard } from './guard.js';
+import { ledgerWrites as w } from './ledger.js';
 import type { LedgerRecord } from './records.js';
-import type { StateWrite } from './store.js';
+import type { StateStore, StateWrite } from './store.js';
 import { toStored, type ReceivedMessage } from './stored-message.js';
 
-export interface TurnRecorder {
+export interface TurnLedger {
   /**
    * Accepted: in its conversation's queue, and its reply in the ledger, on disk before anything is
    * shown. `also`: other writes of the acceptance, in the same commit; resolves their results
@@ -28,19 +28,21 @@ export interface TurnRecorder {
   finished(): Promise<void>;
 }
 
-/** What the recorder writes with: the state, this replica's id, the clock and the bridge's guard (a failed write is logged). */
-export interface RecorderDeps {
-  state: BridgeState;
-  holder: string;
-  now: () => number;
-  guarded: GuardedOps['run'];
+/** `marker`: what the reply's live message carries (its Stop button's id), when the platform has buttons. */
+export interface TurnLedgerInit {
+  id: string;
+  /** The conversation key. */
+  key: string;
+  msg: ReceivedMessage;
+  enqueuedAt: number;
+  marker?: string;
 }
 
-/** `marker`: what the reply's live message carries (its Stop button's id), when the platform has buttons. */
-export function createTurnRecorder(ctx: RecorderDeps, t: { id: string; key: string; msg: ReceivedMessage; enqueuedAt: number; marker?: string }): TurnRecorder {
+/** A turn's records; `holder`: this replica's id, `marker`: what the reply's live message carries (its Stop button's id). */
+export function turnLedgerOn(store: StateStore, guard: Guard, holder: string, now: () => number, t: TurnLedgerInit): TurnLedger {
   const message = toStored(t.msg);
   const reply: Extract<LedgerRecord, { kind: 'reply' }> = {
-    kind: 'reply', id: t.id, holder: ctx.holder, turn: 'queued', message, author: t.msg.user, journal: { parts: [] }, updatedAt: ctx.now(),
+    kind: 'reply', id: t.id, holder, turn: 'queued', message, author: t.msg.user, journal: { parts: [] }, updatedAt: now(),
     ...(t.marker ? { marker: t.marker } : {}),
   };
   const agentId = `agent:${t.id}`;
@@ -49,21 +51,20 @@ export function createTurnRecorder(ctx: RecorderDeps, t: { id: string; key: stri
   let done = false;
   let hadAgent = false;
   const write = (op: string, fn: () => Promise<unknown>): Promise<void> => {
-    chain = chain.then(() => ctx.guarded(op, t.id, async () => void (await fn()), undefined));
+    chain = chain.then(() => guard.run(op, t.id, async () => void (await fn()), undefined));
     return chain;
   };
-  const w = ctx.state.writes;
   const stamped = () => {
-    reply.updatedAt = ctx.now();
+    reply.updatedAt = now();
     return reply;
   };
-  const putReply = () => ctx.state.ledger.put(stamped());
+  const commit = (writes: StateWrite[]) => store.write(writes);
   return {
     async queued(also = []) {
-      // One commit: the queue entry, its reply record and the caller's writes (see BridgeState.writes).
+      // One commit: the queue entry, its reply record and the caller's writes (state.writes).
       let results: boolean[] | undefined;
       await write('record queued turn', async () => {
-        results = (await ctx.state.write([w.queuePush(t.key, { turnId: t.id, holder: ctx.holder, message, enqueuedAt: t.enqueuedAt }), w.ledgerPut(stamped()), ...also])).slice(2);
+        results = (await commit([w.queuePush(t.key, { turnId: t.id, holder, message, enqueuedAt: t.enqueuedAt }), w.ledgerPut(stamped()), ...also])).slice(2);
       });
       return results;
     },
@@ -73,23 +74,23 @@ export function createTurnRecorder(ctx: RecorderDeps, t: { id: string; key: stri
       journalQueued = true;
       void write('record reply', async () => {
         journalQueued = false;
-        if (!done) await putReply();
+        if (!done) await commit([w.ledgerPut(stamped())]);
       });
     },
     started() {
       reply.turn = 'running';
-      return write('record turn start', () => ctx.state.write([w.ledgerPut(stamped()), w.queueRemove(t.key, t.id)]));
+      return write('record turn start', () => commit([w.ledgerPut(stamped()), w.queueRemove(t.key, t.id)]));
     },
     agent(pid, startTime) {
       hadAgent = true;
-      void write('record agent', () => ctx.state.ledger.put({ kind: 'agent', id: agentId, turnId: t.id, holder: ctx.holder, pid, startTime }));
+      void write('record agent', () => commit([w.ledgerPut({ kind: 'agent', id: agentId, turnId: t.id, holder, pid, startTime })]));
     },
     agentEnded() {
-      if (hadAgent) void write('forget agent', () => ctx.state.ledger.remove(agentId));
+      if (hadAgent) void write('forget agent', () => store.delete('ledger', agentId));
     },
     finished() {
       done = true;
-      return write('forget turn', () => ctx.state.write([w.queueRemove(t.key, t.id), ...(hadAgent ? [w.ledgerRemove(agentId)] : []), w.ledgerRemove(t.id)]));
+      return write('forget turn', () => commit([w.queueRemove(t.key, t.id), ...(hadAgent ? [w.ledgerRemove(agentId)] : []), w.ledgerRemove(t.id)]));
     },
   };
 }
