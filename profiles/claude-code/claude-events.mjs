@@ -1,5 +1,7 @@
 // Claude Code stream-json (print mode, --include-partial-messages) -> AgentProc wire 0.4 events.
 import { short, shownPath, createThinking, finite, usageFrom } from '../lib/cli-events.mjs';
+import { createTaskLine } from '../lib/task-line.mjs';
+import { createClaudeTasks } from './claude-tasks.mjs';
 
 /** One short line for a tool call ("Running Bash: npm test", "Editing src/x.ts"); never the raw input. */
 export function describeTool(name, input, cwd = process.cwd()) {
@@ -17,7 +19,11 @@ export function describeTool(name, input, cwd = process.cwd()) {
     case 'WebFetch': return i.url ? `Fetching ${short(i.url)}` : 'Fetching a page';
     case 'WebSearch': return i.query ? `Searching the web: ${short(i.query)}` : 'Searching the web';
     case 'Task': case 'Agent': return i.description ? `Starting agent: ${short(i.description)}` : 'Starting an agent';
-    case 'TodoWrite': return 'Updating the plan';
+    case 'AskUserQuestion': {
+      const q = Array.isArray(i.questions) ? i.questions.find((x) => x && typeof x.question === 'string') : undefined;
+      return q ? `Asking: ${short(q.question)}` : 'Asking a question';
+    }
+    case 'ExitPlanMode': return 'Presenting the plan';
     default: {
       const m = /^mcp__(.+?)__(.+)$/.exec(String(name));
       return m ? `Calling ${m[1]}/${m[2]}` : `Using ${short(name)}`;
@@ -69,25 +75,50 @@ export function retryLine(ev) {
   return `${what}${why}, retrying${count}…`;
 }
 
+const fromSubagent = (ev) => typeof ev.parent_tool_use_id === 'string' && ev.parent_tool_use_id !== '';
+
 /**
  * A stateful translator. Text and thinking stream from stream_event deltas; a whole `assistant`
  * message only adds text when its deltas were not seen (CLI without partial messages). Tool use
- * becomes one thinking line. Sub-agent (parent_tool_use_id) text stays out of the reply.
+ * becomes one thinking line; task tools become the task line (lib/task-line.mjs). Sub-agent
+ * (parent_tool_use_id) text and tasks stay out of the reply.
  */
 export function createClaudeTranslator(emit, { cwd = process.cwd() } = {}) {
   const streamed = new Set(); // message ids whose content arrived as deltas
   let currentMessageId = null;
   let outputSoFar = '';
+  let saidSinceTool = ''; // the answer text since the last tool call (a plan the model wrote out)
+  const plans = new Map(); // ExitPlanMode tool_use id -> { called, said }
   let pendingBreak = false;
   const thinking = createThinking(emit);
+  const tasks = createClaudeTasks();
+  const taskLine = createTaskLine(thinking);
 
   const output = (text) => {
     if (!text) return;
     if (pendingBreak && outputSoFar && !outputSoFar.endsWith('\n\n')) text = (outputSoFar.endsWith('\n') ? '\n' : '\n\n') + text;
     pendingBreak = false;
     outputSoFar += text;
+    saidSinceTool += text;
     emit.partial(text, 'output');
   };
+
+  function onToolUse(b) {
+    if (b.name === 'ExitPlanMode') plans.set(b.id, { called: b.input?.plan, said: saidSinceTool });
+    saidSinceTool = '';
+    if (!tasks.onToolUse(b)) thinking.line(describeTool(b.name, b.input, cwd));
+  }
+
+  /** claude's answers to tool calls: task tools' results update the task line. */
+  function onUser(ev) {
+    const blocks = Array.isArray(ev.message?.content) ? ev.message.content : [];
+    const results = blocks.filter((b) => b && b.type === 'tool_result');
+    // tool_use_result (claude's structured result) belongs to the event's one tool_result.
+    const structured = results.length === 1 ? ev.tool_use_result : undefined;
+    let changed = false;
+    for (const r of results) if (tasks.onToolResult(r.tool_use_id, r.is_error === true, structured)) changed = true;
+    if (changed) taskLine.show(tasks.items());
+  }
 
   function onStreamEvent(ev) {
     const e = ev.event;
@@ -115,18 +146,24 @@ export function createClaudeTranslator(emit, { cwd = process.cwd() } = {}) {
     // result with is_error and the same text: the error event carries it, the answer must not.
     if (ev.is_api_error_message === true || msg.model === '<synthetic>') return;
     const blocks = Array.isArray(msg.content) ? msg.content : [];
-    const fromSubagent = typeof ev.parent_tool_use_id === 'string' && ev.parent_tool_use_id !== '';
+    const subagent = fromSubagent(ev);
     const sawDeltas = msg.id != null && streamed.has(msg.id);
     for (const b of blocks) {
       if (!b || typeof b !== 'object') continue;
-      if (b.type === 'tool_use') thinking.line(describeTool(b.name, b.input, cwd));
-      else if (fromSubagent || sawDeltas) continue;
+      if (b.type === 'tool_use') {
+        if (subagent) thinking.line(describeTool(b.name, b.input, cwd));
+        else onToolUse(b);
+      } else if (subagent || sawDeltas) continue;
       else if (b.type === 'text') { pendingBreak = true; output(b.text); }
       else if (b.type === 'thinking') thinking.text(b.thinking);
     }
   }
 
   return {
+    /** What the stream showed of the plan of an ExitPlanMode call: { called, said }. */
+    planHint(toolUseId) {
+      return plans.get(toolUseId) ?? {};
+    },
     /** Handle one CLI event; returns 'result' | 'error' when it ended the turn. */
     handle(ev) {
       if (typeof ev.session_id === 'string') emit.noteSessionId(ev.session_id);
@@ -135,10 +172,13 @@ export function createClaudeTranslator(emit, { cwd = process.cwd() } = {}) {
           if (ev.subtype === 'api_retry') thinking.line(retryLine(ev));
           return null;
         case 'stream_event':
-          if (typeof ev.parent_tool_use_id === 'string' && ev.parent_tool_use_id !== '') return null;
+          if (fromSubagent(ev)) return null;
           onStreamEvent(ev);
           return null;
         case 'assistant': onAssistant(ev); return null;
+        case 'user':
+          if (!fromSubagent(ev)) onUser(ev);
+          return null;
         case 'result': {
           const usage = claudeUsage(ev);
           const err = resultError(ev);

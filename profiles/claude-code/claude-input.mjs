@@ -36,9 +36,11 @@ export function buildClaudeArgs(turn, env) {
   }
   const allowed = envList(env, 'CLAUDE_ALLOWED_TOOLS');
   if (allowed.length) args.push('--allowedTools', allowed.join(','));
+  // Questions reach the chat as permission requests; without that channel claude could only
+  // deny them itself, so unattended turns keep AskUserQuestion off (the model asks in its reply).
   // CLAUDE_DISALLOW_TOOLS is the name the AgentProc hub's claude-code profile uses.
-  const disallowed = [...new Set(['AskUserQuestion', ...envList(env, 'CLAUDE_DISALLOWED_TOOLS'), ...envList(env, 'CLAUDE_DISALLOW_TOOLS')])];
-  args.push('--disallowedTools', disallowed.join(','));
+  const disallowed = [...new Set([...(turn.permission ? [] : ['AskUserQuestion']), ...envList(env, 'CLAUDE_DISALLOWED_TOOLS'), ...envList(env, 'CLAUDE_DISALLOW_TOOLS')])];
+  if (disallowed.length) args.push('--disallowedTools', disallowed.join(','));
   const model = envValue(env, 'CLAUDE_MODEL');
   if (model) args.push('--model', model);
   const maxTurns = envValue(env, 'CLAUDE_MAX_TURNS');

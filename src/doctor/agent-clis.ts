@@ -1,6 +1,6 @@
 /**
- * What the doctor knows about the agent CLIs behind the ready profiles (profiles/claude-code,
- * codex, gemini-cli): the binary the wrapper runs, the keys that log it in, and where its own
+ * What the doctor knows about the agent CLIs behind the ready profiles (profiles/claude-code and
+ * claude-code-plan, codex, gemini-cli): the binary the wrapper runs, the keys that log it in, and where its own
  * login is stored. Matched on the profile's `name`.
  */
 import { homedir } from 'node:os';
@@ -20,14 +20,18 @@ export interface AgentCli {
 
 const home = (env: NodeJS.ProcessEnv) => env.HOME || homedir();
 
+const claude: AgentCli = {
+  binEnv: 'CLAUDE_BIN', bin: 'claude', keys: ['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN'],
+  // On macOS claude keeps its login in the keychain, which the doctor does not read.
+  loginFiles: (env) => (process.platform === 'darwin' ? undefined : [join(home(env), '.claude', '.credentials.json')]),
+  login: 'run `claude` once and sign in (or `claude setup-token`), or set ANTHROPIC_API_KEY',
+  install: 'npm i -g @anthropic-ai/claude-code',
+};
+
 export const AGENT_CLIS: Readonly<Record<string, AgentCli>> = {
-  'claude-code': {
-    binEnv: 'CLAUDE_BIN', bin: 'claude', keys: ['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN'],
-    // On macOS claude keeps its login in the keychain, which the doctor does not read.
-    loginFiles: (env) => (process.platform === 'darwin' ? undefined : [join(home(env), '.claude', '.credentials.json')]),
-    login: 'run `claude` once and sign in (or `claude setup-token`), or set ANTHROPIC_API_KEY',
-    install: 'npm i -g @anthropic-ai/claude-code',
-  },
+  'claude-code': claude,
+  // profiles/claude-code-plan: the claude-code wrapper in plan mode.
+  'claude-code-plan': claude,
   codex: {
     binEnv: 'CODEX_BIN', bin: 'codex', keys: ['OPENAI_API_KEY'],
     loginFiles: (env) => [join(env.CODEX_HOME || join(home(env), '.codex'), 'auth.json')],

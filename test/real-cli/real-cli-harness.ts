@@ -104,13 +104,17 @@ export class RealCliWorld<Api extends ModelApiServer> {
     return { ...common, ...perCli[this.name], ...extra };
   }
 
-  /** One turn through loadProfile() + run(), as the bridge runs it. */
-  async turn(turn: TurnInput, { handlers = {}, env = {}, signal, profile = {}, box = true }: { handlers?: RunHandlers; env?: Record<string, string>; signal?: AbortSignal; profile?: Partial<Profile>; box?: boolean } = {}): Promise<TurnRun> {
+  /**
+   * One turn through loadProfile() + run(), as the bridge runs it; `variant` names another
+   * shipped profile of this CLI (e.g. 'claude-code-plan').
+   */
+  async turn(turn: TurnInput, { handlers = {}, env = {}, signal, profile = {}, box = true, variant }: { handlers?: RunHandlers; env?: Record<string, string>; signal?: AbortSignal; profile?: Partial<Profile>; box?: boolean; variant?: string } = {}): Promise<TurnRun> {
+    const base = variant ? { ...(await loadProfile(join(ROOT, 'profiles', variant, 'profile.yaml'))), cwd: this.home } : this.profile;
     const warnings: string[] = [];
     const logger = pino({ level: 'warn' }, { write: (line: string) => { warnings.push(String(JSON.parse(line).msg)); } });
     let stderr = '';
     let pid: number | undefined;
-    const result = await run(this.boxed({ ...this.profile, ...profile }), turn, {
+    const result = await run(this.boxed({ ...base, ...profile }), turn, {
       ...handlers,
       onStderr: (c) => { stderr += c; handlers.onStderr?.(c); },
       onSpawn: (p) => { pid = p; handlers.onSpawn?.(p); },
@@ -181,4 +185,9 @@ export function answer(r: RunResult): string {
 /** The thinking partials joined. */
 export function thinking(r: RunResult): string {
   return r.partials.filter((p) => p.role === 'thinking').map((p) => p.text).join('');
+}
+
+/** The task lines among the thinking (lines starting with a task glyph, profiles/lib/task-line.mjs), in order. */
+export function taskLines(r: RunResult): string[] {
+  return thinking(r).split('\n').filter((l) => /^[◐☐☑]/.test(l));
 }

@@ -1,7 +1,7 @@
 // Scenarios every real CLI goes through the same way (resume, Stop mid-request, a tool call the
 // model answers from), asserted once here and called from each CLI's suite.
 import assert from 'node:assert/strict';
-import type { ModelApiServer, ModelReply } from '../fakes/model-apis/index.js';
+import type { ModelApiServer, ModelCall, ModelReply } from '../fakes/model-apis/index.js';
 import { answer, type RealCliWorld, type TurnRun } from './real-cli-harness.js';
 
 type World = RealCliWorld<ModelApiServer>;
@@ -17,6 +17,19 @@ export async function okTurn(world: World, ...args: Parameters<World['turn']>): 
 export function toolThenAnswer(world: World, tool: ModelReply['tool']): void {
   const start = world.api.modelCalls.length;
   world.api.script = ({ index, toolResults }) => (index === start ? { tool } : { text: `Tool said: ${toolResults.join(' | ')}` });
+}
+
+/**
+ * The model's next calls answered in order by `steps` (a reply, or a function of the call for
+ * one that depends on the request); after them it answers "Tool said: <the tool results>".
+ */
+export function scriptSteps(world: World, steps: Array<ModelReply | ((call: ModelCall) => ModelReply)>): void {
+  const start = world.api.modelCalls.length;
+  world.api.script = (call) => {
+    const step = steps[call.index - start];
+    if (step === undefined) return { text: `Tool said: ${call.toolResults.join(' | ')}` };
+    return typeof step === 'function' ? step(call) : step;
+  };
 }
 
 /** Two turns; the second resumes the first's session id, keeps it, and the API sees the first turn. */

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MANIFEST_SCOPES } from '../../fakes/slack/index.js';
-import { CHANNEL, CLAUDE_PROFILE, makeDoctorRig, routesYaml, runDoctorCommand, type DoctorRig } from './doctor-rig.js';
+import { CHANNEL, CLAUDE_PROFILE, ROOT, makeDoctorRig, routesYaml, runDoctorCommand, type DoctorRig } from './doctor-rig.js';
 import { runCli } from '../../unit/cli/cli-process.js';
 import { startRedisServer } from '../../fakes/redis-server.js';
 import { TEST_BUS_KEY } from '../../fixtures/bus-key.js';
@@ -85,6 +85,14 @@ describe('turnbridge doctor', () => {
     await exactlyOne({ CLAUDE_BIN: '/nonexistent/bin/claude' },
       /^✗ profiles\/claude-code\/profile\.yaml: the claude CLI is not installed \("\/nonexistent\/bin\/claude" not found\)$/,
       /^fix: npm i -g @anthropic-ai\/claude-code, or set CLAUDE_BIN to its path$/);
+  });
+
+  it('the claude-code-plan profile is checked like claude-code (its CLI and login)', async () => {
+    const plan = join(ROOT, 'profiles/claude-code-plan/profile.yaml');
+    const file = join(rig.dir, 'turnbridge-plan.yaml');
+    writeFileSync(file, routesYaml(CHANNEL, rig.discord.world.general.id).replaceAll(CLAUDE_PROFILE, plan));
+    await exactlyOne({ TURNBRIDGE_CONFIG: file, TURNBRIDGE_PROFILE: plan, ANTHROPIC_API_KEY: '' },
+      /^✗ profiles\/claude-code-plan\/profile\.yaml: claude is not logged in and no ANTHROPIC_API_KEY \/ CLAUDE_CODE_OAUTH_TOKEN is set$/, /^fix: run `claude` once and sign in/);
   });
 
   it('store not writable: the data dir cannot be made', async () => {

@@ -62,11 +62,12 @@ async function permissionRun(response: Record<string, unknown>) {
   return { r, requests, control };
 }
 
-test('claude: permission true uses --permission-prompt-tool stdio; allow without updated_input sends the original input', async () => {
+test('claude: permission true uses --permission-prompt-tool stdio and lets questions through; allow without updated_input sends the original input', async () => {
   const { r, requests, control } = await permissionRun({ behavior: 'allow' });
   assert.equal(r.code, 0, r.stderr);
   const argv = argvOf(r.log);
-  assert.deepEqual(argv, [...BASE_ARGV, '--permission-prompt-tool', 'stdio', '--permission-mode', 'default', '--disallowedTools', 'AskUserQuestion']);
+  // AskUserQuestion is allowed: a question reaches the chat as a permission request.
+  assert.deepEqual(argv, [...BASE_ARGV, '--permission-prompt-tool', 'stdio', '--permission-mode', 'default']);
   assert.deepEqual(requests, [{
     type: 'permission_request', request_id: 'req-7f3a', tool_name: 'Bash', input: { command: 'rm -f notes.txt', description: 'Remove notes' },
     description: 'Running Bash: rm -f notes.txt', tool_use_id: 'toolu_p1', session_id: SID,

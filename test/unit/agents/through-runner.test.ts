@@ -54,6 +54,28 @@ test('profiles/claude-code/profile.yaml through run(): Allow reaches claude, par
   }
 });
 
+test('profiles/claude-code-plan/profile.yaml: the claude-code wrapper in plan mode, whatever the bridge env says; otherwise the same profile', async () => {
+  const home = makeTempDir();
+  try {
+    const plan = await loadProfile(join(ROOT, 'profiles/claude-code-plan/profile.yaml'));
+    const base = await loadProfile(join(ROOT, 'profiles/claude-code/profile.yaml'));
+    assert.equal(plan.name, 'claude-code-plan');
+    assert.equal(plan.permission, true);
+    const { CLAUDE_PERMISSION_MODE: mode, ...planEnv } = plan.env;
+    const { CLAUDE_PERMISSION_MODE: _baseMode, ...baseEnv } = base.env;
+    assert.equal(mode, 'plan');
+    assert.deepEqual(planEnv, baseEnv, 'the same knobs as claude-code');
+    assert.deepEqual(plan.envAllowlist, base.envAllowlist!.filter((v) => v !== 'CLAUDE_PERMISSION_MODE'));
+    assert.deepEqual(plan.sandbox, base.sandbox);
+    const result = await run(plan, { message: 'run the tests' }, {}, { env: { ...bridgeEnv('claude', home), CLAUDE_PERMISSION_MODE: 'bypassPermissions' }, timeoutMs: 20_000 });
+    assert.equal(result.error, null);
+    const argv: string[] = fact(fakeLog(home), (f) => f.argv).argv;
+    assert.deepEqual(argv.slice(argv.indexOf('--permission-prompt-tool'), argv.indexOf('--permission-prompt-tool') + 4), ['--permission-prompt-tool', 'stdio', '--permission-mode', 'plan']);
+  } finally {
+    removeDir(home);
+  }
+});
+
 test('profiles/codex/profile.yaml through run(): resume id in, streamed items and the session id out', async () => {
   const home = makeTempDir();
   try {
