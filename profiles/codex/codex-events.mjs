@@ -1,6 +1,7 @@
 // Codex `exec --json` JSONL events -> AgentProc wire 0.4 events.
 // Agent messages arrive as whole items (one partial per item, not per token).
 import { short, shownPath, createThinking, finite, usageFrom, errorText } from '../lib/cli-events.mjs';
+import { createTaskLine } from '../lib/task-line.mjs';
 
 // "Reconnecting... 2/5 (unexpected status 503 …)" and "Reconnecting... waiting for network".
 const RECONNECTING = /^Reconnecting\.\.\.\s*(?:(\d+\/\d+)\s*)?(.*)$/s;
@@ -24,9 +25,19 @@ export function describeItem(item, cwd = process.cwd()) {
     }
     case 'mcp_tool_call': return `Calling ${item.server ?? 'mcp'}/${item.tool ?? 'tool'}`;
     case 'web_search': return item.query ? `Searching the web: ${short(item.query)}` : 'Searching the web';
-    case 'todo_list': return 'Updating the plan';
     default: return null;
   }
+}
+
+/**
+ * A todo_list item (codex's update_plan, shown by `codex exec` 0.169 as {text, completed}) as
+ * task-line items: the in-progress step is not told apart from pending ones, so the first step
+ * not completed is taken as the current one (update_plan allows one in progress).
+ */
+export function todoItems(item) {
+  const steps = Array.isArray(item.items) ? item.items.filter((i) => i && typeof i.text === 'string') : [];
+  const current = steps.findIndex((i) => i.completed !== true);
+  return steps.map((i, k) => ({ text: i.text, status: i.completed === true ? 'completed' : k === current ? 'in_progress' : 'pending' }));
 }
 
 /** turn.completed usage in the wire's convention. */
@@ -59,11 +70,17 @@ export function createCodexTranslator(emit, { cwd = process.cwd() } = {}) {
   let output = '';
   let lastMessage = '';
   let lastError = '';
-  const { line } = createThinking(emit);
+  const thinking = createThinking(emit);
+  const { line } = thinking;
+  const taskLine = createTaskLine(thinking);
 
   function onItem(item, completed) {
     if (!item || typeof item !== 'object') return;
     const key = `${item.id ?? ''}:${item.type}`;
+    if (item.type === 'todo_list') {
+      taskLine.show(todoItems(item));
+      return;
+    }
     if (item.type === 'agent_message') {
       if (!completed || typeof item.text !== 'string' || !item.text) return;
       const text = output ? `\n\n${item.text}` : item.text;
@@ -96,6 +113,8 @@ export function createCodexTranslator(emit, { cwd = process.cwd() } = {}) {
       switch (ev.type) {
         case 'thread.started': emit.noteSessionId(ev.thread_id); return null;
         case 'item.started': onItem(ev.item, false); return null;
+        // Only a plan changes as it goes (other items are shown when they start or complete).
+        case 'item.updated': if (ev.item?.type === 'todo_list') onItem(ev.item, false); return null;
         case 'item.completed': onItem(ev.item, true); return null;
         case 'turn.completed':
           emit.result(lastMessage, codexUsage(ev.usage));

@@ -32,6 +32,8 @@ function buildCodexArgs(turn, env, images) {
   // codex ignores OPENAI_BASE_URL; its built-in provider takes openai_base_url (a TOML string).
   const baseUrl = envValue(env, 'CODEX_BASE_URL');
   if (baseUrl) args.push('-c', `openai_base_url=${JSON.stringify(baseUrl)}`);
+  // codex 0.169's exec leaves its update_plan tool off: on, the chat shows codex's plan live (the task line).
+  if (envFlag(env, 'CODEX_PLAN_TOOL', true)) args.push('-c', 'tools.update_plan.enabled=true');
   for (const img of images) args.push('--image', img.path);
   // After `--` the id and the prompt `-` are positionals, never options.
   if (turn.sessionId) args.push('resume', '--', turn.sessionId, '-');

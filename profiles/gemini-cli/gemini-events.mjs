@@ -1,6 +1,7 @@
 // Gemini CLI `--output-format stream-json` events -> AgentProc wire 0.4 events.
 // stream-json has no thinking events: tool calls become short thinking lines.
 import { short, shownPath, createThinking, usageFrom, errorText } from '../lib/cli-events.mjs';
+import { createTaskLine } from '../lib/task-line.mjs';
 
 /** One short line for a gemini tool call; never the raw parameters. */
 export function describeGeminiTool(name, params, cwd = process.cwd()) {
@@ -18,9 +19,19 @@ export function describeGeminiTool(name, params, cwd = process.cwd()) {
     case 'google_web_search': return p.query ? `Searching the web: ${short(p.query)}` : 'Searching the web';
     case 'web_fetch': return 'Fetching a web page';
     case 'save_memory': return 'Saving a memory';
-    case 'write_todos': return 'Updating the plan';
     default: return `Using ${short(name ?? 'a tool')}`;
   }
+}
+
+/**
+ * write_todos parameters ({todos: [{description, status}]}, gemini 0.61, offered to gemini 2
+ * models) as task-line items. Cancelled items are left out; blocked ones count as pending.
+ */
+export function writeTodosItems(params) {
+  const todos = Array.isArray(params?.todos) ? params.todos : [];
+  return todos
+    .filter((t) => t && typeof t.description === 'string' && t.status !== 'cancelled')
+    .map((t) => ({ text: t.description, status: t.status === 'blocked' ? 'pending' : t.status }));
 }
 
 /** result.stats in the wire's convention. */
@@ -43,7 +54,9 @@ export function createGeminiTranslator(emit, { cwd = process.cwd() } = {}) {
   let pendingBreak = false;
   let streamedSinceTool = false;
   let lastError = '';
-  const { line } = createThinking(emit);
+  const thinking = createThinking(emit);
+  const { line } = thinking;
+  const taskLine = createTaskLine(thinking);
 
   return {
     get lastError() { return lastError; },
@@ -68,7 +81,8 @@ export function createGeminiTranslator(emit, { cwd = process.cwd() } = {}) {
         }
         case 'tool_use':
           tools.set(ev.tool_id, ev.tool_name);
-          line(describeGeminiTool(ev.tool_name, ev.parameters, cwd));
+          if (ev.tool_name === 'write_todos') taskLine.show(writeTodosItems(ev.parameters));
+          else line(describeGeminiTool(ev.tool_name, ev.parameters, cwd));
           pendingBreak = true;
           streamedSinceTool = false;
           return null;

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeOpenAiResponses } from '../fakes/model-apis/index.js';
-import { RealCliWorld, skipUnless, answer, thinking } from './real-cli-harness.js';
-import { okTurn, toolThenAnswer, checkResume, checkStopMidRequest } from './shared-checks.js';
+import { RealCliWorld, skipUnless, answer, thinking, taskLines } from './real-cli-harness.js';
+import { okTurn, toolThenAnswer, checkResume, checkStopMidRequest, scriptSteps } from './shared-checks.js';
 
 const skip = skipUnless('codex');
 let world: RealCliWorld<FakeOpenAiResponses>;
@@ -51,6 +51,23 @@ test('codex: tools run unattended in its sandbox (as root here) and the model ge
   assert.equal(readFileSync(join(world.home, 'note-codex.txt'), 'utf8'), 'unattended\n');
   assert.match(answer(result), /Tool said: .*wrote-it/s);
   assert.match(thinking(result), /^Running: echo unattended > note-codex\.txt && echo wrote-it$/m);
+});
+
+test('codex: its plan (update_plan, on by the wrapper) is one live task line, current step first; usage on the result', { skip }, async () => {
+  // codex 0.169 exposes update_plan to the model through its freeform `exec` (code mode) tool.
+  const plan = (steps: Array<[string, string]>) => ({ tool: { name: 'exec', input: `await tools.update_plan({ plan: ${JSON.stringify(steps.map(([step, status]) => ({ step, status })))} });\ntext("planned");` } });
+  scriptSteps(world, [
+    plan([['Read the code', 'completed'], ['Fix the bug', 'in_progress'], ['Run the tests', 'pending']]),
+    plan([['Read the code', 'completed'], ['Fix the bug', 'completed'], ['Run the tests', 'in_progress']]),
+    { text: 'All done.' },
+  ]);
+  const { result } = await okTurn(world, { message: 'fix the bug' });
+  assert.deepEqual(taskLines(result), [
+    '◐ Fix the bug · ☐ Run the tests · ☑ Read the code',
+    '◐ Run the tests · ☑ Read the code · ☑ Fix the bug',
+  ]);
+  assert.equal(answer(result), 'All done.');
+  assert.deepEqual(result.usage, { input_tokens: 120, output_tokens: 27, total_tokens: 147, cache_read_input_tokens: 24, reasoning_tokens: 9 });
 });
 
 test('codex: a 503 shows each reconnect as a thinking line, then codex\'s error', { skip }, async (t) => {

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeGemini } from '../fakes/model-apis/index.js';
-import { RealCliWorld, skipUnless, answer, thinking, filesContaining } from './real-cli-harness.js';
-import { okTurn, toolThenAnswer, checkResume, checkStopMidRequest } from './shared-checks.js';
+import { RealCliWorld, skipUnless, answer, thinking, taskLines, filesContaining } from './real-cli-harness.js';
+import { okTurn, toolThenAnswer, checkResume, checkStopMidRequest, scriptSteps } from './shared-checks.js';
 
 const skip = skipUnless('gemini');
 let world: RealCliWorld<FakeGemini>;
@@ -44,6 +44,23 @@ test('gemini: tools run unattended (--yolo, as root here) and the model gets the
   assert.equal(readFileSync(join(world.home, 'note-gemini.txt'), 'utf8'), 'unattended\n');
   assert.match(answer(result), /Tool said: .*wrote-it/s);
   assert.match(thinking(result), /^Running shell: echo unattended > note-gemini\.txt && echo wrote-it$/m);
+});
+
+test('gemini: write_todos is one live task line, current item first (cancelled ones left out); usage on the result', { skip }, async () => {
+  const todos = (list: Array<[string, string]>) => ({ tool: { name: 'write_todos', input: { todos: list.map(([description, status]) => ({ description, status })) } } });
+  scriptSteps(world, [
+    todos([['Read the code', 'in_progress'], ['Fix the bug', 'pending'], ['Write a poem', 'pending']]),
+    todos([['Read the code', 'completed'], ['Fix the bug', 'in_progress'], ['Write a poem', 'cancelled']]),
+    { text: 'All done.' },
+  ]);
+  const { result } = await okTurn(world, { message: 'fix the bug' });
+  assert.deepEqual(taskLines(result), [
+    '◐ Read the code · ☐ Fix the bug · ☐ Write a poem',
+    '◐ Fix the bug · ☑ Read the code',
+  ]);
+  assert.equal(answer(result), 'All done.');
+  assert.equal(result.usage?.input_tokens, 90);
+  assert.equal(result.usage?.output_tokens, 18);
 });
 
 test('gemini: a 503 shows each retry as a thinking line, 3 attempts, then gemini\'s error', { skip }, async (t) => {

@@ -19,7 +19,7 @@ test('codex: items stream as partials (reasoning and commands as thinking lines)
     { type: 'partial', text: '\n\nUpdated src/x.ts.', session_id: TID },
     { type: 'result', text: 'Updated src/x.ts.', session_id: TID, usage: { input_tokens: 24763, output_tokens: 122, total_tokens: 24885, cache_read_input_tokens: 24448 } },
   ]);
-  assert.deepEqual(argvOf(r.log), ['exec', '--json', '--skip-git-repo-check', '--sandbox', 'workspace-write', '-']);
+  assert.deepEqual(argvOf(r.log), ['exec', '--json', '--skip-git-repo-check', '--sandbox', 'workspace-write', '-c', 'tools.update_plan.enabled=true', '-']);
   assert.deepEqual(stdinOf(r.log), ['-n fix the tests']);
 });
 
@@ -37,7 +37,7 @@ test('codex: OPENAI_API_KEY reaches codex as CODEX_API_KEY (what codex exec read
   const mapped = await runWrapper({ wrapper: 'codex', turn: turn('hi'), env: { OPENAI_API_KEY: 'sk-openai', CODEX_BASE_URL: 'http://gateway.internal:4000/v1' } });
   assert.equal(mapped.code, 0, mapped.stderr);
   assert.equal(mapped.log[0]!.codexApiKey, 'sk-openai');
-  assert.deepEqual(argvOf(mapped.log), ['exec', '--json', '--skip-git-repo-check', '--sandbox', 'workspace-write', '-c', 'openai_base_url="http://gateway.internal:4000/v1"', '-']);
+  assert.deepEqual(argvOf(mapped.log), ['exec', '--json', '--skip-git-repo-check', '--sandbox', 'workspace-write', '-c', 'openai_base_url="http://gateway.internal:4000/v1"', '-c', 'tools.update_plan.enabled=true', '-']);
   const both = await runWrapper({ wrapper: 'codex', turn: turn('hi'), env: { OPENAI_API_KEY: 'sk-openai', CODEX_API_KEY: 'sk-codex' } });
   assert.equal(both.log[0]!.codexApiKey, 'sk-codex');
 });
@@ -53,7 +53,7 @@ test('codex: resume, model and images: exec flags before `resume <id>`, prompt "
       turn: turn('look', { session_id: 'thread-77', attachments: [{ kind: 'image', url: pathToFileURL(png).href, mime_type: 'image/png' }, { kind: 'file', url: 'https://example.invalid/r.txt' }] }),
     });
     assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(argvOf(r.log), ['exec', '--json', '--skip-git-repo-check', '--sandbox', 'read-only', '--model', 'gpt-5-codex', '--image', png, 'resume', '--', 'thread-77', '-']);
+    assert.deepEqual(argvOf(r.log), ['exec', '--json', '--skip-git-repo-check', '--sandbox', 'read-only', '--model', 'gpt-5-codex', '-c', 'tools.update_plan.enabled=true', '--image', png, 'resume', '--', 'thread-77', '-']);
     assert.deepEqual(stdinOf(r.log), ['look\n\nAttached files:\n- https://example.invalid/r.txt']);
     for (const ev of r.events) assert.equal(ev.session_id, 'thread-77');
     assert.equal(r.events.at(-1)!.text, 'Updated src/x.ts after looking at 1 image(s).');
@@ -62,8 +62,8 @@ test('codex: resume, model and images: exec flags before `resume <id>`, prompt "
   }
 });
 
-test('codex: bypass flag replaces the sandbox; the git check can be kept', async () => {
-  const r = await runWrapper({ wrapper: 'codex', turn: turn('hi'), env: { CODEX_BYPASS_SANDBOX: '1', CODEX_SKIP_GIT_CHECK: '0' } });
+test('codex: bypass flag replaces the sandbox; the git check can be kept; CODEX_PLAN_TOOL=0 leaves update_plan off', async () => {
+  const r = await runWrapper({ wrapper: 'codex', turn: turn('hi'), env: { CODEX_BYPASS_SANDBOX: '1', CODEX_SKIP_GIT_CHECK: '0', CODEX_PLAN_TOOL: '0' } });
   assert.deepEqual(argvOf(r.log), ['exec', '--json', '--dangerously-bypass-approvals-and-sandbox', '-']);
   // The temp dir is no git repository: codex refuses, and that refusal is an error event.
   assert.equal(r.code, 1);
