@@ -2,20 +2,19 @@
 // AgentProc wire 0.4 wrapper for Gemini CLI (`gemini --output-format stream-json`). No dependencies.
 // See README.md beside this file for the flags, the env knobs and what was verified where.
 import { serveTurn } from '../lib/agentproc-wire.mjs';
-import { onJsonLines } from '../lib/cli-process.mjs';
+import { onJsonLines, signalCliGroup } from '../lib/cli-process.mjs';
 import { runCliTurn, howItEnded } from '../lib/cli-turn.mjs';
 import { envValue, envFlag } from '../lib/env-knobs.mjs';
 import { splitAttachments, messageWithFiles } from '../lib/turn-attachments.mjs';
 import { createGeminiTranslator } from './gemini-events.mjs';
 import { systemDefaultsFor } from './system-defaults.mjs';
+import { createRetryWatch, sideRequestError } from './gemini-retries.mjs';
 
 const INSTALL_HINT = 'install with npm i -g @google/gemini-cli';
 const ARGV_REJECTED = /Unknown argument|Unknown arguments|Invalid values|Not enough arguments|unknown option/i;
 const UNTRUSTED = /not running in a trusted directory/i;
 const BAD_AUTH = /Invalid auth method selected/i;
 const SKIPPED_DEFAULTS = /Skipping system defaults file[^\n]*/;
-// gemini prints "Attempt 1 failed with status 503. Retrying with backoff..." on stderr only.
-const RETRYING = /Attempt (\d+) failed(?: with status (\d+))?[^\n]*Retrying/;
 /**
  * argv after the binary. The prompt goes on stdin (headless mode when stdin is not a TTY), so
  * a message starting with "-" is never a flag.
@@ -46,7 +45,8 @@ function geminiEnv(env) {
   // Recent versions refuse headless runs in folders not trusted interactively (exit 55), even with --yolo.
   if (envFlag(env, 'GEMINI_TRUST_WORKSPACE', true) && childEnv.GEMINI_CLI_TRUST_WORKSPACE === undefined) childEnv.GEMINI_CLI_TRUST_WORKSPACE = 'true';
   // gemini's lowest-precedence settings layer (the user's ~/.gemini/settings.json still wins):
-  // 3 attempts per request instead of 10 (a 503 kept a turn silent ~290 s), and the auth type.
+  // 3 attempts per chat request instead of 10 (a 503 kept a turn silent ~290 s; side requests
+  // are held to 3 by gemini-retries.mjs), and the auth type.
   if (!envValue(env, 'GEMINI_CLI_SYSTEM_DEFAULTS_PATH')) {
     const defaults = systemDefaultsFor(env);
     if (defaults) childEnv.GEMINI_CLI_SYSTEM_DEFAULTS_PATH = defaults;
@@ -61,6 +61,15 @@ function runTurn(turn, emit) {
   const childEnv = geminiEnv(env);
   let skippedDefaults = '';
   const translator = createGeminiTranslator(emit, { cwd: process.cwd() });
+  const retries = createRetryWatch({
+    onRetry: (attempt, status) => translator.retrying(attempt, status),
+    // A side request past the bound: say why and stop gemini (its group; SIGKILL if it lingers).
+    onSideBound(stop) {
+      emit.error(sideRequestError(stop));
+      signalCliGroup(child, 'SIGTERM');
+      setTimeout(() => signalCliGroup(child, 'SIGKILL'), 3000).unref();
+    },
+  });
   const child = runCliTurn(emit, {
     name: 'gemini',
     binVar: 'GEMINI_BIN',
@@ -85,8 +94,7 @@ function runTurn(turn, emit) {
     onStderrLine(l) {
       const skipped = SKIPPED_DEFAULTS.exec(l);
       if (skipped) skippedDefaults = skipped[0];
-      const retry = RETRYING.exec(l);
-      if (retry) translator.retrying(Number(retry[1]), retry[2] ? Number(retry[2]) : undefined);
+      retries.line(l);
     },
   });
   // Gemini has no image flag: attachments are listed as paths for its file tools.

@@ -24,6 +24,7 @@ test('gemini: hello through a base URL streams the answer; the key goes to the f
   assert.match(result.sessionId, /^[0-9a-f-]{36}$/);
   assert.ok(filesContaining(join(world.home, '.gemini'), result.sessionId).some((f) => f.includes('/chats/')), "gemini's own chat record carries the session id");
   assert.equal(result.usage?.output_tokens, 6);
+  assert.deepEqual(world.api.side.calls, [], 'a fixed GEMINI_MODEL skips the model router\'s side request');
   assert.deepEqual(world.trap.attempts, []);
 });
 
@@ -72,6 +73,29 @@ test('gemini: a 503 shows each retry as a thinking line, 3 attempts, then gemini
   assert.equal(answer(result), '');
   assert.deepEqual(thinking(result).match(/^API error 503 \(attempt \d\), retrying…$/gm), ['API error 503 (attempt 1), retrying…', 'API error 503 (attempt 2), retrying…']);
   assert.equal(world.api.modelCalls.length - calls, 3, 'general.maxAttempts 3 from the profile\'s system-defaults.json');
+});
+
+test('gemini: on an overloaded API the model router\'s side request is held to 3 attempts too; the error says why (issue 23)', { skip }, async (t) => {
+  const calls = world.api.modelCalls.length;
+  const sideCalls = world.api.side.calls.length;
+  const overloaded = 'The model is overloaded. Please try again later.';
+  world.api.script = () => ({ status: 503, message: overloaded });
+  Object.assign(world.api.side, { status: 503, message: overloaded });
+  try {
+    // No GEMINI_MODEL: model "auto", whose router asks a classifier first (a :generateContent side request).
+    const { result, warnings } = await world.turn({ message: 'hi' }, { env: { GEMINI_MODEL: '' } });
+    t.diagnostic(`error after ${result.durationMs} ms: ${result.error}`);
+    assert.match(result.error ?? '', /^gemini's model-routing request \(model "auto"\) failed 3 times in \d+ s \(API error 503\)\. gemini would retry it up to 5 times, about a minute more, whatever general\.maxAttempts says, so the wrapper stopped it\. Try again later, or set GEMINI_MODEL to a fixed model \(it skips the routing request\)\.$/);
+    // gemini 0.61 alone: 5 side attempts (~70 s), then 3 for the chat request.
+    assert.equal(world.api.side.calls.length - sideCalls, 3, 'three side attempts, not five');
+    assert.equal(world.api.modelCalls.length, calls, 'stopped before the chat request');
+    assert.deepEqual(thinking(result).match(/^API error 503 \(attempt \d\), retrying…$/gm), ['API error 503 (attempt 1), retrying…', 'API error 503 (attempt 2), retrying…', 'API error 503 (attempt 3), retrying…']);
+    assert.equal(answer(result), '');
+    assert.deepEqual(warnings.filter((w) => /still running after grace/.test(w)), []);
+    assert.deepEqual(world.lingering(), []);
+  } finally {
+    Object.assign(world.api.side, { status: undefined, message: undefined });
+  }
 });
 
 test('gemini: a 401 ends the turn with gemini\'s message, without retries', { skip }, async (t) => {

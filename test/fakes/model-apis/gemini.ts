@@ -2,7 +2,7 @@
 // uses it: SSE chunks of GenerateContentResponse with text, thought and functionCall parts,
 // Google's JSON error bodies; :generateContent answers the CLI's model-router classifier.
 import type { ServerResponse } from 'node:http';
-import { ModelApiServer, pieces, sse, type ModelReply, type ModelCall } from './model-api-server.js';
+import { ModelApiServer, pieces, sse, type ModelReply, type ModelCall, type RecordedRequest } from './model-api-server.js';
 
 const STATUS_NAMES: Record<number, string> = { 400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 503: 'UNAVAILABLE' };
 const usageMetadata = { promptTokenCount: 30, candidatesTokenCount: 6, totalTokenCount: 36, cachedContentTokenCount: 4 };
@@ -35,8 +35,20 @@ function stream(res: ServerResponse, reply: ModelReply): void {
   res.end();
 }
 
+/** How the fake answers gemini's side requests (:generateContent, e.g. the model router's classifier). */
+export interface SideRequests {
+  /** An HTTP error status for every side request; unset: the classifier's verdict. */
+  status?: number;
+  message?: string;
+  /** The side requests seen. */
+  readonly calls: RecordedRequest[];
+}
+
 export class FakeGemini extends ModelApiServer {
+  readonly side: SideRequests;
+
   constructor() {
+    const side: SideRequests = { calls: [] };
     super({
       isModelCall: (r) => r.method === 'POST' && /\/models\/[^/:]+:streamGenerateContent/.test(r.path),
       toolResults,
@@ -52,6 +64,12 @@ export class FakeGemini extends ModelApiServer {
           return true;
         }
         if (!/:generateContent/.test(r.path)) return false;
+        side.calls.push(r);
+        if (side.status !== undefined) {
+          res.writeHead(side.status, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ error: { code: side.status, message: side.message ?? `fake error ${side.status}`, status: STATUS_NAMES[side.status] ?? 'UNKNOWN' } }));
+          return true;
+        }
         // gemini's model router (model "auto") asks a small model to classify the request.
         const verdict = JSON.stringify({ complexity_reasoning: 'a short request', complexity_score: 5, reasoning: 'a short request', model_choice: 'flash' });
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -59,5 +77,6 @@ export class FakeGemini extends ModelApiServer {
         return true;
       },
     });
+    this.side = side;
   }
 }
