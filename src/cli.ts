@@ -1,22 +1,12 @@
 /**
- * The `turnbridge` command: run | chat | start | doctor | audit | allow. Each command's modules load only when that
- * command runs, so `--version` and `--help` start fast.
+ * The `turnbridge` command: run | chat | start | doctor | audit | allow (src/cli/index.ts). Each
+ * command's modules load only when that command runs, so `--version` and `--help` start fast.
  * Exit status: the command's result; 2 with a usage line for bad arguments.
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isTurnbridgeError } from './errors.js';
-import { helpText, usageLine, versionText, type CommandName } from './cli/help.js';
-import { processIo, type CliIo } from './cli/io.js';
-
-const COMMANDS: Record<CommandName, (argv: string[], io: CliIo) => Promise<number>> = {
-  run: async (argv, io) => (await import('./cli/run.js')).runCommand(argv, io),
-  chat: async (argv, io) => (await import('./cli/chat.js')).chatCommand(argv, io),
-  start: async (argv, io) => (await import('./cli/start.js')).startCommand(argv, io),
-  audit: async (argv, io) => (await import('./cli/audit.js')).auditCommand(argv, io),
-  doctor: async (argv, io) => (await import('./cli/doctor.js')).doctorCommand(argv, io),
-  allow: async (argv, io) => (await import('./cli/allow.js')).allowCommand(argv, io),
-};
+import { COMMANDS, helpText, processIo, usageLine, versionText, type CliIo, type CommandName } from './cli/index.js';
 
 export async function main(argv: string[] = process.argv.slice(2), io: CliIo = processIo()): Promise<number> {
   const [first, ...rest] = argv;

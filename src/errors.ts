@@ -2,7 +2,7 @@
  * Faults (config mistakes, broken invariants) are thrown as TurnbridgeError with a stable
  * `code`. Outcomes (agent errors, timeouts, 429s, expired clicks) are data, never thrown.
  * Match on `code`, not `instanceof`. Every code here is documented in docs/errors.md
- * (test/unit/errors.test.ts keeps the two in step).
+ * (test/unit/meta/errors-doc.test.ts keeps the two in step).
  */
 export const ErrorCodes = {
   TB_CONFIG_INVALID: 'The bridge configuration (turnbridge.yaml or environment) is invalid.',

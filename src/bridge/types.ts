@@ -1,5 +1,6 @@
+import type { Conversation, SourceMessageRef, UserRef } from '../chat.js';
 import type { BridgeConfig } from '../config/types.js';
-import type { Conversation, SourceMessageRef, Surface, UserRef } from '../delivery/surface.js';
+import type { Surface } from '../delivery/surface.js';
 import type { Logger } from '../log.js';
 import type { Attachment } from '../protocol/types.js';
 import type { AttachmentRef } from '../state/index.js';

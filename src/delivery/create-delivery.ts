@@ -2,11 +2,12 @@
  * createDelivery: the one object the bridge uses to reply. Every reply of one Delivery shares
  * the same limiters (one per RateBudget key the Surface names).
  */
+import type { Conversation, MessageRef } from '../chat.js';
 import { silentLogger, type Logger } from '../log.js';
 import { createLimiterPool, type LimiterFactory, type LimiterPool } from './pacing/index.js';
 import { createLiveReply, createRecoveryOps, postPrompt } from './reply/index.js';
 import { createFilePosts, MessageSlot, splitMessage } from './message/index.js';
-import type { Conversation, MessageRef, ReactionState, SourceMessageRef, Surface } from './surface.js';
+import type { Surface } from './surface.js';
 import type { Delivery, DeliveryStats } from './types.js';
 
 export interface CreateDeliveryOptions {

@@ -1,3 +1,4 @@
+import type { Conversation, MessageContent, MessageRef, PermissionPromptView, RemoteAttachment, SourceMessageRef, UserRef } from '../chat.js';
 import type { Attachment } from '../protocol/types.js';
 
 /**
@@ -5,29 +6,6 @@ import type { Attachment } from '../protocol/types.js';
  * The core never sees a Slack block or a Discord component; a platform never sees a RunResult.
  * Capabilities are read once per reply.
  */
-
-/** Where a conversation lives. Opaque strings the platform can decode again. */
-export interface Conversation {
-  /** Workspace / guild / 'local'. '' for DMs on platforms without one. */
-  space: string;
-  channel: string;
-  /** Thread id; '' when the conversation is the whole channel. */
-  thread: string;
-}
-
-export interface UserRef {
-  id: string;
-  /** Display name when known, for "Allowed by @name". */
-  name?: string;
-  /** Platform role ids (Discord) used for approver checks. */
-  roles?: string[];
-}
-
-/** A message the Surface posted. `id` is opaque (the platform encodes channel + ts/id in it). */
-export interface MessageRef {
-  id: string;
-  conversation: Conversation;
-}
 
 /** One rate budget: a named bucket, e.g. "slack:T1:chat.update" at 50/min shared by all replies. */
 export interface RateBudget {
@@ -49,76 +27,8 @@ export interface SurfaceCapabilities {
   minEditIntervalMs: number;
 }
 
-/** What one chat message shows. Markdown in `text`; the platform converts it to its own dialect. */
-export interface MessageContent {
-  /** Answer text for this part (already split to fit maxTextChars). May be '' while only thinking. */
-  text: string;
-  /** Latest thinking, shown muted and apart from the answer; absent when not thinking. */
-  thinking?: string;
-  /** A short status line: "working…", "queued: position 2", "stopped by @ana", ... */
-  status?: string;
-  /** How the status line reads. */
-  tone?: 'progress' | 'success' | 'error' | 'warning' | 'info';
-  /** Show a Stop control carrying this opaque action id; absent = no control. */
-  stopActionId?: string;
-  /** Show a "Run again" button carrying this opaque action id (an interrupted reply, for its author). */
-  rerunActionId?: string;
-}
-
-export type PromptState = 'pending' | 'allowed' | 'denied' | 'timeout' | 'expired';
-
-/** A permission prompt as the platform should render it. */
-export interface PermissionPromptView {
-  /** Opaque id the platform puts in its Allow/Deny buttons and hands back on click. */
-  promptId: string;
-  toolName: string;
-  description?: string;
-  /** The tool input, formatted for reading and already truncated for display. */
-  inputPreview: string;
-  state: PromptState;
-  /** Who decided (allowed / denied). */
-  decidedBy?: UserRef;
-  /** Extra line for timeout / expired states. */
-  note?: string;
-  /**
-   * The rule "Allow for this thread" / "Allow for everyone here" adds, e.g. `Bash(npm test:*)`;
-   * absent = neither choice is offered.
-   */
-  rule?: string;
-  /** With `rule`: what it matches, in words (from the same rule value as the matcher). */
-  ruleMeaning?: string;
-  /** With `rule`: whose requests "Allow for this thread" covers (the request's author); "everyone here" covers anyone's. */
-  ruleFor?: UserRef;
-  /** `inputPreview` was cut for display: offer "Show full input". */
-  truncated?: boolean;
-  /** "Edit and allow" is offered. */
-  editable?: boolean;
-  /**
-   * Who may decide: the author, approver user ids, approver group ids (Slack subteams, Discord
-   * roles); `approvals: 'approvers'`: an approver must allow, the author may only deny.
-   */
-  deciders?: { author: UserRef; users: string[]; groups: string[]; approvals?: 'author' | 'approvers' };
-  /** When a pending prompt times out (ms since the epoch). */
-  expiresAt?: number;
-  /** When it was decided (ms since the epoch). */
-  decidedAt?: number;
-  /** How it was allowed or denied. */
-  how?: PromptHow;
-  /** The reason given with "Deny with a reason". */
-  reason?: string;
-}
-
-/** once / for this thread (a rule for the author's requests) / for everyone here (a rule for anyone's) / with edited input / with a reason. */
-export type PromptHow = 'once' | 'thread' | 'thread_all' | 'edited' | 'reason';
-
 /** States shown on the user's own message (Slack / Discord reactions). */
 export type ReactionState = 'working' | 'success' | 'failure';
-
-/** The user's message that started a turn, as the platform can find it again. */
-export interface SourceMessageRef {
-  id: string;
-  conversation: Conversation;
-}
 
 export interface Surface extends SurfaceExtras {
   readonly platform: string;
@@ -200,16 +110,6 @@ export interface NativeStream {
    * given, are shown after the answer. No controls remain. Throws RateLimitedError on 429.
    */
   stop(final: MessageContent): Promise<void>;
-}
-
-/** A file of a user's message as the platform offered it: enough to download it again (no token). */
-export interface RemoteAttachment {
-  /** The platform's id of the file (Slack F…, Discord attachment snowflake), for logs and lookups. */
-  id?: string;
-  url: string;
-  filename: string;
-  mimeType?: string;
-  size?: number;
 }
 
 /** A file the bridge posts into a conversation (the agent's outbox). */

@@ -1,5 +1,6 @@
+import type { Conversation, MessageContent, MessageRef, PermissionPromptView, ReplyJournal, SourceMessageRef, UserRef } from '../chat.js';
 import type { PartialChunk } from '../protocol/types.js';
-import type { Conversation, FilePost, MessageContent, MessageRef, PermissionPromptView, ReactionState, SourceMessageRef, UserRef } from './surface.js';
+import type { FilePost, ReactionState } from './surface.js';
 
 /** How a turn ended, as the live reply must show it. */
 export type ReplyOutcome =
@@ -31,20 +32,6 @@ export interface LiveReplyOptions {
   onJournal?: (journal: ReplyJournal) => void;
   /** Start on this already posted message (a "queued" message from before a restart) instead of posting one. */
   reuse?: MessageRef;
-}
-
-/** One message of a live reply as last confirmed by the platform. */
-export interface JournalPart {
-  ref: MessageRef;
-  /** 'part': a post + edit message (a streamed reply's control message too); 'stream': a native stream. */
-  kind: 'part' | 'stream';
-  /** What the message shows (parts only). */
-  content?: MessageContent;
-}
-
-/** A live reply's messages in thread order. */
-export interface ReplyJournal {
-  parts: JournalPart[];
 }
 
 export interface DeliveryStats {

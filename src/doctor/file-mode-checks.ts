@@ -7,7 +7,7 @@ import type { BridgeConfig } from '../config/types.js';
 import { statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { privateDirMode } from '../state/index.js';
-import { pass, warn, type CheckResult } from './types.js';
+import { pass, warn, type CheckResult } from '../check-result.js';
 
 const S = 'Store';
 const octal = (m: number) => `0${(m & 0o777).toString(8)}`;

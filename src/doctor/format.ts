@@ -1,4 +1,4 @@
-import type { CheckResult, CheckStatus, DoctorReport } from './types.js';
+import type { CheckResult, CheckStatus, DoctorReport } from '../check-result.js';
 
 const MARK: Record<CheckStatus, string> = { pass: '✓', warn: '!', fail: '✗' };
 

@@ -13,7 +13,7 @@ import { loadProfile, type Profile } from '../profile/index.js';
 import { AGENT_CLIS } from './agent-clis.js';
 import { findCommand } from './find-command.js';
 import { agentPlace, findProfileCommand, namedBy, profileLaunch, profilePaths, type AgentPlace, type ProfileLaunch } from './profile-preflight.js';
-import { fail, pass, warn, type CheckResult } from './types.js';
+import { fail, pass, warn, type CheckResult } from '../check-result.js';
 
 const S = 'Profiles';
 

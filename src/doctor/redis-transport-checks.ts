@@ -5,7 +5,7 @@
  * off loopback sends the password, the records and the bus in clear.
  */
 import { isLoopbackBind } from '../http/host-check.js';
-import { pass, warn, type CheckResult } from './types.js';
+import { pass, warn, type CheckResult } from '../check-result.js';
 
 const S = 'Store';
 

@@ -7,7 +7,7 @@
 import type { BridgeConfig, RouteConfig } from '../config/types.js';
 import { needsApprover, qualifyIds, routesNaming } from '../config/route-rules.js';
 import { shortPath } from './profile-checks.js';
-import { pass, warn, type CheckResult } from './types.js';
+import { pass, warn, type CheckResult } from '../check-result.js';
 
 const S = 'Routes';
 

@@ -10,7 +10,7 @@ import { profileChecks } from './profile-checks.js';
 import { routeChecks } from './route-checks.js';
 import { securityChecks } from './security-checks.js';
 import { storeChecks } from './store-checks.js';
-import { fail, pass, type CheckResult, type DoctorReport } from './types.js';
+import { fail, pass, type CheckResult, type DoctorReport } from '../check-result.js';
 
 export interface DoctorOptions {
   env: NodeJS.ProcessEnv;

@@ -9,7 +9,7 @@ import type { BridgeConfig } from '../config/types.js';
 import { sandboxFix, sandboxProblem, type SandboxMode } from '../runner/index.js';
 import { isLoopbackBind } from '../http/host-check.js';
 import { findCommand } from './find-command.js';
-import { fail, pass, warn, type CheckResult } from './types.js';
+import { fail, pass, warn, type CheckResult } from '../check-result.js';
 
 const S = 'Security';
 

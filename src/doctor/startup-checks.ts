@@ -6,7 +6,7 @@
 import type { BridgeConfig } from '../config/types.js';
 import type { Logger } from '../log.js';
 import { runDoctor } from './run-doctor.js';
-import type { CheckResult } from './types.js';
+import type { CheckResult } from '../check-result.js';
 
 type Line = Pick<CheckResult, 'section' | 'text' | 'fix'>;
 

@@ -10,7 +10,7 @@ import KeyvRedis from '@keyv/redis';
 import Keyv from 'keyv';
 import { fileModeChecks } from './file-mode-checks.js';
 import { redisTransportChecks } from './redis-transport-checks.js';
-import { fail, pass, type CheckResult } from './types.js';
+import { fail, pass, type CheckResult } from '../check-result.js';
 
 const S = 'Store';
 

@@ -7,13 +7,13 @@
  * 200 text/html without a valid token) is detected and reported. Auth headers are used for the
  * download only; they never appear in an attachment, a notice or a log line.
  */
+import type { RemoteAttachment } from '../chat.js';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { silentLogger, type Logger } from '../log.js';
-import type { RemoteAttachment } from '../delivery/surface.js';
 import type { Attachment } from '../protocol/types.js';
 
 /** A file to download: what the platform offered (`size` is checked before downloading), plus auth. */

@@ -1,4 +1,4 @@
-/** AgentProc wire protocol 0.4 (shared/spec/protocol.md): the bytes on the agent's stdin and stdout. */
+/** AgentProc wire protocol 0.4 (https://agentproc.dev; what an agent reads and writes: docs/profiles.md): the bytes on the agent's stdin and stdout. */
 
 export const PROTOCOL_VERSION = '0.4';
 

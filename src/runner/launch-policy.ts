@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { TurnbridgeError } from '../errors.js';
 import type { LaunchSpec, Profile } from '../profile/types.js';
 import { forwardListenAddress } from '../profile/allow-hosts.js';
-import { BASE_MOUNTS, ISOLATION_FLAGS } from './sandbox/isolation.js';
+import { BASE_MOUNTS, ISOLATION_FLAGS } from './sandbox/index.js';
 import type { SandboxMode } from './sandbox-probe.js';
 
 export interface LaunchPolicy {

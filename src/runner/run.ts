@@ -8,7 +8,7 @@ import { resolveLaunch } from '../profile/launch.js';
 import { fileURLToPath } from 'node:url';
 import { checkAgentCwd, handOverAttachments, sandboxArgs } from './launch-policy.js';
 import { decideSandbox, sandboxFix } from './sandbox-probe.js';
-import { startEgress, type Egress } from './sandbox/egress.js';
+import { startEgress, type Egress } from './sandbox/index.js';
 import { loopbackForwards, parseHostRule, type HostRule } from '../profile/allow-hosts.js';
 import type { LaunchSpec, Profile } from '../profile/types.js';
 import { LineSplitter } from './line-splitter.js';

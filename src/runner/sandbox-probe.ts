@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { BASE_MOUNTS, ISOLATION_FLAGS } from './sandbox/isolation.js';
+import { BASE_MOUNTS, ISOLATION_FLAGS } from './sandbox/index.js';
 
 /** TURNBRIDGE_SANDBOX / agent.sandbox: auto (the box when the probe passes), off, or bwrap (required). */
 export type SandboxMode = 'auto' | 'off' | 'bwrap';

@@ -1,4 +1,4 @@
-import type { Conversation } from '../delivery/surface.js';
+import type { Conversation } from '../chat.js';
 
 /**
  * One unambiguous string per conversation: each part is percent-encoded, so ':' only ever

@@ -2,7 +2,7 @@
  * The ledger (namespace `ledger`, key = the record's id): everything the bridge has shown and not
  * yet finished (live replies, posted prompts, running agents), and the per-conversation queues of
  * accepted turns that have not started (lists `queue:<conversation>`, in arrival order). A restart
- * after a crash, or a replica taking over, finishes what it finds here (bridge/recovery.ts).
+ * after a crash, or a replica taking over, finishes what it finds here (bridge/turns/recovery.ts).
  * Reads and writes never throw: a store failure is logged and answers none / false.
  */
 import type { Guard } from './guard.js';

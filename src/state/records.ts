@@ -1,7 +1,7 @@
+import type { Conversation, MessageContent, MessageRef, PermissionPromptView, RemoteAttachment, ReplyJournal, SourceMessageRef, UserRef } from '../chat.js';
 /**
  * What the bridge remembers, as stored records. Plain JSON: every backend holds the same shapes.
  */
-import type { Conversation, MessageContent, MessageRef, PermissionPromptView, RemoteAttachment, SourceMessageRef, UserRef } from '../delivery/surface.js';
 
 /** The agent session kept per conversation. */
 export interface SessionRecord {
@@ -28,7 +28,7 @@ export interface StoredMessage {
   source?: SourceMessageRef;
   attachments: AttachmentRef[];
   notices?: string[];
-  /** A direct message: kept so that, run again or recovered, it takes the DM's route (bridge/routing.ts). */
+  /** A direct message: kept so that, run again or recovered, it takes the DM's route (bridge/access/routing.ts). */
   direct?: boolean;
 }
 
@@ -40,9 +40,6 @@ export interface QueuedTurnRecord {
   message: StoredMessage;
   enqueuedAt: number;
 }
-
-export type { JournalPart, ReplyJournal } from '../delivery/types.js';
-import type { ReplyJournal } from '../delivery/types.js';
 
 /** Everything the bridge has shown and not yet finished (key = id). */
 export type LedgerRecord =

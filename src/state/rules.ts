@@ -3,7 +3,7 @@
  * `rules:<conversation>`), so they survive restarts and are shared by replicas on Redis. `new` /
  * `reset` forgets them (and the once-only notices: conversations.ts).
  *
- * What a rule matches and how a prompt shows it is behaviour (bridge/permission-rules.ts); here is
+ * What a rule matches and how a prompt shows it is behaviour (bridge/approvals/permission-rules.ts); here is
  * the shape it is kept in. Rules stored before shape version 2 are dropped the first time the
  * conversation's rules are read, with one warn line (parseStoredRules says why).
  */
@@ -86,7 +86,7 @@ export const MAX_RULES_PER_CONVERSATION = 50;
 
 export interface Rules {
   list(conversation: string): Promise<StoredRule[]>;
-  /** The first stored rule `answers` accepts (bridge/permission-rules.ts `applies`: it matches, and covers the person asking). */
+  /** The first stored rule `answers` accepts (bridge/approvals/permission-rules.ts `applies`: it matches, and covers the person asking). */
   find(conversation: string, answers: (rule: StoredRule) => boolean): Promise<StoredRule | undefined>;
   /** Resolves true when stored (the same rule for the same people already there is kept as it was). */
   add(conversation: string, rule: StoredRule): Promise<boolean>;

@@ -1,9 +1,9 @@
 /**
  * Writes a turn's life into the ledger and its conversation's queue, so that a restart after a
- * crash finds everything the bridge showed and had not finished (bridge/recovery.ts). Every write
+ * crash finds everything the bridge showed and had not finished (bridge/turns/recovery.ts). Every write
  * goes through one chain per turn, in order; journal writes coalesce (the latest wins).
  */
-import type { ReplyJournal } from '../delivery/types.js';
+import type { ReplyJournal } from '../chat.js';
 import type { Guard } from './guard.js';
 import { ledgerWrites as w } from './ledger.js';
 import type { LedgerRecord } from './records.js';

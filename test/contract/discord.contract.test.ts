@@ -3,9 +3,9 @@
  * logged in to the loopback fake Discord) posting into a guild channel. What a person sees is
  * read back from the fake's stored message (content + button rows).
  */
+import type { MessageRef } from '../../src/chat.js';
 import { makeRig, RecordingBridge } from '../e2e/discord/harness.js';
 import { snowflake, type FakeMessage } from '../fakes/discord/index.js';
-import type { MessageRef } from '../../src/delivery/surface.js';
 import { surfaceContract, type SeenMessage, type SeenPrompt } from './surface-contract.js';
 
 const SUBTEXT = '-# ';

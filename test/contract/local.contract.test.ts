@@ -3,12 +3,12 @@
  * server, 127.0.0.1 port 0). What a person sees is what the page receives: each read opens the
  * page's event stream (/local/events) and takes its snapshot, the items app.js renders.
  */
+import type { MessageContent, MessageRef, PermissionPromptView } from '../../src/chat.js';
 import type { BridgeConfig } from '../../src/config/types.js';
 import { request } from 'node:http';
 import { createHttpServer } from '../../src/http/index.js';
 import { createLocalPlatform } from '../../src/platforms/local/index.js';
 import { silentLogger } from '../../src/log.js';
-import type { MessageContent, MessageRef, PermissionPromptView } from '../../src/delivery/surface.js';
 import { surfaceContract, type SeenMessage, type SeenPrompt } from './surface-contract.js';
 import { openSecurity } from '../fixtures/config-defaults.js';
 

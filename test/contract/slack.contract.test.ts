@@ -2,9 +2,9 @@
  * The contract run against the Slack Surface (the platform's real WebClient) over the loopback
  * fake Slack. What a person sees is read back from the fake's stored Block Kit message.
  */
+import type { MessageRef } from '../../src/chat.js';
 import { FakeSlack, TEAM, buttons, contextLines, visibleText } from '../fakes/slack/index.js';
 import { makePlatform } from '../e2e/slack/harness.js';
-import type { MessageRef } from '../../src/delivery/surface.js';
 import { surfaceContract, type SeenMessage, type SeenPrompt } from './surface-contract.js';
 
 const THINKING = ':thought_balloon: ';

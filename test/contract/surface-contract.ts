@@ -8,12 +8,11 @@
  * surfaceContract('slack', async () => ({ surface, conversation, ..., read, readPrompt, close }));
  * ```
  */
+import type { Conversation, MessageRef, PermissionPromptView, PromptState, SourceMessageRef } from '../../src/chat.js';
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { isTurnbridgeError, RateLimitedError } from '../../src/errors.js';
-import type {
-  Conversation, MessageRef, PermissionPromptView, PromptState, SourceMessageRef, Surface,
-} from '../../src/delivery/surface.js';
+import type { Surface } from '../../src/delivery/surface.js';
 
 /** One chat message as a person sees it now. */
 export interface SeenMessage {

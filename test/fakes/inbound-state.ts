@@ -1,5 +1,5 @@
+import type { Conversation } from '../../src/chat.js';
 import type { InboundMessage } from '../../src/bridge/types.js';
-import type { Conversation } from '../../src/delivery/surface.js';
 
 /**
  * What a bridge stand-in needs besides recording: event claims and owned threads, in memory, with

@@ -10,19 +10,9 @@
  * s.calls.filter((c) => c.op === 'edit').length;  // edits recorded so far (failed ones too)
  * ```
  */
+import type { Conversation, MessageContent, MessageRef, PermissionPromptView, SourceMessageRef } from '../../src/chat.js';
 import { RateLimitedError, TurnbridgeError } from '../../src/errors.js';
-import type {
-  Conversation,
-  FilePost,
-  MessageContent,
-  MessageRef,
-  PermissionPromptView,
-  RateBudget,
-  ReactionState,
-  SourceMessageRef,
-  Surface,
-  SurfaceCapabilities,
-} from '../../src/delivery/surface.js';
+import type { FilePost, RateBudget, ReactionState, Surface, SurfaceCapabilities } from '../../src/delivery/surface.js';
 
 export type RecordedOp = 'post' | 'edit' | 'postPrompt' | 'updatePrompt' | 'showTyping' | 'react' | 'postFiles';
 

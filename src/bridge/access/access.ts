@@ -4,8 +4,8 @@
  * its lists hold wherever its profile is reached (`route` is the one routing.ts folded).
  * Every refusal names the setting that would allow the message.
  */
+import type { UserRef } from '../../chat.js';
 import type { AccessConfig, RouteConfig } from '../../config/types.js';
-import type { UserRef } from '../../delivery/surface.js';
 import type { AccessGrants } from '../../state/index.js';
 import type { InboundMessage } from '../types.js';
 

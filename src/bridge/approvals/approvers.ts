@@ -1,5 +1,5 @@
+import type { UserRef } from '../../chat.js';
 import type { Approvals, BridgeConfig, RouteConfig } from '../../config/types.js';
-import type { UserRef } from '../../delivery/surface.js';
 import { onList, samePerson, type Actor } from '../access/index.js';
 
 export type DecisionAction = 'allow' | 'deny' | 'stop';

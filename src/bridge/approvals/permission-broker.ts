@@ -1,5 +1,6 @@
+import type { Conversation, MessageRef, PermissionPromptView, PromptHow, PromptState, UserRef } from '../../chat.js';
 import { randomUUID } from 'node:crypto';
-import type { Conversation, MessageRef, PermissionPromptView, PromptHow, PromptState, Surface, UserRef } from '../../delivery/surface.js';
+import type { Surface } from '../../delivery/surface.js';
 import type { PromptPost, PromptRender, PromptShown } from '../../delivery/types.js';
 import type { Logger } from '../../log.js';
 import type { PermissionDecision, PermissionRequest } from '../../protocol/types.js';

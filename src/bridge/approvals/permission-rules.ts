@@ -25,7 +25,6 @@
  * matches one. A stored rule also carries whose requests it covers (`scope`): the person whose
  * request it was made on, or everyone in the thread when the decider chose that.
  */
-import type { UserRef } from '../../delivery/surface.js';
 import { mention } from './approvers.js';
 import { canonical, type PermissionRule, type RuleScope, type StoredRule } from '../../state/index.js';
 import { samePerson, type Actor } from '../access/index.js';

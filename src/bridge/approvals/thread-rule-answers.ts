@@ -4,7 +4,7 @@
  * "Allow for this thread" / "for everyone" stores the rule the prompt showed. Matching itself is
  * permission-rules.ts; storage is state/rules.ts.
  */
-import type { UserRef } from '../../delivery/surface.js';
+import type { UserRef } from '../../chat.js';
 import type { Logger } from '../../log.js';
 import type { PermissionDecision, PermissionRequest } from '../../protocol/types.js';
 import { auditPerson, requestFacts, type AuditTrail, type PermissionRule, type RuleScope, type Rules, type StoredRule } from '../../state/index.js';

@@ -1,6 +1,7 @@
 /**
  * Where a file tool's path lands inside the conversation's workspace, for path rules
- * (permission-rules.ts): `src/app.ts`, or undefined when it is not plainly inside.
+ * (permission-rules.ts): relative to the workspace (`src/app.js` for `<workspace>/src/app.js`),
+ * or undefined when it is not plainly inside.
  *
  * Refused: a path with a `..` segment (even one that would come back inside), a NUL, an
  * absolute path outside the workspace, the workspace itself, and any path whose real location

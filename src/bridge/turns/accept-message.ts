@@ -1,6 +1,7 @@
+import type { MessageRef } from '../../chat.js';
 import { parseIdentity } from '../../config/identity-forms.js';
 import type { RouteConfig } from '../../config/types.js';
-import type { MessageRef, Surface } from '../../delivery/surface.js';
+import type { Surface } from '../../delivery/surface.js';
 import type { Delivery } from '../../delivery/types.js';
 import { isTurnbridgeError } from '../../errors.js';
 import type { Profile } from '../../profile/index.js';

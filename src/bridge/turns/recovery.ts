@@ -16,8 +16,7 @@
  * Each step removes its record only after it landed, so a second crash during recovery simply
  * repeats the remaining steps (every step is safe to repeat).
  */
-import type { JournalPart } from '../../delivery/types.js';
-import type { MessageContent, MessageRef } from '../../delivery/surface.js';
+import type { JournalPart, MessageContent, MessageRef } from '../../chat.js';
 import { endRecordedGroup } from '../../runner/index.js';
 import type { LedgerRecord, QueuedTurnRecord } from '../../state/index.js';
 import { acceptMessage } from './accept-message.js';

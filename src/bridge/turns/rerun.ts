@@ -2,7 +2,7 @@
  * Run again: an interrupted reply's button re-runs the original message, once, for its author
  * (or an approver). The record lives in the bridge state, so the button works after restarts.
  */
-import type { UserRef } from '../../delivery/surface.js';
+import type { UserRef } from '../../chat.js';
 import { mayStop, refusalText } from '../approvals/index.js';
 import { acceptMessage } from './accept-message.js';
 import type { BridgeContext } from './context.js';

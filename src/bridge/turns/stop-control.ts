@@ -1,4 +1,4 @@
-import type { UserRef } from '../../delivery/surface.js';
+import type { UserRef } from '../../chat.js';
 import { mayStop, mention, policyFor, refusalText } from '../approvals/index.js';
 import type { BridgeContext } from './context.js';
 import type { Turn } from './turn.js';

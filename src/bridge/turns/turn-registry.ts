@@ -19,8 +19,8 @@
  * | done        | over (answered, failed or stopped)                                | (final)                                  |
  * | interrupted | over: ended by the bridge's shutdown                              | (final)                                  |
  */
+import type { UserRef } from '../../chat.js';
 import { BoundedMap } from '../../bounded-map.js';
-import type { UserRef } from '../../delivery/surface.js';
 import type { Logger } from '../../log.js';
 
 /** Why a turn is being stopped: a person (Stop / `stop`) or the bridge shutting down. */

@@ -1,5 +1,6 @@
+import type { SourceMessageRef } from '../../chat.js';
 import type { RouteConfig } from '../../config/types.js';
-import type { SourceMessageRef, Surface } from '../../delivery/surface.js';
+import type { Surface } from '../../delivery/surface.js';
 import type { Delivery, DeliveryStats, LiveReply, ReplyOutcome } from '../../delivery/types.js';
 import type { Logger } from '../../log.js';
 import type { Profile } from '../../profile/index.js';

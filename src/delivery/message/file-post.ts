@@ -5,9 +5,10 @@
  * the platform for the post's marker before anything is retried, so one post never shows twice.
  * `groupFiles` cuts a list of files into messages a platform takes (files and bytes a message).
  */
+import type { Conversation } from '../../chat.js';
 import type { Logger } from '../../log.js';
 import { attempt, classify, describeFailure, type LimiterPool } from '../pacing/index.js';
-import type { Conversation, FileLimits, FilePost, Surface } from '../surface.js';
+import type { FileLimits, FilePost, Surface } from '../surface.js';
 import type { FilesPosted, FoundFiles } from '../types.js';
 
 export interface FilePostDeps {

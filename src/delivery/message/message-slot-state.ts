@@ -16,8 +16,8 @@
  * (`finalize`, never back); its calls then overtake queued live edits. A removal always runs at
  * final priority, and what follows a failed removal is the fallback: the slot's final content.
  */
+import type { MessageContent, MessageRef } from '../../chat.js';
 import type { RunPriority } from '../pacing/index.js';
-import type { MessageContent, MessageRef } from '../surface.js';
 
 /** Why the slot gave up (attempt.ts's verdict) and the last error. */
 export interface SlotFailure {

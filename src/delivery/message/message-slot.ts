@@ -6,10 +6,11 @@
  * `settle()` gives it a fresh set of attempts). Its life (posting, shown, given up, removing,
  * removed) is one SlotLife value (message-slot-state.ts), changed only in `move`.
  */
+import type { Conversation, MessageContent, MessageRef } from '../../chat.js';
 import type { Logger } from '../../log.js';
 import { Attempts, describeFailure, type LimiterPool, type NextAttempt, type RunPriority, sleep } from '../pacing/index.js';
 import { canMoveEdit, nextLife, nextStep, priorityOf, refOf, type CoalesceState, type EditStage, type SlotEvent, type SlotFailure, type SlotLife } from './message-slot-state.js';
-import type { Conversation, MessageContent, MessageRef, Surface } from '../surface.js';
+import type { Surface } from '../surface.js';
 import type { DeliveryStats } from '../types.js';
 
 export interface SlotDeps {

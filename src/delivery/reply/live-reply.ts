@@ -17,6 +17,7 @@
  * - finish: the final state.
  * The messages themselves (slots, streamed refs, deletions, order) are ReplyParts (reply-parts.ts).
  */
+import type { Conversation, MessageContent } from '../../chat.js';
 import type { Logger } from '../../log.js';
 import type { PartialChunk } from '../../protocol/types.js';
 import type { LimiterPool } from '../pacing/index.js';
@@ -26,7 +27,7 @@ import { ReplyParts } from './reply-parts.js';
 import { canMove, controlOf, laneOf, type LiveMode, type ReplyMode } from './reply-mode.js';
 import { StreamLane } from '../stream/index.js';
 import { DEFAULT_STATUS, finalTail, renderFrozen, renderLive, ThinkingLine, toneOf } from './render.js';
-import type { Conversation, MessageContent, NativeStreaming, Surface } from '../surface.js';
+import type { NativeStreaming, Surface } from '../surface.js';
 import type { DeliveryStats, LiveReply, LiveReplyOptions, ReplyOutcome } from '../types.js';
 
 export interface LiveReplyDeps {

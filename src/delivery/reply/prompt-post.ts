@@ -6,9 +6,10 @@
  * became visible. Updates (decided, timed out, expired) go out at final priority, latest wins.
  * A final state that arrives before the post went out cancels the post: nobody saw it.
  */
+import type { MessageRef, PermissionPromptView } from '../../chat.js';
 import { attempt, type AttemptResult, describeFailure, type RunOptions } from '../pacing/index.js';
 import type { SlotDeps } from '../message/index.js';
-import type { MessageRef, PermissionPromptView, RateBudget } from '../surface.js';
+import type { RateBudget } from '../surface.js';
 import type { PromptPost, PromptRender, PromptShown } from '../types.js';
 
 /** What a prompt needs is what a message slot needs (the same pool, stats and policy), plus its order. */

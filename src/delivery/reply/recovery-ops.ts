@@ -2,10 +2,11 @@
  * One-off operations on messages posted before a restart (crash recovery): paced by the same
  * limiters as every reply, at final priority, through the same attempt policy (attempt.ts).
  */
+import type { Conversation, MessageContent, MessageRef, PermissionPromptView } from '../../chat.js';
 import type { Logger } from '../../log.js';
 import { attempt, describeFailure, type LimiterPool } from '../pacing/index.js';
 import { MessageSlot } from '../message/index.js';
-import type { Conversation, MessageContent, MessageRef, PermissionPromptView, RateBudget, Surface } from '../surface.js';
+import type { RateBudget, Surface } from '../surface.js';
 import type { DeliveryStats, FoundPost } from '../types.js';
 
 export interface RecoveryOpsDeps {

@@ -2,7 +2,7 @@
  * The render model of a live reply: pure functions from reply state to MessageContent (no I/O
  * and no clock, so it can be property-tested), and the thinking line they show.
  */
-import type { MessageContent } from '../surface.js';
+import type { MessageContent } from '../../chat.js';
 import type { ReplyOutcome } from '../types.js';
 
 export const DEFAULT_STATUS = 'working…';

@@ -4,9 +4,8 @@
  * slots), the ones being deleted, and the chain that keeps each new post after the previous one.
  * It knows nothing of modes: LiveReply decides what goes where.
  */
+import type { JournalPart, MessageContent, MessageRef } from '../../chat.js';
 import { MessageSlot, type SlotDeps } from '../message/index.js';
-import type { MessageContent, MessageRef } from '../surface.js';
-import type { JournalPart } from '../types.js';
 
 export class ReplyParts {
   /** The post + edit messages, in thread order (a streamed reply's control message too once it holds answer text). */

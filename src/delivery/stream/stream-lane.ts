@@ -11,11 +11,12 @@
  * `handOver`, parks: the reply shows the answer through edits meanwhile, and when the start's turn
  * comes `handOver()` says what the reply has not shown yet, which the stream carries from there.
  */
+import type { Conversation, MessageContent, MessageRef, UserRef } from '../../chat.js';
 import type { Logger } from '../../log.js';
 import { attempt, describeFailure, type LimiterPool, type RunPriority } from '../pacing/index.js';
 import { openFenceAt } from '../message/index.js';
 import { beginFinish, closed, cutPart, fallenOf, opened, sendableEnd, streamOf, type LaneEnd, type LaneState, type LateStart, type PartCut } from './stream-lane-state.js';
-import type { Conversation, MessageContent, MessageRef, NativeStream, NativeStreaming, RateBudget, UserRef } from '../surface.js';
+import type { NativeStream, NativeStreaming, RateBudget } from '../surface.js';
 import type { DeliveryStats } from '../types.js';
 
 export interface StreamLaneDeps {

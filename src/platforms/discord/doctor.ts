@@ -5,7 +5,7 @@
  * permissions there (GET /users/@me/guilds).
  */
 import { REST, Routes } from 'discord.js';
-import { fail, pass, type CheckResult } from '../../doctor/types.js';
+import { fail, pass, type CheckResult } from '../../check-result.js';
 import type { DiscordConfig } from './config.js';
 import { ENABLE_MESSAGE_CONTENT, messageContentGranted } from './message-content.js';
 import { inviteUrl, missingPermissions } from './permissions.js';

@@ -1,8 +1,8 @@
 /**
  * Opaque ids the core sees, and the button custom_ids Discord carries back (1-100 characters).
  */
+import type { Conversation } from '../../chat.js';
 import { createHash } from 'node:crypto';
-import type { Conversation } from '../../delivery/surface.js';
 
 /** Inline conversations in a server channel are per author: thread = 'user:<authorId>'. */
 export const INLINE_THREAD_PREFIX = 'user:';

@@ -3,11 +3,11 @@
  * follow-up in a thread the bot started), which conversation it belongs to (starting a thread
  * for a mention when the route answers in threads), and downloads its attachments.
  */
+import type { Conversation, UserRef } from '../../chat.js';
 import { MessageType, type Client, type Message } from 'discord.js';
 import type { Logger } from '../../log.js';
 import type { BridgeInbound, InboundMessage } from '../../bridge/types.js';
-import type { Conversation, UserRef } from '../../delivery/surface.js';
-import { attachmentRef, type DownloadedAttachments, type RemoteFile } from '../attachments.js';
+import { attachmentRef, type DownloadedAttachments, type RemoteFile } from '../index.js';
 import { replyModeFor, type DiscordConfig } from './config.js';
 import { INLINE_THREAD_PREFIX, encodeMessageRef } from './ids.js';
 import { readableText, threadName } from './mentions.js';

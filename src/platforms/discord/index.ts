@@ -1,4 +1,10 @@
-/** Discord on discord.js 14: DMs, @mentions (answered in threads or inline), live replies, buttons. */
+/**
+ * Discord on discord.js 14: DMs and @mentions (answered in threads or inline) become
+ * InboundMessages (platform.ts, inbound.ts, mentions.ts), button clicks and modals ActionEvents
+ * (interactions.ts); the Discord Surface (surface.ts: markdown with subtext and components in
+ * render.ts and prompt-render.ts, reactions paced by reaction-pacer.ts, REST 429s kept from live
+ * edits by rate-limit-filter.ts); its config, permissions and doctor checks.
+ */
 export { createDiscordPlatform, type DiscordPlatformOptions } from './platform.js';
 export { createLiveLimitFilter, type LiveLimitFilter } from './rate-limit-filter.js';
 export { parseDiscordConfig, replyModeFor, type DiscordConfig, type ReplyMode } from './config.js';

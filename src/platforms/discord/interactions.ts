@@ -8,13 +8,13 @@
  * cannot show an error inside a modal, so a refused submission is answered ephemerally with the
  * submitted text, so nothing typed is lost.
  */
+import type { UserRef } from '../../chat.js';
 import {
   LabelBuilder, MessageFlags, ModalBuilder, TextInputBuilder, TextInputStyle,
   type ButtonInteraction, type Interaction, type ModalSubmitInteraction,
 } from 'discord.js';
 import type { Logger } from '../../log.js';
 import type { ActionEvent, BridgeInbound, PromptForm } from '../../bridge/types.js';
-import type { UserRef } from '../../delivery/surface.js';
 import type { CustomIds } from './ids.js';
 import { FORM_INPUT_ID, inputChunks, renderModal } from './prompt-render.js';
 import { codeBlock } from './render.js';

@@ -10,7 +10,7 @@ import { createMessageHandler } from './inbound.js';
 import { createLiveLimitFilter } from './rate-limit-filter.js';
 import { createInteractionHandler } from './interactions.js';
 import { BOOST_UPLOAD_LIMITS, createDiscordSurface, DEFAULT_UPLOAD_LIMIT } from './surface.js';
-import { attachmentFetcher } from '../attachments.js';
+import { attachmentFetcher } from '../index.js';
 import { ENABLE_MESSAGE_CONTENT, decideMessageContent, logMessageContentMode, type MessageContentMode } from './message-content.js';
 
 /** Test and embedding seams; main.ts passes none of these. */

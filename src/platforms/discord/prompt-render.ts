@@ -12,7 +12,7 @@
  * Decided: ✅ **Allowed for this thread** by @ana <t:…:t> · rule `Bash(npm test:*)` for <@ana>'s requests, no buttons.
  * Mentions never ping (allowed_mentions parse: []).
  */
-import type { PermissionPromptView } from '../../delivery/surface.js';
+import type { PermissionPromptView } from '../../chat.js';
 import type { PromptAction, PromptForm } from '../../bridge/types.js';
 import type { CustomIds } from './ids.js';
 import { DISCORD_MAX_CONTENT, MAX_INPUT_CHARS, STYLE, codeBlock, oneLine, subtext, type DiscordActionRow, type DiscordButton, type DiscordMessageBody } from './render.js';

@@ -2,7 +2,8 @@
  * MessageContent -> Discord message bodies (content + button rows); prompts: prompt-render.ts.
  * Pure functions; the Surface sends what these return.
  */
-import type { MessageContent, SurfaceCapabilities } from '../../delivery/surface.js';
+import type { MessageContent } from '../../chat.js';
+import type { SurfaceCapabilities } from '../../delivery/surface.js';
 import type { CustomIds } from './ids.js';
 
 /** Discord's hard limit for `content`. */

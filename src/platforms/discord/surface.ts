@@ -2,12 +2,11 @@
  * The Discord Surface: posts and edits through discord.js's REST client (so its per-bucket queues
  * and rate-limit headers apply), renders prompts as buttons, typing and reactions.
  */
+import type { Conversation, MessageContent, MessageRef, PermissionPromptView, SourceMessageRef } from '../../chat.js';
 import { DiscordAPIError, RateLimitError, type REST } from 'discord.js';
 import { RateLimitedError, TurnbridgeError } from '../../errors.js';
 import type { Logger } from '../../log.js';
-import type {
-  Conversation, FileLimits, FilePost, MessageContent, MessageRef, PermissionPromptView, RateBudget, ReactionState, SourceMessageRef, Surface,
-} from '../../delivery/surface.js';
+import type { FileLimits, FilePost, RateBudget, ReactionState, Surface } from '../../delivery/surface.js';
 import { CustomIds, decodeMessageRef, encodeMessageRef, targetChannel } from './ids.js';
 import { DISCORD_CAPABILITIES, renderMessage } from './render.js';
 import { renderPrompt } from './prompt-render.js';

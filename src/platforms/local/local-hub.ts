@@ -1,5 +1,6 @@
+import type { MessageContent, PermissionPromptView } from '../../chat.js';
 import type { ServerResponse } from 'node:http';
-import type { MessageContent, PermissionPromptView, ReactionState } from '../../delivery/index.js';
+import type { ReactionState } from '../../delivery/index.js';
 
 /** One thing shown in a page, keyed by id; an update replaces the item with the same id. */
 export type LocalItem =

@@ -1,10 +1,10 @@
+import type { Conversation } from '../../chat.js';
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../log.js';
 import type { BridgeInbound } from '../../bridge/index.js';
 import { PROMPT_ACTIONS, type PromptAction } from '../../bridge/types.js';
-import type { Conversation } from '../../delivery/index.js';
 import { bearerToken, readJsonBody, sameSecret, sendJson, sendText, type RouteHandler } from '../../http/index.js';
 import type { LocalConfig } from './local-config.js';
 import type { LocalFiles } from './local-files.js';

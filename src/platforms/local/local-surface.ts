@@ -1,8 +1,6 @@
+import type { Conversation, MessageContent, MessageRef, SourceMessageRef } from '../../chat.js';
 import { TurnbridgeError } from '../../errors.js';
-import type {
-  Conversation, MessageContent, MessageRef, PermissionPromptView, RateBudget, ReactionState, SourceMessageRef,
-  Surface, SurfaceCapabilities,
-} from '../../delivery/index.js';
+import type { RateBudget, ReactionState, Surface, SurfaceCapabilities } from '../../delivery/index.js';
 import type { LocalConfig } from './local-config.js';
 import { isInlineImage, type LocalFiles } from './local-files.js';
 import type { LocalHub } from './local-hub.js';

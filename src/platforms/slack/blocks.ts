@@ -4,8 +4,8 @@
  * status are small muted context lines; Stop is a button whose value is the opaque id the core
  * gave, never anything the agent wrote. Permission prompts: prompt-blocks.ts.
  */
+import type { MessageContent } from '../../chat.js';
 import type { types } from '@slack/bolt';
-import type { MessageContent } from '../../delivery/surface.js';
 import { tablesAsCode } from './markdown-tables.js';
 
 type Block = types.KnownBlock;

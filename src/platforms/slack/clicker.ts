@@ -5,10 +5,10 @@
  * a route's lists unless the groups are looked up here and handed over as the user's roles (the
  * same cached lookup messages use).
  */
+import type { UserRef } from '../../chat.js';
 import type { RouteConfig } from '../../config/types.js';
 import type { webApi } from '@slack/bolt';
 import type { ActionEvent } from '../../bridge/types.js';
-import type { UserRef } from '../../delivery/surface.js';
 import type { Logger } from '../../log.js';
 
 const GROUP_ID = /^S[A-Z0-9]+$/;

@@ -4,7 +4,7 @@
  * what to do about it. Tokens are kept here and never logged.
  */
 import { TurnbridgeError, describeFieldError } from '../../errors.js';
-import { DEFAULT_MAX_ATTACHMENT_BYTES, DEFAULT_MAX_ATTACHMENTS } from '../attachments.js';
+import { DEFAULT_MAX_ATTACHMENT_BYTES, DEFAULT_MAX_ATTACHMENTS } from '../index.js';
 
 export type SlackMode = 'socket' | 'http';
 

@@ -6,7 +6,7 @@
  */
 import type { BridgeConfig } from '../../config/types.js';
 import { webApi } from '@slack/bolt';
-import { fail, pass, type CheckResult } from '../../doctor/types.js';
+import { fail, pass, type CheckResult } from '../../check-result.js';
 import type { SlackConfig } from './config.js';
 import { SLACK_BOT_SCOPES } from './scopes.js';
 import { slackErrorCode } from './web-errors.js';

@@ -14,7 +14,7 @@
 import type { App, webApi } from '@slack/bolt';
 import type { ActionEvent, BridgeInbound, InboundMessage } from '../../bridge/types.js';
 import type { Logger } from '../../log.js';
-import { attachmentRef } from '../attachments.js';
+import { attachmentRef } from '../index.js';
 import { ACTION_RERUN, ACTION_STOP } from './blocks.js';
 import { createGroupsOf, slackClickEvent } from './clicker.js';
 import { registerPromptListeners } from './prompt-actions.js';

@@ -5,9 +5,9 @@
  * External and remote files (`is_external`, mode `external`) can live on any host: skipped with
  * a reason, never fetched with the token.
  */
-import type { RemoteAttachment } from '../../delivery/surface.js';
+import type { RemoteAttachment } from '../../chat.js';
 import type { Logger } from '../../log.js';
-import { attachmentFetcher, type DownloadedAttachments, type RemoteFile } from '../attachments.js';
+import { attachmentFetcher, type DownloadedAttachments, type RemoteFile } from '../index.js';
 import type { SlackConfig } from './config.js';
 
 export interface SlackFile {

@@ -1,4 +1,10 @@
-/** Slack platform: @slack/bolt app -> InboundMessage; Block Kit Surface. */
+/**
+ * Slack: the @slack/bolt app (platform.ts: Socket Mode or HTTP, connected in the background and
+ * reconnected with back-off) whose events become InboundMessages (events.ts, inbound-text.ts,
+ * files.ts) and whose clicks become ActionEvents (clicker.ts, prompt-actions.ts); the Slack Surface
+ * (surface.ts: Block Kit rendering in blocks.ts and prompt-blocks.ts, native streaming in
+ * stream.ts); its config, its scopes and its doctor checks.
+ */
 export { createSlackPlatform, describeConnectFailure, type SlackPlatform } from './platform.js';
 export { createSlackSurface, SLACK_LIMITS, type SlackSurface, type SlackSurfaceOptions } from './surface.js';
 export { parseSlackConfig, SLACK_STREAMING_MODES, type SlackConfig, type SlackMode, type SlackStreaming } from './config.js';

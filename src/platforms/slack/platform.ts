@@ -74,9 +74,9 @@ export function createSlackPlatform(opts: SlackPlatformOptions): SlackPlatform {
 
   const clientOptions = (): webApi.WebClientOptions => ({
     slackApiUrl: cfg.apiUrl,
-    // Explicit: Socket Mode otherwise gives listener clients 100 retries (pitfall P3).
+    // Explicit: Socket Mode otherwise gives its listener clients 100 retries.
     retryConfig: { retries: cfg.apiRetries, factor: 2, minTimeout: 250, maxTimeout: 2_000, randomize: true },
-    // A 429 is thrown at once; the delivery limiter owns pacing (pitfall P4).
+    // A 429 is thrown at once; the delivery limiter owns pacing.
     rejectRateLimitedCalls: true,
     timeout: cfg.apiTimeoutMs,
     logger: boltLoggerFrom(logger, 'web-api'),
@@ -130,7 +130,7 @@ export function createSlackPlatform(opts: SlackPlatformOptions): SlackPlatform {
         logger: boltLogger,
         clientPingTimeout: cfg.clientPingTimeoutMs,
         autoReconnectEnabled: false,
-        // A custom receiver ignores App.clientOptions (pitfall P5): give it the URL and retry policy again.
+        // A custom receiver ignores App.clientOptions: give it the URL and retry policy again.
         installerOptions: { clientOptions: clientOptions() },
       })
       : new HTTPReceiver({ signingSecret: cfg.signingSecret!, endpoints: '/slack/events', logger: boltLogger });

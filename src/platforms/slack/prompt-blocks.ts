@@ -13,8 +13,8 @@
  *   actions   [Allow once] [Allow for this thread] [Allow for everyone in this thread] [Edit and allow] [Deny] [Deny with reason] [Show full input]
  * Decided: the buttons go, a context line says who decided what and when.
  */
+import type { PermissionPromptView } from '../../chat.js';
 import type { types } from '@slack/bolt';
-import type { PermissionPromptView } from '../../delivery/surface.js';
 import type { PromptAction, PromptForm } from '../../bridge/types.js';
 import { FALLBACK_TEXT_LIMIT, SECTION_TEXT_LIMIT, escapeMrkdwn, plainCut, type RenderedMessage } from './blocks.js';
 

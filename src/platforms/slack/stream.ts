@@ -11,9 +11,10 @@
  * (and logged) on every reply, never remembered. When a start would wait for the Tier 2 budget,
  * auto serves the reply with post + edit and native hands over late (NativeStreaming.lateStart).
  */
+import type { Conversation, MessageContent, MessageRef, UserRef } from '../../chat.js';
 import type { webApi } from '@slack/bolt';
 import type { Logger } from '../../log.js';
-import type { Conversation, MessageContent, MessageRef, NativeStream, NativeStreaming, RateBudget, UserRef } from '../../delivery/surface.js';
+import type { NativeStream, NativeStreaming, RateBudget } from '../../delivery/surface.js';
 import { renderMessage } from './blocks.js';
 import { decodeMessageId, encodeMessageId } from './ids.js';
 import { callSlack, slackErrorCode, toSurfaceError } from './web-errors.js';

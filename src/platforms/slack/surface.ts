@@ -2,12 +2,10 @@
  * The Slack Surface: what the core may ask of Slack, through one WebClient that never retries
  * a 429 itself (the delivery layer's limiter owns pacing; a 429 surfaces as RateLimitedError).
  */
+import type { Conversation, MessageContent, MessageRef, PermissionPromptView, SourceMessageRef } from '../../chat.js';
 import type { webApi } from '@slack/bolt';
 import type { Logger } from '../../log.js';
-import type {
-  Conversation, FileLimits, FilePost, MessageContent, MessageRef, PermissionPromptView, RateBudget, ReactionState, SourceMessageRef,
-  Surface, SurfaceCapabilities,
-} from '../../delivery/surface.js';
+import type { FileLimits, FilePost, RateBudget, ReactionState, Surface, SurfaceCapabilities } from '../../delivery/surface.js';
 import { ACTION_STOP, escapeMrkdwn, neutralizeMentions, renderMessage } from './blocks.js';
 import { PROMPT_ACTION_IDS, renderPrompt } from './prompt-blocks.js';
 import type { SlackConfig } from './config.js';

@@ -2,10 +2,11 @@
  * The full stack for turn tests: fake Discord + real discord.js (createDiscordPlatform) + real bridge
  * core (createBridge) + real agent processes (test/fixtures/discord-agents).
  */
+import type { MessageRef } from '../../../src/chat.js';
 import type { BridgeConfig } from '../../../src/config/types.js';
 import { join } from 'node:path';
 import { createBridge, type CoreBridge, type CreateBridgeOptions } from '../../../src/bridge/index.js';
-import type { MessageRef, Surface } from '../../../src/delivery/surface.js';
+import type { Surface } from '../../../src/delivery/surface.js';
 import type { FakeMessage } from '../../fakes/discord/index.js';
 import { makeRig, testLogger, type Rig, type RigOptions } from './harness.js';
 

@@ -1,11 +1,11 @@
 /** A permission broker on a recording surface, with rules and an audit trail in memory (approvals and rule tests). */
+import type { UserRef } from '../../../src/chat.js';
 import type { Approvals } from '../../../src/config/types.js';
 import { createPermissionBroker } from '../../../src/bridge/index.js';
 import { createDelivery } from '../../../src/delivery/index.js';
 import { createMemoryStore, openState } from '../../../src/state/index.js';
 import { createMetrics } from '../../../src/bridge/metrics.js';
 import type { ActionEvent, PromptForm } from '../../../src/bridge/types.js';
-import type { UserRef } from '../../../src/delivery/surface.js';
 import type { PermissionRequest } from '../../../src/protocol/types.js';
 import { silentLogger } from '../../../src/log.js';
 import { createRecordingSurface } from '../../fakes/recording-surface.js';

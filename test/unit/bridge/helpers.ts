@@ -1,4 +1,5 @@
 /** Shared by the bridge tests: config, messages, a controllable fake runner, fixture-agent profiles. */
+import type { Conversation, UserRef } from '../../../src/chat.js';
 import type { BridgeConfig } from '../../../src/config/types.js';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -6,7 +7,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { ActionEvent, InboundMessage } from '../../../src/bridge/types.js';
 import { createMemoryStore, openState, type State, type StateStore } from '../../../src/state/index.js';
-import type { Conversation, UserRef } from '../../../src/delivery/surface.js';
 import { silentLogger } from '../../../src/log.js';
 import type { Profile } from '../../../src/profile/index.js';
 import type { RunHandlers, RunOptions, RunResult, TurnInput } from '../../../src/runner/index.js';

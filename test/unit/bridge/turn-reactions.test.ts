@@ -2,10 +2,11 @@
  * A turn's reactions (createTurnReactions, src/bridge/turns/turn.ts): 👀 at most once and always before the end state, in
  * the order asked for even when a call is slow, and a failing call does not stop the next.
  */
+import type { SourceMessageRef } from '../../../src/chat.js';
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { createTurnReactions } from '../../../src/bridge/turns/turn.js';
-import type { ReactionState, SourceMessageRef } from '../../../src/delivery/surface.js';
+import type { ReactionState } from '../../../src/delivery/surface.js';
 
 const source: SourceMessageRef = { id: 'C1/M1', conversation: { space: 'T1', channel: 'C1', thread: '' } };
 

@@ -3,10 +3,10 @@
  * current part is frozen as it is and the reply continues in a new message below, in both the
  * post + edit path and the native-stream path; no text lost or repeated, no empty message left.
  */
+import type { MessageRef } from '../../../src/chat.js';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createDelivery } from '../../../src/delivery/index.js';
-import type { MessageRef } from '../../../src/delivery/index.js';
 import { createRecordingSurface } from '../../fakes/recording-surface.js';
 import { advance, conv, finishOnClock, flush, useFakeClock } from './helpers.js';
 import { streamingRig } from './streaming-rig.js';

@@ -3,10 +3,11 @@
  * permission prompt in the middle (continueBelow): the reply's messages hold the exact answer, in
  * order, each character once; what was appended before the prompt is above it, the rest below it.
  */
+import type { MessageRef } from '../../../src/chat.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { createDelivery, type MessageRef } from '../../../src/delivery/index.js';
+import { createDelivery } from '../../../src/delivery/index.js';
 import { advance, conv, finishOnClock, settleOnClock, useFakeClock } from './helpers.js';
 import { streamingRig } from './streaming-rig.js';
 

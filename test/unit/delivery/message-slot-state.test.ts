@@ -3,6 +3,7 @@
  * every legal move, every refusal (the whole state × event table), then the slot itself going
  * through its states against the recording surface, with a real limiter pool on a fake clock.
  */
+import type { MessageContent, MessageRef } from '../../../src/chat.js';
 import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLimiterPool } from '../../../src/delivery/pacing/limiter-pool.js';
@@ -17,7 +18,7 @@ import {
   type SlotFailure,
   type SlotLife,
 } from '../../../src/delivery/message/message-slot-state.js';
-import type { DeliveryStats, MessageContent, MessageRef } from '../../../src/delivery/index.js';
+import type { DeliveryStats } from '../../../src/delivery/index.js';
 import { TurnbridgeError } from '../../../src/errors.js';
 import { createRecordingSurface, type RecordingSurface, type RecordingSurfaceOptions } from '../../fakes/recording-surface.js';
 import { conv, flush, settleOnClock, useFakeClock } from './helpers.js';

@@ -4,9 +4,10 @@
  * on a permanent refusal, rendered when the post goes out, updated at final priority, and a
  * prompt settled before it went out is never posted.
  */
+import type { PermissionPromptView } from '../../../src/chat.js';
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { createDelivery, type PermissionPromptView } from '../../../src/delivery/index.js';
+import { createDelivery } from '../../../src/delivery/index.js';
 import { TurnbridgeError } from '../../../src/errors.js';
 import { createRecordingSurface } from '../../fakes/recording-surface.js';
 import { advance, conv, flush, settleOnClock, useFakeClock } from './helpers.js';

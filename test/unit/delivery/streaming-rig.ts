@@ -1,6 +1,7 @@
 /** A RecordingSurface with native streaming (start / append / stop recorded), for delivery tests. */
+import type { MessageContent, MessageRef } from '../../../src/chat.js';
 import assert from 'node:assert/strict';
-import type { MessageContent, MessageRef, NativeStreaming } from '../../../src/delivery/index.js';
+import type { NativeStreaming } from '../../../src/delivery/index.js';
 import { RateLimitedError, TurnbridgeError } from '../../../src/errors.js';
 import { createRecordingSurface, type RecordingSurface } from '../../fakes/recording-surface.js';
 

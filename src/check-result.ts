@@ -1,6 +1,8 @@
 /**
- * `turnbridge doctor`: checks of a setup, each a line with ✓ or ✗ and, when ✗, the one thing to
- * do. The same checks run at start-up and feed /readyz.
+ * One checked thing of a setup, as `turnbridge doctor` lists it: a line with ✓ or ✗ and, when ✗,
+ * the one thing to do. The doctor's own checks (src/doctor/) and the platforms' (Slack's and
+ * Discord's doctor.ts, which the doctor loads on demand) make them; the same checks run at
+ * start-up and feed /readyz.
  */
 
 /**
@@ -37,6 +39,3 @@ export function fail(section: string, text: string, fix: string): CheckResult {
 export function warn(section: string, text: string, fix: string): CheckResult {
   return { section, status: 'warn', text, fix };
 }
-
-/** A section's checks; a check that throws becomes a ✗ line instead of ending the doctor. */
-export type CheckSection = () => Promise<CheckResult[]>;

@@ -1,0 +1,52 @@
+/**
+ * What the code's comments and docs/architecture.md point a reader to is in the repository: every
+ * file they name (`x.ts`, `delivery/reply/render.ts`, `docs/security.md`) exists, and none points
+ * to notes outside it (a design file, a "pitfall" list).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, dirname, join, normalize } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const tracked = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' })
+  .split('\n').filter((f) => f !== '' && existsSync(join(ROOT, f)));
+const repo = new Set(tracked);
+const names = new Set(tracked.map((f) => basename(f)));
+
+/** A file name in prose: a path of word characters ending in .ts, .mjs or .md (not inside a URL). */
+const FILE = /(?<![\w@./:-])((?:[\w.-]+\/)*[\w-]+(?:\.[\w-]+)*\.(?:ts|mjs|md))(?![\w/])/g;
+
+function exists(cited: string, from: string): boolean {
+  if (!cited.includes('/')) return names.has(cited);
+  const tries = [join(dirname(from), cited), cited, join('src', cited)].map((p) => normalize(p));
+  return tries.some((p) => repo.has(p)) || tracked.some((f) => f.endsWith(`/${cited}`));
+}
+
+function comments(text: string): string[] {
+  return [...text.matchAll(/\/\*[\s\S]*?\*\/|(?<![:'"`\w])\/\/[^\n]*/g)].map((m) => m[0]);
+}
+
+function unresolved(file: string, chunks: string[]): string[] {
+  const out: string[] = [];
+  for (const chunk of chunks) {
+    for (const m of chunk.matchAll(FILE)) if (!exists(m[1]!, file)) out.push(`${file}: ${m[1]}`);
+    for (const m of chunk.matchAll(/\bpitfall\s+P\d+\b/gi)) out.push(`${file}: ${m[0]} (a note outside the repository)`);
+  }
+  return out;
+}
+
+test('comments in src/ cite only files in the repository', () => {
+  const wrong = tracked.filter((f) => f.startsWith('src/') && f.endsWith('.ts'))
+    .flatMap((f) => unresolved(f, comments(readFileSync(join(ROOT, f), 'utf8'))));
+  assert.deepEqual(wrong, []);
+});
+
+test('docs/architecture.md names only files in the repository', () => {
+  const doc = 'docs/architecture.md';
+  const code = [...readFileSync(join(ROOT, doc), 'utf8').matchAll(/`([^`\n]+)`/g)].map((m) => m[1]!);
+  // Paths in the layer tree and the walk are relative to src/ unless they start with a top folder.
+  assert.deepEqual(unresolved(doc, code), []);
+});
