@@ -25,6 +25,17 @@ export const DEFAULT_MAX_REPLY_BYTES = 1024 * 1024;
 /** After the agent exits, how long a grandchild may keep stdout open before the group is killed. */
 const EXIT_DRAIN_MS = 500;
 
+type StopWhy = 'timeout' | 'cancel';
+/** SIGTERM went to the group for `why`; `kill` sends SIGKILL after the grace. */
+interface Stopping { why: StopWhy; kill: NodeJS.Timeout }
+/** How the process ended: its exit, or the spawn failure that means it never ran. */
+type Exit = { kind: 'exited'; code: number | null; signal: NodeJS.Signals | null } | { kind: 'spawn-failed'; error: NodeJS.ErrnoException };
+/** The agent process's life in one turn (the transitions are in run()). */
+type Life =
+  | { kind: 'running'; deadline: NodeJS.Timeout; stdout: 'open' | 'ended'; stop?: Stopping }
+  | { kind: 'draining'; exit: Exit; drain: NodeJS.Timeout; stop?: Stopping }
+  | { kind: 'settled'; exit: Exit; stop?: Stopping };
+
 function failedBeforeSpawn(error: string, started: number): RunResult {
   return { reply: '', sessionId: '', error, exitCode: 1, timedOut: false, cancelled: false, partials: [], notices: [], durationMs: Date.now() - started };
 }
@@ -120,15 +131,6 @@ export async function run(profile: Profile, turn: TurnInput, handlers: RunHandle
   }
 
   return new Promise<RunResult>((resolveRun) => {
-    let timedOut = false;
-    let cancelled = false;
-    let spawnError: NodeJS.ErrnoException | null = null;
-    let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
-    let stdoutEnded = false;
-    let settled = false;
-    let timer: NodeJS.Timeout | undefined;
-    let killTimer: NodeJS.Timeout | undefined;
-    let drainTimer: NodeJS.Timeout | undefined;
     const turnEnded = new AbortController();
     const pending = new Map<string, AbortController>();
 
@@ -196,28 +198,65 @@ export async function run(profile: Profile, turn: TurnInput, handlers: RunHandle
       for (const id of [...pending.keys()]) respond(id, { behavior: 'deny', message });
     }
 
-    const stop = (why: 'timeout' | 'cancel') => {
-      if (exit !== null || settled) return;
-      if (why === 'timeout') timedOut = true;
-      else cancelled = true;
+    /**
+     * The agent's life as ONE value, changed only below (stop, exited, outputEnded, drained,
+     * settle); its timers live in the state that arms them:
+     * - running: the turn's `deadline` armed; `stdout` open or ended; `stop` once a Stop or the
+     *   timeout sent SIGTERM (its `kill` timer sends SIGKILL after the grace);
+     * - draining: the process exited but a grandchild holds stdout open; `drain` ends the turn anyway;
+     * - settled: exit seen and stdout ended (or given up on): the result is out.
+     */
+    let life: Life = { kind: 'running', deadline: setTimeout(() => stop('timeout'), timeoutMs), stdout: 'open' };
+
+    /** Timeout or Stop: SIGTERM to the group, SIGKILL after the grace. Once only, while the process runs. */
+    const stop = (why: StopWhy) => {
+      if (life.kind !== 'running' || life.stop) return;
       denyAllPending(why === 'timeout' ? 'The turn timed out waiting for approval.' : 'The turn was stopped.');
       log.info({ why, pid: child.pid }, 'stopping agent: SIGTERM to its process group');
       signalGroup(child, 'SIGTERM');
-      killTimer = setTimeout(() => {
+      const kill = setTimeout(() => {
         log.warn({ pid: child.pid }, 'agent still running after grace: SIGKILL');
         signalGroup(child, 'SIGKILL');
       }, graceMs);
+      life = { ...life, stop: { why, kill } };
     };
 
-    timer = setTimeout(() => stop('timeout'), timeoutMs);
+    /** The process exited, or never started: the turn ends once stdout has ended too. */
+    const exited = (exit: Exit) => {
+      if (life.kind !== 'running') return;
+      clearTimeout(life.deadline);
+      if (exit.kind === 'spawn-failed' || life.stdout === 'ended') {
+        settle({ kind: 'settled', exit, stop: life.stop });
+        return;
+      }
+      // A grandchild may hold stdout open: give it a moment, then end the turn anyway.
+      life = { kind: 'draining', exit, stop: life.stop, drain: setTimeout(drained, EXIT_DRAIN_MS) };
+    };
+
+    const outputEnded = () => {
+      if (life.kind === 'running') life = { ...life, stdout: 'ended' };
+      else if (life.kind === 'draining') {
+        clearTimeout(life.drain);
+        settle({ kind: 'settled', exit: life.exit, stop: life.stop });
+      }
+    };
+
+    const drained = () => {
+      if (life.kind !== 'draining') return;
+      log.warn('agent exited but its stdout stayed open (a child process?); ending the turn');
+      signalGroup(child, 'SIGKILL');
+      child.stdout?.destroy();
+      splitter.end();
+      settle({ kind: 'settled', exit: life.exit, stop: life.stop });
+    };
+
     const onAbort = () => stop('cancel');
     options.signal?.addEventListener('abort', onAbort, { once: true });
 
     child.stdout!.on('data', (chunk: Buffer) => splitter.push(chunk));
     child.stdout!.on('end', () => {
       splitter.end();
-      stdoutEnded = true;
-      maybeFinish();
+      outputEnded();
     });
     child.stdout!.on('error', () => undefined);
     child.stderr!.on('data', (chunk: Buffer) => {
@@ -230,31 +269,9 @@ export async function run(profile: Profile, turn: TurnInput, handlers: RunHandle
       if (child.pid !== undefined) handlers.onSpawn?.(child.pid);
       log.debug({ pid: child.pid, command: launch.command }, 'agent started');
     });
-    child.on('error', (e: NodeJS.ErrnoException) => {
-      // Spawn failures (ENOENT, EACCES) arrive here; there will be no exit event.
-      if (child.pid === undefined || exit === null) {
-        spawnError = e;
-        exit = { code: null, signal: null };
-        stdoutEnded = true;
-        maybeFinish();
-      }
-    });
-    child.on('exit', (code, signal) => {
-      exit = { code, signal };
-      clearTimeout(timer);
-      if (!stdoutEnded) {
-        // A grandchild may hold stdout open: give it a moment, then end the turn anyway.
-        drainTimer = setTimeout(() => {
-          log.warn('agent exited but its stdout stayed open (a child process?); ending the turn');
-          signalGroup(child, 'SIGKILL');
-          child.stdout?.destroy();
-          splitter.end();
-          stdoutEnded = true;
-          maybeFinish();
-        }, EXIT_DRAIN_MS);
-      }
-      maybeFinish();
-    });
+    // Spawn failures (ENOENT, EACCES) arrive as 'error', with no exit event.
+    child.on('error', (error: NodeJS.ErrnoException) => exited({ kind: 'spawn-failed', error }));
+    child.on('exit', (code, signal) => exited({ kind: 'exited', code, signal }));
 
     const turnLine = JSON.stringify(buildTurn({ ...turn, permission: profile.permission })) + '\n';
     if (child.stdin) {
@@ -262,36 +279,36 @@ export async function run(profile: Profile, turn: TurnInput, handlers: RunHandle
       if (!profile.permission) child.stdin.end();
     }
 
-    function maybeFinish() {
-      if (settled || exit === null || !stdoutEnded) return;
-      settled = true;
-      clearTimeout(timer);
-      clearTimeout(drainTimer);
-      clearTimeout(killTimer);
+    function settle(final: Extract<Life, { kind: 'settled' }>) {
+      if (life.kind === 'settled') return;
+      if (life.stop) clearTimeout(life.stop.kill);
+      life = final;
       options.signal?.removeEventListener('abort', onAbort);
       turnEnded.abort();
       pending.clear();
       if (child.stdin && !child.stdin.destroyed) child.stdin.destroy();
-      if (timedOut || cancelled) signalGroup(child, 'SIGKILL'); // leftovers that ignored SIGTERM
+      if (final.stop) signalGroup(child, 'SIGKILL'); // leftovers that ignored SIGTERM
       if (egress) {
         if (egress.refused.length > 0) log.info({ refused: egress.refused }, 'sandbox egress refused (not in the profile\'s sandbox.allow_hosts)');
         void egress.close();
       }
-      resolveRun(finish());
+      resolveRun(finish(final));
     }
 
-    function finish(): RunResult {
+    function finish({ exit, stop: stopped }: Extract<Life, { kind: 'settled' }>): RunResult {
       const durationMs = Date.now() - started;
+      const timedOut = stopped?.why === 'timeout';
+      const cancelled = stopped?.why === 'cancel';
       const base = { sessionId: state.sessionId, timedOut, cancelled, partials: state.partials, notices: state.notices, durationMs, ...(state.usage ? { usage: state.usage } : {}) };
-      if (spawnError) {
-        const code = spawnError.code;
+      if (exit.kind === 'spawn-failed') {
+        const code = exit.error.code;
         if (code === 'ENOENT' && exec.command !== launch.command) {
           return { ...base, reply: '', error: `The agent sandbox could not start: "${exec.command}" was not found. Install bubblewrap (Debian: apt-get install bubblewrap) or set TURNBRIDGE_SANDBOX=off.`, exitCode: 127 };
         }
-        const what = code === 'ENOENT' ? 'command not found' : code === 'EACCES' ? 'command is not executable' : `cannot start (${code ?? spawnError.message})`;
+        const what = code === 'ENOENT' ? 'command not found' : code === 'EACCES' ? 'command is not executable' : `cannot start (${code ?? exit.error.message})`;
         return { ...base, reply: '', error: `Agent ${what}: "${launch.command}"${where}. Check "command" in the profile.`, exitCode: code === 'ENOENT' ? 127 : 126 };
       }
-      const { code, signal } = exit!;
+      const { code, signal } = exit;
       if (timedOut) {
         const secs = Math.round(timeoutMs / 100) / 10;
         return { ...base, reply: '', error: `The agent did not finish within ${secs} s and was stopped (timeout).`, exitCode: 124 };

@@ -52,6 +52,16 @@ test('an AbortSignal cancels like a timeout; cancelled, partials kept', async ()
   assert.deepEqual(r.partials, [{ text: 'started ' }]);
 });
 
+test('the first cause wins: a Stop whose agent outlives its deadline in the grace is stopped, not timed out', async () => {
+  const ac = new AbortController();
+  // Stopped once it said something (its SIGTERM handler is in place then): it ignores SIGTERM,
+  // so its deadline passes during the grace.
+  const r = await run(agentProfile('ignore-term.mjs'), { message: 'x' }, { onPartial: () => ac.abort() }, { signal: ac.signal, timeoutMs: 1500, killGraceMs: 2500 });
+  assert.equal(r.cancelled, true);
+  assert.equal(r.timedOut, false);
+  assert.equal(r.exitCode, 130);
+});
+
 test('a 64 MiB single line is discarded as it streams, with a notice; the turn continues', async () => {
   const r = await run(agentProfile('big-line.mjs', { env: { BIG_MB: '64' } }), { message: 'x' });
   assert.equal(r.exitCode, 0);
