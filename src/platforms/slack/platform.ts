@@ -29,6 +29,24 @@ export interface SlackPlatform extends Platform {
 
 type Phase = 'auth.test' | 'connect';
 
+/**
+ * The connection to Slack:
+ * - idle: created, not started;
+ * - connecting: `app` is being initialised and started (`attempt`: failures before it);
+ * - connected: events flow (HTTP mode: `server` listening on its own port, or `receiver` answering
+ *   the shared server's /slack/events);
+ * - reconnecting: the Socket Mode connection of `app` dropped; `retry` is the next try's timer;
+ * - retrying: connecting failed; `retry` builds a new app after a back-off;
+ * - stopped: stop() was called; nothing connects again until start().
+ */
+type Link =
+  | { kind: 'idle' }
+  | { kind: 'connecting'; app: App; attempt: number }
+  | { kind: 'connected'; app: App; server?: Server; receiver?: HTTPReceiver }
+  | { kind: 'reconnecting'; app: App; retry?: NodeJS.Timeout }
+  | { kind: 'retrying'; attempt: number; retry: NodeJS.Timeout }
+  | { kind: 'stopped' };
+
 /** HTTP mode's own port when there is no shared server to mount on and SLACK_HTTP_PORT is unset. */
 export const DEFAULT_SLACK_HTTP_PORT = 3001;
 
@@ -89,16 +107,9 @@ export function createSlackPlatform(opts: SlackPlatformOptions): SlackPlatform {
 
   let status: PlatformStatus = { state: 'starting' };
   let bridge: BridgeInbound | undefined;
-  let app: App | undefined;
-  let server: Server | undefined;
-  /** HTTP mode on the shared server: the receiver that currently answers /slack/events. */
-  let mountedReceiver: HTTPReceiver | undefined;
-  let mounted = false;
+  /** Where the connection is, as ONE value; every timer and app lives in the state that owns it. */
+  let link: Link = { kind: 'idle' };
   const useMount = cfg.mode === 'http' && cfg.httpPort === undefined && opts.http !== undefined;
-  let stopped = false;
-  let attempt = 0;
-  let retryTimer: NodeJS.Timeout | undefined;
-  let connected = false;
   let readyWaiters: Array<() => void> = [];
 
   function setStatus(s: PlatformStatus): void {
@@ -163,72 +174,86 @@ export function createSlackPlatform(opts: SlackPlatformOptions): SlackPlatform {
    */
   function watchSocket(a: App, receiver: SocketModeReceiver): void {
     receiver.client.on('disconnected', () => {
-      if (stopped || app !== a || !connected) return;
-      connected = false;
+      if (link.kind !== 'connected' || link.app !== a) return;
+      link = { kind: 'reconnecting', app: a };
       logger.warn('slack socket mode connection closed; reconnecting');
       setStatus({ state: 'degraded', reason: 'reconnecting to Slack (Socket Mode)', hint: 'Slack redelivers events after the reconnect; button clicks in the gap fail' });
       void reconnectSocket(a, receiver, 0);
     });
   }
 
+  const reconnecting = (a: App): boolean => link.kind === 'reconnecting' && link.app === a;
+
   async function reconnectSocket(a: App, receiver: SocketModeReceiver, n: number): Promise<void> {
-    if (stopped || app !== a) return;
+    if (!reconnecting(a)) return;
     try {
       await receiver.client.start();
-      if (stopped || app !== a) return;
-      connected = true;
+      if (!reconnecting(a)) return;
+      link = { kind: 'connected', app: a };
       setStatus({ state: 'ready' });
       logger.info({ attempts: n + 1 }, 'slack socket mode reconnected');
     } catch (e) {
-      if (stopped || app !== a) return;
+      if (!reconnecting(a)) return;
       const { reason, hint } = describeConnectFailure(e, 'connect', cfg);
       const delay = Math.min(cfg.reconnectMaxMs, cfg.reconnectBaseMs * 2 ** n);
       setStatus({ state: 'degraded', reason, hint });
       logger.error({ reason, hint, retryInMs: delay }, 'slack socket mode reconnect failed');
-      retryTimer = setTimeout(() => { retryTimer = undefined; void reconnectSocket(a, receiver, n + 1); }, delay);
-      retryTimer.unref?.();
+      const retry = setTimeout(() => void reconnectSocket(a, receiver, n + 1), delay);
+      retry.unref?.();
+      link = { kind: 'reconnecting', app: a, retry };
     }
   }
 
   async function connectOnce(): Promise<void> {
+    if (link.kind === 'stopped') return;
+    const attempt = link.kind === 'retrying' ? link.attempt : 0;
     const a = buildApp();
-    app = a;
-    connected = false;
+    link = { kind: 'connecting', app: a, attempt };
+    const connecting = (): boolean => link.kind === 'connecting' && link.app === a;
     let phase: Phase = 'auth.test';
     try {
       await a.init();
       phase = 'connect';
+      let server: Server | undefined;
+      let receiver: HTTPReceiver | undefined;
       if (cfg.mode === 'socket') {
         await a.start();
       } else if (useMount) {
-        mountedReceiver = httpReceivers.get(a);
+        receiver = httpReceivers.get(a);
         logger.info('slack HTTP receiver mounted on the bridge server at /slack/events');
       } else {
         server = await a.start({ port: cfg.httpPort ?? DEFAULT_SLACK_HTTP_PORT, host: cfg.httpHost }) as Server;
         const addr = server.address() as AddressInfo;
         logger.info({ host: cfg.httpHost, port: addr.port }, 'slack HTTP receiver listening on /slack/events');
       }
-      if (stopped) return;
-      attempt = 0;
-      connected = true;
+      if (!connecting()) return; // stopped meanwhile: stop() stops the app
+      link = { kind: 'connected', app: a, ...(server ? { server } : {}), ...(receiver ? { receiver } : {}) };
       setStatus({ state: 'ready' });
       logger.info({ mode: cfg.mode }, 'slack connected');
     } catch (e) {
-      app = undefined;
-      server = undefined;
       await stopApp(a);
-      if (stopped) return;
+      if (!connecting()) return;
       const { reason, hint } = describeConnectFailure(e, phase, cfg);
       const delay = Math.min(cfg.reconnectMaxMs, cfg.reconnectBaseMs * 2 ** attempt);
-      attempt++;
       setStatus({ state: 'degraded', reason, hint });
-      logger.error({ reason, hint, retryInMs: delay, attempt }, 'slack not connected');
-      retryTimer = setTimeout(() => {
-        retryTimer = undefined;
-        if (!stopped) void connectOnce();
-      }, delay);
-      retryTimer.unref?.();
+      logger.error({ reason, hint, retryInMs: delay, attempt: attempt + 1 }, 'slack not connected');
+      const retry = setTimeout(() => void connectOnce(), delay);
+      retry.unref?.();
+      link = { kind: 'retrying', attempt: attempt + 1, retry };
     }
+  }
+
+  // HTTP mode without a port of its own: Slack's events and clicks come through the bridge's
+  // server, answered 503 until connected (and once stopped).
+  if (useMount) {
+    opts.http!.mount('/slack/events', (req, res) => {
+      if (link.kind !== 'connected' || !link.receiver) {
+        res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8' });
+        res.end('slack is not connected yet\n');
+        return;
+      }
+      link.receiver.requestListener(req, res);
+    }, { signed: true });
   }
 
   return {
@@ -237,7 +262,7 @@ export function createSlackPlatform(opts: SlackPlatformOptions): SlackPlatform {
     config: (({ botToken: _b, appToken: _a, signingSecret: _s, ...rest }) => rest)(cfg),
     status: () => status,
     httpAddress() {
-      const addr = server?.address() as AddressInfo | null | undefined;
+      const addr = link.kind === 'connected' ? link.server?.address() as AddressInfo | null | undefined : undefined;
       return addr ? { host: cfg.httpHost, port: addr.port } : undefined;
     },
     whenReady() {
@@ -246,19 +271,7 @@ export function createSlackPlatform(opts: SlackPlatformOptions): SlackPlatform {
     },
     async start(b: BridgeInbound): Promise<void> {
       bridge = b;
-      stopped = false;
-      if (useMount && !mounted) {
-        mounted = true;
-        opts.http!.mount('/slack/events', (req, res) => {
-          const r = stopped ? undefined : mountedReceiver;
-          if (!r) {
-            res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8' });
-            res.end('slack is not connected yet\n');
-            return;
-          }
-          r.requestListener(req, res);
-        }, { signed: true });
-      }
+      link = { kind: 'idle' };
       setStatus({ state: 'starting' });
       logger.info({ mode: cfg.mode, apiUrl: cfg.apiUrl }, 'slack starting');
       // The first attempt usually settles quickly; a socket that neither opens nor fails must not hold start-up.
@@ -270,14 +283,10 @@ export function createSlackPlatform(opts: SlackPlatformOptions): SlackPlatform {
       clearTimeout(timer);
     },
     async stop(): Promise<void> {
-      stopped = true;
-      if (retryTimer) clearTimeout(retryTimer);
-      retryTimer = undefined;
-      const a = app;
-      app = undefined;
-      if (a) await stopApp(a);
-      server = undefined;
-      mountedReceiver = undefined;
+      const was = link;
+      link = { kind: 'stopped' };
+      if ((was.kind === 'reconnecting' || was.kind === 'retrying') && was.retry) clearTimeout(was.retry);
+      if ('app' in was) await stopApp(was.app);
       setStatus({ state: 'stopped' });
     },
   };
