@@ -33,7 +33,7 @@ describe('turnbridge doctor', () => {
     assert.deepEqual(run.failures, []);
     assert.deepEqual(run.warnings, []);
     for (const expected of [
-      /^Slack$/m, /✓ bot token valid: turnbridge in Fake Team \(T0FAKE\)/, /✓ token scopes: all 9 needed are granted/,
+      /^Slack$/m, /✓ bot token valid: turnbridge in Fake Team \(T0FAKE\)/, /✓ token scopes: all 10 needed are granted/,
       /✓ app token opens Socket Mode \(apps\.connections\.open\)/, new RegExp(`✓ bot is a member of ${CHANNEL}`),
       /^Discord$/m, /✓ bot token valid: /, /✓ Message Content intent granted/,
       /✓ invite URL \(exactly the permissions needed\): https:\/\/discord\.com\/oauth2\/authorize\?client_id=\d+&scope=bot&permissions=309237746752/,
