@@ -3,9 +3,11 @@
  * project's loopback fakes (nothing leaves the machine), with Debian's Chromium:
  *   doctor-slack.png    `turnbridge doctor` on a good Slack setup and on one missing a scope
  *   doctor-discord.png  the doctor on a Discord app whose Message Content intent is off
- *   slack-reply.png     a demo turn through the real Bolt app and bridge: the fake's final
- *                       message and its Allow/Deny prompt, drawn with the local page's renderer
+ *   slack-reply.png     a demo turn through the real Bolt app and bridge: the fake's thread (the
+ *                       answer, the decided prompt, the rest below it), drawn with the local page's renderer
  *   local-page.png      the local chat page (npm start without tokens) after a demo turn
+ *   local-page-prompt.png       the same turn while its permission prompt waits (one Stop, below it)
+ *   local-page-deny-reason.png  Deny with a reason: the page's dialog
  * Run: npm run docs:screenshots   (TURNBRIDGE_CHROMIUM overrides /usr/bin/chromium)
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,7 +18,7 @@ import { formatReport, runDoctor } from '../src/doctor/index.js';
 import { escapeHtml, renderMarkdown } from '../src/platforms/local/page/markdown.js';
 import { MANIFEST_SCOPES, BOT_USER, buttons, contextLines, visibleText } from '../test/fakes/slack/index.js';
 import { makeDoctorRig } from '../test/e2e/doctor/doctor-rig.js';
-import { DEMO_PROFILE, makeTurnRig } from '../test/e2e/slack/turn-rig.js';
+import { DEMO_PROFILE, isPrompt, makeTurnRig } from '../test/e2e/slack/turn-rig.js';
 import { startTurnbridge } from '../src/main.js';
 import { silentLogger } from '../src/log.js';
 
@@ -75,13 +77,17 @@ async function slackReplyPicture(): Promise<string> {
     const asked = await rig.fake.waitFor(() => rig.prompts('C0GEN', ts)[0], 'the prompt', 20_000);
     const allow = buttons(asked).find((b) => b.action_id === 'tb_allow')!;
     await rig.fake.click({ user: 'U0ANA', userName: 'ana', actionId: 'tb_allow', value: allow.value, channel: 'C0GEN', messageTs: asked.ts });
-    const parts = await rig.finalReply('C0GEN', ts, ts);
-    const prompt = rig.prompts('C0GEN', ts)[0]!;
+    await rig.finalReply('C0GEN', ts, ts);
+    await rig.decidedPrompt('C0GEN', asked.ts);
+    // the thread as Slack shows it: the answer so far, the prompt, the rest below it
+    const thread = rig.fake.botMessages('C0GEN', ts).filter((m) => Number(m.ts) > Number(ts));
     const msg = (who: string, body: string, extra = '') => `<div class="m"><div class="av">${who[0]}</div><div><b>${who}</b> <span class="t">10:42</span><div class="b">${body}</div>${extra}</div></div>`;
     // No colour-emoji font here: Slack's :shortcodes: are dropped rather than drawn as boxes.
-    const ctx = (lines: string[]) => lines.map((l) => `<div class="ctx">${renderMarkdown(l.replace(/:[a-z_]+:/g, '').replace('<@U0ANA>', '@ana').trim())}</div>`).join('');
-    const btns = buttons(prompt).map((b) => `<span class="btn ${b.style ?? ''}">${escapeHtml(b.action_id.includes('allow') ? 'Allow' : b.action_id.includes('deny') ? 'Deny' : b.action_id)}</span>`).join('');
-    const promptText = prompt.blocks.filter((b) => b.type === 'section').map((b) => renderMarkdown(String(b.text?.text ?? '').replace(/:[a-z_]+:\s*/g, ''))).join('');
+    // Slack's <!date^…|fallback> is drawn as its fallback text.
+    const ctx = (lines: string[]) => lines.map((l) => `<div class="ctx">${renderMarkdown(l.replace(/:[a-z_]+:/g, '').replace(/<@U0ANA>/g, '@ana').replace(/<!date\^\d+\^[^|>]*\|([^>]+)>/g, '$1').trim())}</div>`).join('');
+    const drawn = (m: (typeof thread)[number]): string => isPrompt(m)
+      ? msg('turnbridge', m.blocks.filter((b) => b.type === 'section').map((b) => renderMarkdown(String(b.text?.text ?? '').replace(/:[a-z_]+:\s*/g, ''))).join(''), ctx(contextLines(m)))
+      : msg('turnbridge', renderMarkdown(visibleText(m)), ctx(contextLines(m)));
     return `<!doctype html><meta charset="utf-8"><style>
 body{font:15px/1.46 Lato,"DejaVu Sans",sans-serif;margin:0;padding:16px 20px;width:760px;background:#fff;color:#1d1c1d}
 .h{font-weight:700;border-bottom:1px solid #ddd;padding-bottom:8px;margin-bottom:10px}.m{display:flex;gap:10px;margin:10px 0}
@@ -91,8 +97,7 @@ body{font:15px/1.46 Lato,"DejaVu Sans",sans-serif;margin:0;padding:16px 20px;wid
 .btn.primary{background:#007a5a;color:#fff;border-color:#007a5a}.btn.danger{color:#e01e5a;border-color:#e01e5a}</style>
 <div class="h"># general › Thread</div>
 ${msg('ana', escapeHtml(`@turnbridge ${question}`))}
-${msg('turnbridge', renderMarkdown(parts.map((p) => visibleText(p)).join('')), ctx(contextLines(parts.at(-1)!)))}
-${msg('turnbridge', promptText, `${ctx(contextLines(prompt))}<div>${btns}</div>`)}`;
+${thread.map(drawn).join('\n')}`;
   } finally {
     await rig.close();
   }
@@ -111,20 +116,35 @@ try {
     await page.screenshot({ path: join(OUT, `${name}.png`), fullPage: true });
     console.log(`docs/images/${name}.png`);
   }
-  // The local page, driven as a person would: type, Allow, wait for the finished reply.
+  // The local page, driven as a person would: type, look at the pending prompt, Allow, then Deny with a reason.
   const running = await startTurnbridge({
-    env: { PATH: process.env.PATH ?? '', PORT: '0', TURNBRIDGE_DATA_DIR: join(tmp, 'data'), TURNBRIDGE_PROFILE: DEMO_PROFILE, TURNBRIDGE_CONFIG: '', LOG_LEVEL: 'silent' },
+    env: { PATH: process.env.PATH ?? '', PORT: '0', TURNBRIDGE_DATA_DIR: join(tmp, 'data'), TURNBRIDGE_WORKSPACE: join(tmp, 'ws'), TURNBRIDGE_PROFILE: DEMO_PROFILE, TURNBRIDGE_CONFIG: '', LOG_LEVEL: 'silent' },
     logger: silentLogger, print: () => {},
   });
   try {
-    await page.setViewportSize({ width: 900, height: 560 });
+    await page.setViewportSize({ width: 900, height: 640 });
     await page.goto(running.url);
     await page.getByTestId('message-input').fill('hello, what can you do?');
     await page.getByTestId('message-input').press('Enter');
-    await page.getByTestId('allow-button').first().click({ timeout: 20_000 });
+    // the prompt waits: the answer so far above it, one live status with Stop below it
+    await page.locator('[data-testid="permission-prompt"] ~ [data-testid="bot-message"] [data-testid="stop-button"]').waitFor({ timeout: 20_000 });
+    const stops = await page.getByTestId('stop-button').count();
+    if (stops !== 1) throw new Error(`the page shows ${stops} Stop buttons while the prompt waits (one expected)`);
+    await page.screenshot({ path: join(OUT, 'local-page-prompt.png') });
+    console.log('docs/images/local-page-prompt.png');
+    await page.getByTestId('allow-button').first().click();
     await page.getByTestId('bot-text').filter({ hasText: 'Permission granted' }).waitFor({ timeout: 20_000 });
+    await page.locator('[data-testid="bot-message"][data-running="true"]').waitFor({ state: 'detached', timeout: 20_000 });
     await page.screenshot({ path: join(OUT, 'local-page.png') });
     console.log('docs/images/local-page.png');
+    await page.getByTestId('message-input').fill('why not?');
+    await page.getByTestId('message-input').press('Enter');
+    await page.getByTestId('permission-prompt').nth(1).getByTestId('deny-reason-button').click({ timeout: 20_000 });
+    await page.getByTestId('form-input').fill('not on a Friday');
+    await page.screenshot({ path: join(OUT, 'local-page-deny-reason.png') });
+    console.log('docs/images/local-page-deny-reason.png');
+    await page.getByTestId('form-submit').click();
+    await page.getByTestId('bot-text').filter({ hasText: 'not on a Friday' }).waitFor({ timeout: 20_000 });
   } finally {
     await running.shutdown();
   }

@@ -57,6 +57,8 @@ export class MessageSlot {
   /** Live edits wait until then (holdLive): the final state is about to come. */
   private liveHeldUntil = 0;
   private holdTimer?: ReturnType<typeof setTimeout>;
+  /** A post waiting for the hold to end (or for the final state). */
+  private holdWaiters: Array<() => void> = [];
   private waiters: Array<(ok: boolean) => void> = [];
 
   constructor(
@@ -123,6 +125,7 @@ export class MessageSlot {
     this.state.desired = content;
     if (final && this.priority === 'live') {
       this.move({ type: 'finalize' });
+      this.releaseHold();
       if (this.overtakeQueuedEdit()) return;
     }
     this.kick();
@@ -141,6 +144,7 @@ export class MessageSlot {
     clearTimeout(this.holdTimer);
     this.holdTimer = setTimeout(() => {
       this.holdTimer = undefined;
+      this.releaseHold();
       this.kick();
     }, ms);
     this.holdTimer.unref?.();
@@ -148,6 +152,15 @@ export class MessageSlot {
 
   private get holdingLive(): boolean {
     return this.priority === 'live' && this.deps.now() < this.liveHeldUntil;
+  }
+
+  /** Resolves once live operations may go again: the hold ended or the final state was set. */
+  private holdEnded(): Promise<void> {
+    return this.holdingLive ? new Promise((resolve) => this.holdWaiters.push(resolve)) : Promise.resolve();
+  }
+
+  private releaseHold(): void {
+    for (const resume of this.holdWaiters.splice(0)) resume();
   }
 
   /** Resolves true once the message shows the desired content, false when it gave up. */
@@ -172,15 +185,20 @@ export class MessageSlot {
     const { surface, pool, conversation } = this.deps;
     const budgets = surface.budgets('post', conversation);
     for (;;) {
+      // Under the hold (holdLive) a live post waits too, as live edits do: the final state is about
+      // to come, and a post of the answer under "working…" would show it as not finished.
+      await this.holdEnded();
       // The content is read when the limiter lets the call go, so a queued call carries the latest.
       let content = this.state.desired;
       this.state.lastSentAt = this.deps.now();
       try {
-        const ref = await pool.run(budgets, () => {
+        // undefined: skipped (skipIf)
+        const ref: MessageRef | undefined = await pool.run(budgets, () => {
           content = this.state.desired;
           this.sending = content;
           return surface.post(conversation, content);
-        }, { priority: this.priority });
+        }, { priority: this.priority, skipIf: () => this.holdingLive });
+        if (ref === undefined) continue; // the hold began while it waited for the limiter
         this.move({ type: 'posted', ref });
         this.deps.stats.posts++;
         this.state.shown = content;

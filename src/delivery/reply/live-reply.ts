@@ -26,7 +26,7 @@ import { postPrompt } from './prompt-post.js';
 import { ReplyParts } from './reply-parts.js';
 import { canMove, controlOf, laneOf, type LiveMode, type ReplyMode } from './reply-mode.js';
 import { StreamLane } from '../stream/index.js';
-import { DEFAULT_STATUS, finalTail, renderFrozen, renderLive, ThinkingLine, toneOf } from './render.js';
+import { DEFAULT_STATUS, WAITING_STATUS, finalTail, renderFrozen, renderLive, ThinkingLine, toneOf } from './render.js';
 import type { NativeStreaming, Surface } from '../surface.js';
 import type { DeliveryStats, LiveReply, LiveReplyOptions, ReplyOutcome } from '../types.js';
 
@@ -98,7 +98,10 @@ export function createLiveReply(deps: LiveReplyDeps): LiveReply {
     onShown,
   };
   const parts = new ReplyParts(slotDeps, opts.reuse);
-  const liveContent = (): MessageContent => renderLive({ text: liveText, thinking: thinking.shown, status, stopActionId });
+  /** Prompts shown below the reply and not decided yet: the live part says it waits instead of its status. */
+  let promptsWaiting = 0;
+  const liveContent = (): MessageContent =>
+    renderLive({ text: liveText, thinking: thinking.shown, status: promptsWaiting > 0 ? WAITING_STATUS : status, stopActionId });
 
   let mode: ReplyMode = startStream(surface.streaming);
 
@@ -144,10 +147,9 @@ export function createLiveReply(deps: LiveReplyDeps): LiveReply {
     const c = mode.control;
     move({ kind: 'editing', via: 'fell-back' }, 'fallBackToEdits');
     if (didStream) {
-      if (liveText === '') parts.retire(c, renderFrozen(''));
-      else c.set(renderFrozen(closeFences(liveText).frozen));
+      const above = liveText === '' ? parts.retire(c, renderFrozen('')) : freeze(c, closeFences(liveText).frozen);
       liveText = leftover;
-      parts.add(liveContent());
+      addBelow(above);
     } else {
       parts.adopt(c);
       liveText += leftover;
@@ -199,10 +201,28 @@ export function createLiveReply(deps: LiveReplyDeps): LiveReply {
     if (liveText.length <= maxText) return;
     const pieces = splitMessage(liveText, maxText);
     for (let i = 0; i < pieces.length - 1; i++) {
-      parts.live.set(renderFrozen(pieces[i]!));
-      parts.add(renderFrozen(''));
+      const above = freeze(parts.live, pieces[i]!);
+      parts.add(renderFrozen(''), false, above);
     }
     liveText = pieces[pieces.length - 1]!;
+  }
+
+  /**
+   * `slot` shows `text` and nothing live from now on. Its frozen state is final: the hold on live
+   * edits after the agent's output ended (outputEnded) must not keep "working…" and Stop on it.
+   * Resolves once it shows that (or gave up).
+   */
+  function freeze(slot: MessageSlot, text: string): Promise<boolean> {
+    slot.set(renderFrozen(text), true);
+    return slot.settle();
+  }
+
+  /**
+   * The live part goes on in a new message below, posted once the part above lost its status and
+   * Stop (`above`: frozen or deleted), so a person never sees two of them.
+   */
+  function addBelow(above: Promise<unknown>): void {
+    parts.add(liveContent(), false, above);
   }
 
   function update(): void {
@@ -225,16 +245,16 @@ export function createLiveReply(deps: LiveReplyDeps): LiveReply {
     const kept = liveText;
     const at = parts.count;
     liveText = '';
-    parts.add(liveContent());
-    below.push(l.finish('', undefined).then((end) => {
+    const above = l.finish('', undefined).then((end) => {
       const text = end.streamed ? kept : kept + end.leftover;
       // the stream could not be stopped with its last text: it goes first in the new part
       let carry = end.streamed ? end.leftover : '';
+      let gone: Promise<boolean>;
       if (text.trim() === '') {
-        parts.retire(c, renderFrozen(''));
+        gone = parts.retire(c, renderFrozen(''));
         carry = text + carry;
       } else {
-        c.set(renderFrozen(closeFences(text).frozen));
+        gone = freeze(c, closeFences(text).frozen);
         parts.insertAt(c, at);
       }
       if (carry !== '') {
@@ -242,7 +262,11 @@ export function createLiveReply(deps: LiveReplyDeps): LiveReply {
         splitIfNeeded();
         update();
       }
-    }));
+      return gone;
+    });
+    // the control message keeps its Stop until the stream stopped: the new part waits for it
+    addBelow(above);
+    below.push(above.then(() => undefined));
   }
 
   /** Something was posted below the reply: freeze what shows and go on in a new message under it. */
@@ -260,19 +284,18 @@ export function createLiveReply(deps: LiveReplyDeps): LiveReply {
       below.push(lane.finish('', undefined).then(() => undefined));
     }
     const slot = parts.live;
+    let above: Promise<boolean>;
     if (liveText.trim() === '') {
       // no answer text in this part: delete it (its blank text moves on), or keep using it where
       // messages cannot be deleted
       if (!surface.remove) return;
-      parts.retire(slot, renderFrozen(''));
+      above = parts.retire(slot, renderFrozen(''));
     } else {
       const { frozen, reopen } = closeFences(liveText);
-      // This message will not change again: its frozen state is final (and so never held back
-      // by outputEnded()'s hold on live edits, which would leave "working…" and Stop on it).
-      slot.set(renderFrozen(frozen), true);
+      above = freeze(slot, frozen);
       liveText = reopen;
     }
-    parts.add(liveContent());
+    addBelow(above);
   }
 
   /** Write the final state from the mode the reply was in when finish() was called. */
@@ -359,7 +382,9 @@ export function createLiveReply(deps: LiveReplyDeps): LiveReply {
       return postPrompt({
         surface, pool: deps.pool, conversation, now, logger, stats, maxAttempts: deps.maxAttempts,
         after: posted,
-        onShown: () => continueBelow(),
+        // the live part goes on below the prompt and says it waits, until the prompt is decided
+        onShown: () => { promptsWaiting++; continueBelow(); },
+        onDecided: () => { promptsWaiting--; update(); },
       }, render);
     },
     outputEnded() {

@@ -21,6 +21,8 @@ export interface PromptPostDeps extends Pick<SlotDeps, 'surface' | 'pool' | 'con
   after?: () => Promise<unknown>;
   /** The prompt is visible (the reply then continues below it). */
   onShown?: (ref: MessageRef) => void;
+  /** The prompt was visible and is not pending any more (decided, timed out, expired); called once. */
+  onDecided?: () => void;
 }
 
 export function postPrompt(deps: PromptPostDeps, render: PromptRender): PromptPost {
@@ -43,6 +45,15 @@ export function postPrompt(deps: PromptPostDeps, render: PromptRender): PromptPo
   /** The latest view to show once posted; the update in flight reads it when the limiter lets it go. */
   let wanted: PermissionPromptView | undefined;
   let updating: Promise<boolean> | undefined;
+  /** Shown, and onDecided not called yet. */
+  let visible = false;
+  /** A view that is not pending came (it may come while the post is on its way). */
+  let decided = false;
+  const settle = (): void => {
+    if (!visible) return;
+    visible = false;
+    deps.onDecided?.();
+  };
 
   const shown: Promise<PromptShown> = (async () => {
     const landed = (): Promise<void> => (deps.after ? deps.after().then(() => undefined, () => undefined) : Promise.resolve());
@@ -61,7 +72,9 @@ export function postPrompt(deps: PromptPostDeps, render: PromptRender): PromptPo
     }
     if (!went || r.value === undefined) return { ok: false, why: 'cancelled', detail: 'the prompt was settled before it was posted' };
     stats.posts++;
+    visible = true;
     deps.onShown?.(r.value);
+    if (decided) settle();
     return { ok: true, ref: r.value, at: deps.now() };
   })();
 
@@ -90,7 +103,11 @@ export function postPrompt(deps: PromptPostDeps, render: PromptRender): PromptPo
     shown,
     update(view) {
       wanted = view;
-      if (view.state !== 'pending') cancel.abort();
+      if (view.state !== 'pending') {
+        cancel.abort();
+        decided = true;
+        settle();
+      }
       updating ??= shown.then((s) => {
         if (s.ok) return sendUpdates(s.ref);
         updating = undefined;

@@ -6,6 +6,8 @@ import type { MessageContent } from '../../chat.js';
 import type { ReplyOutcome } from '../types.js';
 
 export const DEFAULT_STATUS = 'working…';
+/** The live status while a permission prompt posted below the reply waits for its decision. */
+export const WAITING_STATUS = 'waiting for a decision…';
 export const EMPTY_REPLY_TEXT = '(the agent finished without a reply)';
 /** A visible break between partials already shown and the error that ended the turn. */
 export const OUTCOME_SEPARATOR = '\n\n---\n\n';

@@ -40,9 +40,12 @@ export class ReplyParts {
     return slot;
   }
 
-  /** Post a new message below the others; `final`: it already shows the reply's final state. */
-  add(content: MessageContent, final = false): MessageSlot {
-    const slot = new MessageSlot(this.slotDeps, content, this.after, this.takeReuse());
+  /**
+   * Post a new message below the others; `final`: it already shows the reply's final state.
+   * `after`: the post waits for this too (default: only for the previous post).
+   */
+  add(content: MessageContent, final = false, after?: Promise<unknown>): MessageSlot {
+    const slot = new MessageSlot(this.slotDeps, content, after ? Promise.all([this.after, after.catch(() => undefined)]) : this.after, this.takeReuse());
     if (final) slot.set(content, true);
     this.adopt(slot);
     return slot;
@@ -60,10 +63,12 @@ export class ReplyParts {
     if (!this.slots.includes(slot)) this.slots.splice(at, 0, slot);
   }
 
-  /** Delete `slot` (or, where that fails, make it show `fallback`). */
-  retire(slot: MessageSlot, fallback: MessageContent): void {
+  /** Delete `slot` (or, where that fails, make it show `fallback`); resolves when it is gone or shows it. */
+  retire(slot: MessageSlot, fallback: MessageContent): Promise<boolean> {
     this.retiring.add(slot);
-    this.retirements.push(slot.retire(fallback));
+    const done = slot.retire(fallback);
+    this.retirements.push(done);
+    return done;
   }
 
   /** New posts no longer wait for earlier ones (the stream ended and everything before it landed). */

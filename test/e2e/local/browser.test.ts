@@ -77,13 +77,15 @@ async function nextPrompt(page: Page, seen: number) {
   return page.getByTestId('permission-prompt').nth(seen);
 }
 
-/** Record every distinct answer text the page shows, to see the reply grow. */
+/** Record every distinct answer text the page shows, to see the reply grow, and how many Stop buttons show at each change. */
 async function recordGrowth(page: Page): Promise<void> {
   await page.evaluate(() => {
     const seen: string[] = [];
     const thinking: string[] = [];
-    Object.assign(window, { __texts: seen, __thinking: thinking });
+    const stops: number[] = [];
+    Object.assign(window, { __texts: seen, __thinking: thinking, __stops: stops });
     new MutationObserver(() => {
+      stops.push(document.querySelectorAll('[data-testid="stop-button"]').length);
       const all = document.querySelectorAll('[data-testid="bot-message"]');
       const last = all[all.length - 1] as HTMLElement | undefined;
       const text = last?.querySelector('[data-testid="bot-text"]')?.textContent ?? '';
@@ -163,6 +165,12 @@ test('the local page: streamed reply, the five prompt choices, rules, Stop, /new
   assert.match(await prompt.getByTestId('prompt-countdown').innerText(), /^\d+:\d\d$/);
   assert.deepEqual(await prompt.locator('.actions button').allInnerTexts(), ['Allow once', 'Allow for this thread', 'Allow for everyone in this thread', 'Edit and allow', 'Deny', 'Deny with reason']);
   await prompt.screenshot({ path: PROMPT_SHOT });
+  // While it waits: one live status and one Stop, on the part below the prompt; the part above is plain answer.
+  const waiting = page.locator('[data-testid="permission-prompt"] ~ [data-testid="bot-message"]').last();
+  await waiting.getByTestId('bot-status').filter({ hasText: 'waiting for a decision…' }).waitFor(WAIT);
+  assert.equal(await page.getByTestId('stop-button').count(), 1);
+  assert.equal(await waiting.getByTestId('stop-button').count(), 1);
+  assert.equal(await page.getByTestId('bot-status').count(), 1);
   // 2. Allow for this thread: the prompt shows who decided what and when; the agent ran the tool.
   await prompt.getByTestId('allow-thread-button').click();
   await prompt.getByTestId('prompt-state').waitFor(WAIT);
@@ -275,6 +283,10 @@ test('the local page: streamed reply, the five prompt choices, rules, Stop, /new
   await waitForReplyText(page, /Permission granted/);
   assert.match(await prompt3.getByTestId('prompt-state').innerText(), /^Allowed once by you/);
   await waitForFinished(page);
+
+  // Across these turns (prompts, rules, Stop), never two Stop buttons at once.
+  const stops = await page.evaluate(() => (window as unknown as { __stops: number[] }).__stops);
+  assert.equal(Math.max(...stops), 1, `never two Stop buttons at once (at each change: ${stops.join('')})`);
 
   // A reload keeps what the tab showed (same conversation, snapshot over SSE).
   const shownBefore = await page.getByTestId('bot-message').count();

@@ -149,6 +149,21 @@ export class FakeDiscord extends EventEmitter {
     await closed;
   }
 
+  private readonly slowRoutes = new Map<string, { ms: number; times: number }>();
+
+  /** The next `times` calls of `route` (e.g. 'PATCH /channels/:id/messages/:id') answer `ms` late. */
+  slow(route: string, ms: number, times = 1): void {
+    this.slowRoutes.set(route, { ms, times });
+  }
+
+  /** How late this call of `route` answers (0: at once); counts the call against slow(). */
+  lateBy(route: string): number {
+    const s = this.slowRoutes.get(route);
+    if (!s || s.times <= 0) return 0;
+    s.times--;
+    return s.ms;
+  }
+
   record(call: RecordedCall): void {
     this.calls.push(call);
     this.emit('call', call);
@@ -299,7 +314,7 @@ export class FakeDiscord extends EventEmitter {
 
   // ---- what the bot does (called by the REST routes) ----------------------------------------
 
-  private store(m: Pick<FakeMessage, 'channel_id' | 'author' | 'content' | 'attachments' | 'mentions'> & { guild_id?: string }): FakeMessage {
+  private store(m: Pick<FakeMessage, 'channel_id' | 'author' | 'content' | 'attachments' | 'mentions'> & { guild_id?: string; components?: FakeMessage['components'] }): FakeMessage {
     const msg: FakeMessage = {
       id: snowflake(), components: [], mention_roles: [], flags: 0, timestamp: new Date().toISOString(), edited_timestamp: null,
       history: [m.content], ...m,
@@ -315,8 +330,8 @@ export class FakeDiscord extends EventEmitter {
     if (!body?.content && !body?.components?.length && files.length === 0) throw new HttpError(400, 50006, 'Cannot send an empty message');
     // Discord keeps letters, digits, '.', '_' and '-' of a file name (others become '_').
     const attachments = files.map((f) => this.addFile(ch.id, f.filename.replace(/[^A-Za-z0-9._-]/g, '_'), f.data, f.contentType));
-    const msg = this.store({ channel_id: ch.id, guild_id: ch.guild_id, author: this.world.bot, content: body?.content ?? '', attachments, mentions: [] });
-    msg.components = body?.components ?? [];
+    // stored with its buttons, so a 'change' listener sees the message as posted
+    const msg = this.store({ channel_id: ch.id, guild_id: ch.guild_id, author: this.world.bot, content: body?.content ?? '', attachments, mentions: [], components: body?.components ?? [] });
     this.gateway.dispatch('MESSAGE_CREATE', { ...messagePayload(msg), channel_type: ch.type });
     return msg;
   }

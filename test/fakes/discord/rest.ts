@@ -137,6 +137,8 @@ export async function handleRest(fake: FakeDiscord, req: IncomingMessage, res: S
     if (verdict?.retryAfterMs !== undefined) {
       return send(429, { message: 'You are being rate limited.', retry_after: verdict.retryAfterMs / 1000, global: false }, verdict.headers);
     }
+    const late = fake.lateBy(route);
+    if (late > 0) await new Promise((r) => setTimeout(r, late));
     const out = await route_(fake, method, path, call.body, url, read);
     send(out.status, out.json, verdict?.headers);
   } catch (e) {
