@@ -10,9 +10,10 @@
  *   [Allow once] [Allow for this thread] [Edit and allow] [Deny] [Deny with reason]
  *   [Allow for everyone in this thread] [Show full input]      (a row holds 5 buttons at most)
  * Decided: ✅ **Allowed for this thread** by @ana <t:…:t> · rule `Bash(npm test:*)` for <@ana>'s requests, no buttons.
- * Mentions never ping (allowed_mentions parse: []).
+ * Mentions never ping (allowed_mentions parse: []). The words: prompt-words.ts (shared).
  */
 import type { PermissionPromptView } from '../../chat.js';
+import { CHOICE_LABELS, addedRule, allowedHow, ruleChoicesLine, ruleWhose } from '../../prompt-words.js';
 import type { PromptAction, PromptForm } from '../../bridge/types.js';
 import type { CustomIds } from './ids.js';
 import { DISCORD_MAX_CONTENT, MAX_INPUT_CHARS, STYLE, codeBlock, oneLine, subtext, type DiscordActionRow, type DiscordButton, type DiscordMessageBody } from './render.js';
@@ -45,11 +46,9 @@ function heading(view: PermissionPromptView): string {
     case 'pending':
       return '🔐 **Permission needed**';
     case 'allowed': {
-      const what = view.how === 'thread' ? 'Allowed for this thread' : view.how === 'thread_all' ? 'Allowed for everyone in this thread'
-        : view.how === 'edited' ? 'Allowed with edited input' : view.how === 'once' ? 'Allowed once' : 'Allowed';
-      const whose = view.how === 'thread_all' ? " for anyone's requests" : view.ruleFor ? ` for <@${view.ruleFor.id}>'s requests` : '';
-      const rule = (view.how === 'thread' || view.how === 'thread_all') && view.rule ? ` · rule \`${oneLine(view.rule, 200).replace(/`/g, "'")}\`${whose}` : '';
-      return `✅ **${what}** by ${who(view)}${at}${rule}`;
+      const whose = ruleWhose(view.how, view.ruleFor ? `<@${view.ruleFor.id}>` : undefined);
+      const rule = addedRule(view.how) && view.rule ? ` · rule ${code(view.rule)}${whose}` : '';
+      return `✅ **${allowedHow(view.how)}** by ${who(view)}${at}${rule}`;
     }
     case 'denied':
       return `⛔ **Denied** by ${who(view)}${at}${view.reason ? `: “${oneLine(view.reason, 300)}”` : ''}`;
@@ -60,9 +59,12 @@ function heading(view: PermissionPromptView): string {
   }
 }
 
-function btn(ids: CustomIds, action: PromptAction, label: string, style: number, promptId: string): DiscordButton {
-  return { type: 2, style, label, custom_id: ids.encode(action, promptId) };
+function btn(ids: CustomIds, action: PromptAction, style: number, promptId: string): DiscordButton {
+  return { type: 2, style, label: CHOICE_LABELS[action], custom_id: ids.encode(action, promptId) };
 }
+
+/** A rule as inline code (a backtick in it would end the code span). */
+const code = (rule: string): string => `\`${oneLine(rule, 200).replace(/`/g, "'")}\``;
 
 export function renderPrompt(view: PermissionPromptView, ids: CustomIds): DiscordMessageBody {
   const parts = [heading(view), `Tool: \`${oneLine(view.toolName, 100).replace(/`/g, "'")}\``];
@@ -70,9 +72,8 @@ export function renderPrompt(view: PermissionPromptView, ids: CustomIds): Discor
   const codeAt = parts.push(codeBlock(view.inputPreview)) - 1;
   if (view.state === 'pending') {
     if (view.rule) {
-      const whose = view.ruleFor ? ` for <@${view.ruleFor.id}>'s requests` : '';
       const meaning = view.ruleMeaning ? `: ${oneLine(view.ruleMeaning, 600)}` : '';
-      parts.push(subtext(`“Allow for this thread” adds \`${oneLine(view.rule, 200).replace(/`/g, "'")}\`${whose}, “Allow for everyone in this thread” for anyone's here${meaning}`));
+      parts.push(subtext(ruleChoicesLine(code(view.rule), view.ruleFor ? `<@${view.ruleFor.id}>` : undefined) + meaning));
     }
     const facts: string[] = [];
     const d = deciders(view);
@@ -94,15 +95,15 @@ export function renderPrompt(view: PermissionPromptView, ids: CustomIds): Discor
   const components: DiscordActionRow[] = [];
   if (view.state === 'pending') {
     const id = view.promptId;
-    const row: DiscordButton[] = [btn(ids, 'allow', 'Allow once', STYLE.success, id)];
-    if (view.rule) row.push(btn(ids, 'allow_thread', 'Allow for this thread', STYLE.primary, id));
-    if (view.editable) row.push(btn(ids, 'edit', 'Edit and allow', STYLE.secondary, id));
-    row.push(btn(ids, 'deny', 'Deny', STYLE.danger, id), btn(ids, 'deny_reason', 'Deny with reason', STYLE.danger, id));
+    const row: DiscordButton[] = [btn(ids, 'allow', STYLE.success, id)];
+    if (view.rule) row.push(btn(ids, 'allow_thread', STYLE.primary, id));
+    if (view.editable) row.push(btn(ids, 'edit', STYLE.secondary, id));
+    row.push(btn(ids, 'deny', STYLE.danger, id), btn(ids, 'deny_reason', STYLE.danger, id));
     components.push({ type: 1, components: row });
     const second: DiscordButton[] = [];
-    if (view.rule) second.push(btn(ids, 'allow_thread_all', 'Allow for everyone in this thread', STYLE.primary, id));
+    if (view.rule) second.push(btn(ids, 'allow_thread_all', STYLE.primary, id));
     // folded by the core, or by this message's shorter code block
-    if (folded) second.push(btn(ids, 'show_input', 'Show full input', STYLE.secondary, id));
+    if (folded) second.push(btn(ids, 'show_input', STYLE.secondary, id));
     if (second.length) components.push({ type: 1, components: second });
   }
   return { content, components, allowed_mentions: { parse: [] } };

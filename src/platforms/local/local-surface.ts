@@ -1,4 +1,5 @@
-import type { Conversation, MessageContent, MessageRef, SourceMessageRef } from '../../chat.js';
+import type { Conversation, MessageContent, MessageRef, PermissionPromptView, SourceMessageRef, UserRef } from '../../chat.js';
+import { CHOICE_LABELS, addedRule, allowedHow, ruleChoicesLine, ruleWhose } from '../../prompt-words.js';
 import { TurnbridgeError } from '../../errors.js';
 import type { RateBudget, ReactionState, Surface, SurfaceCapabilities } from '../../delivery/index.js';
 import type { LocalConfig } from './local-config.js';
@@ -55,13 +56,13 @@ export function createLocalSurface(opts: LocalSurfaceOptions): Surface {
     },
     async postPrompt(conversation, view) {
       const id = newId('p');
-      hub.upsert(conversation.channel, { kind: 'prompt', id, view: { ...view }, at: now() });
+      hub.upsert(conversation.channel, { kind: 'prompt', id, view: pageView(view, config.userName), at: now() });
       return { id, conversation };
     },
     async updatePrompt(ref, view) {
       const item = hub.get(pageOf(ref), ref.id);
       if (!item || item.kind !== 'prompt') throw missing(ref);
-      hub.upsert(pageOf(ref), { ...item, view: { ...view } });
+      hub.upsert(pageOf(ref), { ...item, view: pageView(view, config.userName) });
     },
     async showTyping(conversation) {
       hub.typing(conversation.channel);
@@ -87,6 +88,34 @@ export function createLocalSurface(opts: LocalSurfaceOptions): Surface {
       },
     };
   }
+}
+
+/**
+ * A prompt as the page shows it: the view, with the words Slack and Discord use too
+ * (prompt-words.ts) made here, so the page (page/prompt.js) holds none of its own.
+ */
+export function pageView(view: PermissionPromptView, me: string): PermissionPromptView & { words: PageWords } {
+  const person = (u: UserRef | undefined) => (u ? (u.name === me ? 'you' : (u.name ?? u.id)) : undefined);
+  const RULE = '\u0000';
+  return {
+    ...view,
+    words: {
+      labels: CHOICE_LABELS,
+      ...(view.rule ? { ruleChoices: ruleChoicesLine(RULE, person(view.ruleFor)).split(RULE) as [string, string] } : {}),
+      allowed: allowedHow(view.how),
+      addedRule: addedRule(view.how),
+      ruleWhose: ruleWhose(view.how, person(view.ruleFor)),
+    },
+  };
+}
+
+/** The words of a prompt on the page; the rule itself is put in between `ruleChoices` as code by the page. */
+export interface PageWords {
+  labels: typeof CHOICE_LABELS;
+  ruleChoices?: [string, string];
+  allowed: string;
+  addedRule: boolean;
+  ruleWhose: string;
 }
 
 function copy(content: MessageContent): MessageContent {

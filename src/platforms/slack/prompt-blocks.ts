@@ -7,14 +7,16 @@
  * Layout of a pending prompt:
  *   section   🔒 Permission request: `Bash` + description
  *   section   ```the command or JSON``` (folded at 2,500 characters)
- *   context   "Allow for this thread" adds the rule `Bash(npm test:*)` for <@author>'s requests,
- *             "Allow for everyone in this thread" for anyone's: <what the rule matches>
+ *   context   “Allow for this thread” adds `Bash(npm test:*)` for <@author>'s requests,
+ *             “Allow for everyone in this thread” for anyone's here: <what the rule matches>
+ *             (the words: prompt-words.ts, shared with Discord and the local page)
  *   context   who may decide · expires at <time>
  *   actions   [Allow once] [Allow for this thread] [Allow for everyone in this thread] [Edit and allow] [Deny] [Deny with reason] [Show full input]
  * Decided: the buttons go, a context line says who decided what and when.
  */
 import type { PermissionPromptView } from '../../chat.js';
 import type { types } from '@slack/bolt';
+import { CHOICE_LABELS, addedRule, allowedHow, ruleChoicesLine, ruleWhose } from '../../prompt-words.js';
 import type { PromptAction, PromptForm } from '../../bridge/types.js';
 import { FALLBACK_TEXT_LIMIT, SECTION_TEXT_LIMIT, escapeMrkdwn, plainCut, type RenderedMessage } from './blocks.js';
 
@@ -65,31 +67,15 @@ function deciders(view: PermissionPromptView): string | undefined {
   return who.length ? `<@${d.author.id}> or an approver (${shown}${more}) may decide` : `<@${d.author.id}> may decide`;
 }
 
-function button(action: PromptAction, text: string, promptId: string, style?: 'primary' | 'danger'): types.Button {
-  return { type: 'button', action_id: PROMPT_ACTION_IDS[action], text: { type: 'plain_text', text }, value: promptId, ...(style ? { style } : {}) };
-}
-
-function allowedHow(view: PermissionPromptView): string {
-  switch (view.how) {
-    case 'thread':
-      return 'Allowed for this thread';
-    case 'thread_all':
-      return 'Allowed for everyone in this thread';
-    case 'edited':
-      return 'Allowed with edited input';
-    case 'once':
-      return 'Allowed once';
-    default:
-      return 'Allowed';
-  }
+function button(action: PromptAction, promptId: string, style?: 'primary' | 'danger'): types.Button {
+  return { type: 'button', action_id: PROMPT_ACTION_IDS[action], text: { type: 'plain_text', text: CHOICE_LABELS[action] }, value: promptId, ...(style ? { style } : {}) };
 }
 
 /** What the two rule choices add, for whom, and what the rule matches. */
 function ruleFacts(view: PermissionPromptView): string | undefined {
   if (!view.rule) return undefined;
-  const whose = view.ruleFor ? ` for <@${view.ruleFor.id}>'s requests` : '';
   const meaning = view.ruleMeaning ? `: ${escapeMrkdwn(plainCut(view.ruleMeaning, 600))}` : '';
-  return `“Allow for this thread” adds the rule \`${escapeMrkdwn(plainCut(view.rule, 300))}\`${whose}, “Allow for everyone in this thread” for anyone's here${meaning}`;
+  return ruleChoicesLine(`\`${escapeMrkdwn(plainCut(view.rule, 300))}\``, view.ruleFor ? `<@${view.ruleFor.id}>` : undefined) + meaning;
 }
 
 function outcomeLine(view: PermissionPromptView): { mrkdwn: string; plain: string } | undefined {
@@ -99,9 +85,9 @@ function outcomeLine(view: PermissionPromptView): { mrkdwn: string; plain: strin
   const at = view.decidedAt ? ` at ${slackTime(view.decidedAt)}` : '';
   switch (view.state) {
     case 'allowed': {
-      const what = allowedHow(view);
-      const whose = view.how === 'thread_all' ? " for anyone's requests" : view.ruleFor ? ` for <@${view.ruleFor.id}>'s requests` : '';
-      const rule = (view.how === 'thread' || view.how === 'thread_all') && view.rule ? ` · rule \`${escapeMrkdwn(view.rule)}\`${whose}` : '';
+      const what = allowedHow(view.how);
+      const whose = ruleWhose(view.how, view.ruleFor ? `<@${view.ruleFor.id}>` : undefined);
+      const rule = addedRule(view.how) && view.rule ? ` · rule \`${escapeMrkdwn(view.rule)}\`${whose}` : '';
       return { mrkdwn: `:white_check_mark: ${what} by ${by}${at}${rule}`, plain: `${what.replace(' once', '')} by ${byPlain}` };
     }
     case 'denied': {
@@ -134,12 +120,12 @@ export function renderPrompt(view: PermissionPromptView): RenderedMessage {
     if (view.expiresAt) facts.push(`expires ${slackTime(view.expiresAt)}`);
     if (facts.length) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: plainCut(facts.join(' · '), SECTION_TEXT_LIMIT) }] });
     const id = view.promptId;
-    const elements: types.Button[] = [button('allow', 'Allow once', id, 'primary')];
-    if (view.rule) elements.push(button('allow_thread', 'Allow for this thread', id), button('allow_thread_all', 'Allow for everyone in this thread', id));
-    if (view.editable) elements.push(button('edit', 'Edit and allow', id));
-    elements.push(button('deny', 'Deny', id, 'danger'), button('deny_reason', 'Deny with reason', id));
+    const elements: types.Button[] = [button('allow', id, 'primary')];
+    if (view.rule) elements.push(button('allow_thread', id), button('allow_thread_all', id));
+    if (view.editable) elements.push(button('edit', id));
+    elements.push(button('deny', id, 'danger'), button('deny_reason', id));
     // folded by the core, or by the section's 3,000-character limit after escaping
-    if (view.truncated || escapeMrkdwn(view.inputPreview).length > SECTION_TEXT_LIMIT - 8) elements.push(button('show_input', 'Show full input', id));
+    if (view.truncated || escapeMrkdwn(view.inputPreview).length > SECTION_TEXT_LIMIT - 8) elements.push(button('show_input', id));
     blocks.push({ type: 'actions', block_id: 'tb_prompt', elements });
     fallback += ' (waiting for a decision)';
   }

@@ -50,7 +50,7 @@ describe('slack approvals (real Bolt + bridge + agent)', () => {
     assert.match(all, /```\\nmake deploy\\n```/);
     const facts = contextLines(prompt).join(' ');
     // `make` is not a known read-or-test program: an exact rule, and the prompt says what it matches and for whom
-    assert.match(facts, /“Allow for this thread” adds the rule `Bash\(make deploy\)` for <@U0ANA>'s requests, “Allow for everyone in this thread” for anyone's here: exactly this command, byte for byte/);
+    assert.match(facts, /“Allow for this thread” adds `Bash\(make deploy\)` for <@U0ANA>'s requests, “Allow for everyone in this thread” for anyone's here: exactly this command, byte for byte/);
     assert.match(facts, /<@U0ANA> or an approver \(<!subteam\^S0OPS>\) may decide/);
     assert.match(facts, /expires <!date\^\d+\^\{time\}\|/);
     assert.deepEqual(buttons(prompt).map((b) => b.action_id), ['tb_allow', 'tb_allow_thread', 'tb_allow_thread_all', 'tb_edit', 'tb_deny', 'tb_deny_reason']);
@@ -91,7 +91,7 @@ describe('slack approvals (real Bolt + bridge + agent)', () => {
     // ben, same thread, same command: asked, and the prompt shows his own choices
     const ben = await fake.userMessage({ channel: 'C0GEN', user: 'U0BEN', text: 'ask npm test', threadTs: ts });
     const second = await fake.waitFor(() => rig.prompts('C0GEN', ts).find((m) => Number(m.ts) > Number(ben.ts)), "a prompt for ben's request");
-    assert.match(contextLines(second).join(' '), /adds the rule `Bash\(npm test:\*\)` for <@U0BEN>'s requests, “Allow for everyone in this thread” for anyone's here/);
+    assert.match(contextLines(second).join(' '), /adds `Bash\(npm test:\*\)` for <@U0BEN>'s requests, “Allow for everyone in this thread” for anyone's here/);
     await click('U0BEN', 'ben', 'tb_allow_thread_all', second);
     await rig.finalReply('C0GEN', ts, ben.ts);
     assert.match(contextLines(await rig.decidedPrompt('C0GEN', second.ts)).join(' '), /Allowed for everyone in this thread by <@U0BEN> at .* rule `Bash\(npm test:\*\)` for anyone's requests/);

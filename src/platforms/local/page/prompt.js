@@ -23,19 +23,14 @@ function tickCountdowns() {
 }
 setInterval(tickCountdowns, 1000);
 
-/** "your" for the page's own user ("you"), else "ana's". */
-const possessive = (u) => ((u.name ?? u.id) === 'you' ? 'your' : `${u.name ?? u.id}'s`);
-
+// The words (labels, what an Allow was, whose requests a rule answers) come with the view, made by
+// the bridge from the same source as Slack's and Discord's (prompt-words.ts).
 function outcomeText(v) {
   const who = v.decidedBy ? ` by ${v.decidedBy.name ?? v.decidedBy.id}` : '';
   const at = v.decidedAt ? ` at ${clock(v.decidedAt)}` : '';
   switch (v.state) {
-    case 'allowed': {
-      const what = v.how === 'thread' ? 'Allowed for this thread' : v.how === 'thread_all' ? 'Allowed for everyone in this thread'
-        : v.how === 'edited' ? 'Allowed with edited input' : v.how === 'once' ? 'Allowed once' : 'Allowed';
-      const whose = v.how === 'thread_all' ? " for anyone's requests" : v.ruleFor ? ` for ${possessive(v.ruleFor)} requests` : '';
-      return `${what}${who}${at}${(v.how === 'thread' || v.how === 'thread_all') && v.rule ? ` · rule ${v.rule}${whose}` : ''}`;
-    }
+    case 'allowed':
+      return `${v.words.allowed}${who}${at}${v.words.addedRule && v.rule ? ` · rule ${v.rule}${v.words.ruleWhose}` : ''}`;
     case 'denied':
       return `Denied${who}${at}${v.reason ? `: “${v.reason}”` : ''}`;
     case 'timeout':
@@ -56,14 +51,15 @@ function decidersText(v) {
   return others.length ? `${author} or an approver (${others.join(', ')}) may decide` : `${author} may decide`;
 }
 
+/** The choices in order: action, button class (and test id), whether offered. */
 const CHOICES = [
-  ['allow', 'Allow once', 'allow', () => true],
-  ['allow_thread', 'Allow for this thread', 'allow-thread', (v) => Boolean(v.rule)],
-  ['allow_thread_all', 'Allow for everyone in this thread', 'allow-thread-all', (v) => Boolean(v.rule)],
-  ['edit', 'Edit and allow', 'edit', (v) => Boolean(v.editable)],
-  ['deny', 'Deny', 'deny', () => true],
-  ['deny_reason', 'Deny with reason', 'deny-reason', () => true],
-  ['show_input', 'Show full input', 'show-input', (v) => Boolean(v.truncated)],
+  ['allow', 'allow', () => true],
+  ['allow_thread', 'allow-thread', (v) => Boolean(v.rule)],
+  ['allow_thread_all', 'allow-thread-all', (v) => Boolean(v.rule)],
+  ['edit', 'edit', (v) => Boolean(v.editable)],
+  ['deny', 'deny', () => true],
+  ['deny_reason', 'deny-reason', () => true],
+  ['show_input', 'show-input', (v) => Boolean(v.truncated)],
 ];
 
 export function renderPrompt(item, act) {
@@ -75,9 +71,9 @@ export function renderPrompt(item, act) {
   node.append(head, el('pre', { 'data-testid': 'prompt-input' }, escapeHtml(v.inputPreview)));
   if (v.state === 'pending') {
     const facts = el('div', { class: 'facts', 'data-testid': 'prompt-facts' });
-    if (v.rule) {
-      const whose = v.ruleFor ? ` for ${escapeHtml(possessive(v.ruleFor))} requests` : '';
-      facts.append(el('span', { 'data-testid': 'prompt-rule' }, `“Allow for this thread” adds <code>${escapeHtml(v.rule)}</code>${whose}, “Allow for everyone in this thread” for anyone's here`));
+    if (v.rule && v.words.ruleChoices) {
+      const [before, after] = v.words.ruleChoices;
+      facts.append(el('span', { 'data-testid': 'prompt-rule' }, `${escapeHtml(before)}<code>${escapeHtml(v.rule)}</code>${escapeHtml(after)}`));
       if (v.ruleMeaning) facts.append(el('span', { 'data-testid': 'prompt-rule-meaning' }, `The rule matches: ${escapeHtml(v.ruleMeaning)}`));
     }
     const who = decidersText(v);
@@ -90,9 +86,9 @@ export function renderPrompt(item, act) {
     node.append(facts);
     const actions = el('div', { class: 'actions' });
     const buttons = [];
-    for (const [action, label, cls, offered] of CHOICES) {
+    for (const [action, cls, offered] of CHOICES) {
       if (!offered(v)) continue;
-      const b = el('button', { type: 'button', class: cls, 'data-testid': `${cls}-button` }, escapeHtml(label));
+      const b = el('button', { type: 'button', class: cls, 'data-testid': `${cls}-button` }, escapeHtml(v.words.labels[action]));
       b.addEventListener('click', () => {
         // a form opens for these; the prompt stays clickable in case it is closed
         if (action === 'edit' || action === 'deny_reason' || action === 'show_input') return act(action, v.promptId);
