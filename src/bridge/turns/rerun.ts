@@ -1,9 +1,10 @@
 /**
  * Run again: an interrupted reply's button re-runs the original message, once, for its author
- * (or an approver). The record lives in the bridge state, so the button works after restarts.
+ * (or an approver, as for Stop). The record lives in the bridge state, so the button works after restarts.
  */
 import type { UserRef } from '../../chat.js';
-import { mayStop, refusalText } from '../approvals/index.js';
+import { routeMessage } from '../access/index.js';
+import { mayStop, policyFor, refusalText } from '../approvals/index.js';
 import { acceptMessage } from './accept-message.js';
 import type { BridgeContext } from './context.js';
 import { rebuildMessage } from './rebuild-message.js';
@@ -19,8 +20,8 @@ export async function handleRerunAction(ctx: BridgeContext, id: string, user: Us
     await notify('This message can no longer be run again (it was run again already, or it is too old). Please send it again.');
     return;
   }
-  // Who may stop a turn may run it again: its author, an approver or an admin.
-  const policy = { users: ctx.config.approvers, groups: [], admins: ctx.config.access.admins };
+  // Who may stop a turn may run it again: its author, an approver (the bridge's or the route's) or an admin.
+  const policy = policyFor(ctx.config, routeMessage(ctx.config, rec.message).route);
   if (!mayStop({ platform, user }, { platform: rec.message.platform, user: rec.author }, policy)) {
     await notify(refusalText(rec.author, 'stop', policy, false).replace(/stop this turn/, 'run this again'));
     return;
