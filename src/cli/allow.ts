@@ -15,7 +15,7 @@ import { silentLogger } from '../log.js';
 import { ALLOW_HELP } from './allow-help.js';
 import { parseCommandArgs, usageError } from './args.js';
 import { printable, type CliIo } from './io.js';
-import { isYes } from './permission-prompt.js';
+import { askYesNo } from './permission-prompt.js';
 
 /** The person at this shell, as the audit trail names them. */
 function shellUser(env: NodeJS.ProcessEnv): AuditPerson {
@@ -36,17 +36,6 @@ const ago = (ms: number, now: number) => {
   return min < 1 ? 'just now' : min < 120 ? `${min} min ago` : `${Math.round(min / 60)} h ago`;
 };
 const named = (id: string, name?: string) => (name ? `${id} (${printable(name)})` : id);
-
-/** One line from stdin (readline loads only for this question); null at end of input. */
-async function readAnswer(io: CliIo): Promise<string | null> {
-  const { createInterface } = await import('node:readline');
-  const rl = createInterface({ input: io.stdin, terminal: false });
-  return new Promise((resolve) => {
-    let done = false;
-    rl.once('line', (line) => { done = true; rl.close(); resolve(line); });
-    rl.once('close', () => { if (!done) resolve(null); });
-  });
-}
 
 interface Run {
   io: CliIo;
@@ -95,8 +84,7 @@ async function pair(r: Run, code: string): Promise<boolean> {
       r.io.stderr.write(`${code}: not granted: confirm on a terminal, or run \`turnbridge allow ${code} --yes\` once you know ${person} is whom you mean to let in\n`);
       return false;
     }
-    r.io.stderr.write(`Let ${person} use the bridge? [y/N] `);
-    if (!isYes(await readAnswer(r.io))) {
+    if ((await askYesNo(r.io, `Let ${person} use the bridge? [y/N] `, { out: r.io.stderr })) !== 'yes') {
       r.io.stdout.write(`${person}: not granted (the code still works until it expires)\n`);
       return false;
     }

@@ -9,7 +9,7 @@ import { createCliLogger } from './cli-logger.js';
 import { dimmer, writeProblem, type CliIo } from './io.js';
 import { LineQueue } from './line-queue.js';
 import { createPartialPrinter } from './partial-printer.js';
-import { describePermissionRequest, isYes } from './permission-prompt.js';
+import { askPermission } from './permission-prompt.js';
 import { EXIT_BAD_PROFILE } from './run.js';
 import { cliSandboxOptions } from './sandbox-options.js';
 
@@ -124,13 +124,7 @@ function turnPrinter(io: CliIo) {
 }
 
 async function askInChat(req: PermissionRequest, signal: AbortSignal, lines: LineQueue, io: CliIo): Promise<PermissionDecision> {
-  io.stdout.write(`\n${describePermissionRequest(req)}\nAllow? [y/N] `);
-  const answer = await lines.next(signal);
-  if (answer === null) {
-    io.stdout.write('\n');
-    return { behavior: 'deny', message: signal.aborted ? 'the turn ended before a decision' : 'no answer (input ended)' };
-  }
-  const allowed = isYes(answer);
-  io.stdout.write(allowed ? 'allowed\n' : 'denied\n');
-  return allowed ? { behavior: 'allow' } : { behavior: 'deny', message: 'denied in chat' };
+  const { answer, decision } = await askPermission(io, req, 'in chat', { out: io.stdout, signal, lines });
+  io.stdout.write(answer === 'yes' ? 'allowed\n' : answer === 'no' ? 'denied\n' : '\n');
+  return decision;
 }

@@ -10,7 +10,7 @@ import { helpText } from './help.js';
 import { createCliLogger } from './cli-logger.js';
 import { writeProblem, type CliIo } from './io.js';
 import { failedJsonResult, toJsonResult } from './json-result.js';
-import { describePermissionRequest, isYes } from './permission-prompt.js';
+import { askPermission, describePermissionRequest } from './permission-prompt.js';
 
 /** Exit status of a turn ended by Ctrl-C (the spec's "interrupted by SIGINT"). */
 export const EXIT_INTERRUPTED = 130;
@@ -115,29 +115,11 @@ function streamPrinter(io: CliIo) {
 
 /** y/n on the terminal; without a terminal on stdin nobody can answer, so deny. */
 function askOnTerminal(req: PermissionRequest, signal: AbortSignal, io: CliIo, stdinUsed: boolean): Promise<PermissionDecision> {
-  io.stderr.write(`\n${describePermissionRequest(req)}\n`);
   if (io.stdin.isTTY !== true || stdinUsed) {
-    io.stderr.write('no terminal on stdin to ask: denied\n');
+    io.stderr.write(`\n${describePermissionRequest(req)}\nno terminal on stdin to ask: denied\n`);
     return Promise.resolve({ behavior: 'deny', message: 'no terminal to ask for approval' });
   }
-  // readline loads only when a prompt is shown: six internal modules every other turn skips.
-  return import('node:readline').then(({ createInterface }) => new Promise((resolve) => {
-    if (signal.aborted) {
-      resolve({ behavior: 'deny', message: 'the turn ended before a decision' });
-      return;
-    }
-    const rl = createInterface({ input: io.stdin, output: io.stderr });
-    const onAbort = () => {
-      rl.close();
-      resolve({ behavior: 'deny', message: 'the turn ended before a decision' });
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    rl.question('Allow? [y/N] ', (answer) => {
-      signal.removeEventListener('abort', onAbort);
-      rl.close();
-      resolve(isYes(answer) ? { behavior: 'allow' } : { behavior: 'deny', message: 'denied on the terminal' });
-    });
-  }));
+  return askPermission(io, req, 'on the terminal', { out: io.stderr, signal }).then((a) => a.decision);
 }
 
 /** All of stdin as UTF-8 (for `--message -`). */

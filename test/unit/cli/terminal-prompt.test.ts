@@ -13,7 +13,8 @@ import { runCommand } from '../../../src/cli/run.js';
 import { ROOT } from './cli-process.js';
 import { terminalIo } from './terminal-io.js';
 
-async function askWith(answer: string): Promise<{ code: number; out: string; err: string }> {
+/** `answer` is typed once asked; null: the input ends instead (Ctrl-D). */
+async function askWith(answer: string | null): Promise<{ code: number; out: string; err: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'tb-prompt-'));
   try {
     const profile = join(dir, 'profile.yaml');
@@ -22,7 +23,11 @@ async function askWith(answer: string): Promise<{ code: number; out: string; err
     // The answer is typed once the question is on the terminal.
     const typed = new Promise<void>((resolve) => {
       (t.io.stderr as PassThrough).on('data', () => {
-        if (t.err().includes('Allow? [y/N] ')) { t.stdin.write(answer); resolve(); }
+        if (t.err().includes('Allow? [y/N] ')) {
+          if (answer === null) t.stdin.end();
+          else t.stdin.write(answer);
+          resolve();
+        }
       });
     });
     const code = await runCommand([profile, '--message', 'ls -l'], t.io);
@@ -44,4 +49,10 @@ test('run on a terminal: anything but yes denies', async () => {
   const r = await askWith('nope\n');
   assert.equal(r.code, 0, r.err);
   assert.equal(r.out, 'not allowed: denied on the terminal\n');
+});
+
+test('run on a terminal: the input ending (Ctrl-D) denies instead of waiting for ever', async () => {
+  const r = await askWith(null);
+  assert.equal(r.code, 0, r.err);
+  assert.equal(r.out, 'not allowed: no answer (input ended)\n');
 });
