@@ -4,13 +4,12 @@ import type { Surface } from '../../delivery/surface.js';
 import type { PromptPost, PromptRender, PromptShown } from '../../delivery/types.js';
 import type { Logger } from '../../log.js';
 import type { PermissionDecision, PermissionRequest } from '../../protocol/types.js';
-import { decidersOn, mayDecide as mayDecideFor, mention, refusalText, type ApproverPolicy, type DecisionAction } from './approvers.js';
+import { mayDecide as mayDecideFor, mention, refusalText, type ApproverPolicy, type DecisionAction } from './approvers.js';
 import { samePerson } from '../access/index.js';
-import { BoundedMap } from '../../bounded-map.js';
 import { auditPerson, auditedInput, conversationKey, requestFacts, type AuditTrail, type DecisionSource, type PermissionRule, type Rules } from '../../state/index.js';
-import { PREVIEW_MAX_CHARS, formatInputPreview, inputAsText } from './input-preview.js';
-import { describeRule, ruleFor, ruleMeaning } from './permission-rules.js';
-import { editForm, editable, readEdit, readReason, reasonForm, viewForm } from './prompt-forms.js';
+import { formatInputPreview } from './input-preview.js';
+import { ruleFor } from './permission-rules.js';
+import { editForm, pendingView, readEdit, readReason, reasonForm, viewForm } from './prompt-forms.js';
 import { createThreadRuleAnswers } from './thread-rule-answers.js';
 import type { ActionEvent, FormAnswer, FormSubmitEvent } from '../types.js';
 
@@ -84,24 +83,33 @@ export interface PermissionBrokerOptions {
   now?: () => number;
 }
 
-interface OpenPrompt {
-  id: string;
-  turnId: string;
-  surface: Surface;
-  author: UserRef;
-  request: PermissionRequest;
-  conversationKey: string;
-  policy: ApproverPolicy;
+/**
+ * A prompt's life as ONE value: `posting` (opened; delivery posts it when the limiter lets it go),
+ * `shown` (visible, its timeout running), `settled` (decided, timed out or expired: the agent has
+ * its answer). Only `settle` ends it; a settled prompt keeps only what "already decided" needs.
+ */
+type PromptLife =
+  | { kind: 'posting'; resolve(d: PermissionDecision): void }
+  | { kind: 'shown'; resolve(d: PermissionDecision): void; timer: NodeJS.Timeout }
+  | { kind: 'settled'; state: PromptState; decidedBy?: UserRef };
+
+interface Prompt {
+  readonly id: string;
+  readonly turnId: string;
+  readonly surface: Surface;
+  readonly author: UserRef;
+  readonly request: PermissionRequest;
+  readonly conversationKey: string;
+  readonly policy: ApproverPolicy;
   /** What "Allow for this thread" adds; undefined = not offered (a path outside the workspace, the sandbox turned off). */
-  rule?: PermissionRule;
-  createdAt: number;
+  readonly rule?: PermissionRule;
+  readonly createdAt: number;
+  readonly log: Logger;
   view: PermissionPromptView;
-  /** Delivery's handle on the posted prompt (set right after the prompt is opened). */
-  post?: PromptPost;
-  ref?: Promise<MessageRef | undefined>;
-  timer?: NodeJS.Timeout;
-  resolve(d: PermissionDecision): void;
-  log: Logger;
+  /** Delivery's handle on the prompt's post, and the message once visible (undefined: it never was). */
+  readonly post: PromptPost;
+  readonly ref: Promise<MessageRef | undefined>;
+  life: PromptLife;
 }
 
 interface Settlement {
@@ -122,8 +130,16 @@ const EXPIRED_NOTE = 'the turn ended before anyone decided';
 export function createPermissionBroker(opts: PermissionBrokerOptions): PermissionBroker {
   const idFactory = opts.idFactory ?? (() => `perm-${randomUUID()}`);
   const now = opts.now ?? Date.now;
-  const open = new Map<string, OpenPrompt>();
-  const settled = new BoundedMap<string, { state: PromptState; decidedBy?: UserRef }>(opts.rememberSettled ?? 1000);
+  /** Every prompt by id: the open ones, and the last `rememberSettled` settled ones (for "already decided"). */
+  const prompts = new Map<string, Prompt | { life: Extract<PromptLife, { kind: 'settled' }> }>();
+  const rememberSettled = opts.rememberSettled ?? 1000;
+  let settledCount = 0;
+  /** The prompt with this id while it is open (posting or shown). */
+  const openPrompt = (id: string): Prompt | undefined => {
+    const e = prompts.get(id);
+    return e && e.life.kind !== 'settled' ? (e as Prompt) : undefined;
+  };
+  const openPrompts = (): Prompt[] => [...prompts.values()].filter((e): e is Prompt => e.life.kind !== 'settled');
   const inFlight = new Set<Promise<void>>();
   const defaultPolicy: ApproverPolicy = { users: opts.approvers, groups: [] };
   const threadRules = opts.rules ? createThreadRuleAnswers(opts.rules, opts.audit, now) : undefined;
@@ -133,10 +149,22 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
     void p.finally(() => inFlight.delete(p));
   }
 
-  function settle(p: OpenPrompt, decision: PermissionDecision, s: Settlement): void {
-    if (!open.delete(p.id)) return;
-    clearTimeout(p.timer);
-    settled.set(p.id, { state: s.state, decidedBy: s.decidedBy });
+  function settle(p: Prompt, decision: PermissionDecision, s: Settlement): void {
+    const life = p.life;
+    if (life.kind === 'settled') return;
+    if (life.kind === 'shown') clearTimeout(life.timer);
+    const { resolve } = life;
+    p.life = { kind: 'settled', state: s.state, decidedBy: s.decidedBy };
+    // Kept as its life alone, newest last; the oldest settled ones are forgotten past the bound.
+    prompts.delete(p.id);
+    prompts.set(p.id, { life: p.life });
+    if (++settledCount > rememberSettled) {
+      for (const [id, e] of prompts) {
+        if (e.life.kind !== 'settled') continue;
+        prompts.delete(id);
+        if (--settledCount <= rememberSettled) break;
+      }
+    }
     const decidedAt = now();
     p.view = {
       ...p.view,
@@ -162,13 +190,11 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
     });
     // The agent hears the decision once the prompt's post was taken in (the reply continued below
     // it), so its next output lands below the prompt; a post not made yet is dropped at once.
-    void (p.ref ?? Promise.resolve()).then(() => p.resolve(decision));
+    void p.ref.then(() => resolve(decision));
     const view = p.view;
     // Through delivery: waits for the post (or cancels one that has not gone out yet), then edits.
-    const post = p.post;
-    if (!post) return;
     const update = (async () => {
-      const landed = await post.update(view);
+      const landed = await p.post.update(view);
       const ref = await p.ref;
       if (!ref) return;
       if (!landed) p.log.warn({ promptId: p.id }, 'could not update the permission prompt');
@@ -178,17 +204,18 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
   }
 
   /** Clicks and forms are matched on (platform, id): the prompt's platform is its surface's. */
-  async function mayDecide(p: OpenPrompt, platform: string, user: UserRef, action: DecisionAction): Promise<boolean> {
+  async function mayDecide(p: Prompt, platform: string, user: UserRef, action: DecisionAction): Promise<boolean> {
     const policy = { ...p.policy, admins: opts.admins ?? [] };
     return mayDecideFor({ platform, user }, { platform: p.surface.platform, user: p.author }, action, policy, p.surface.groupMembers?.bind(p.surface));
   }
 
-  function refusal(p: OpenPrompt, platform: string, user: UserRef, action: DecisionAction): string {
+  function refusal(p: Prompt, platform: string, user: UserRef, action: DecisionAction): string {
     return refusalText(p.author, action, p.policy, samePerson({ platform, user }, { platform: p.surface.platform, user: p.author }));
   }
 
   function closedText(id: string): string {
-    const done = settled.get(id);
+    const life = prompts.get(id)?.life;
+    const done = life?.kind === 'settled' ? life : undefined;
     if (done?.state === 'allowed' || done?.state === 'denied') return `This request was already ${done.state} by ${mention(done.decidedBy)}.`;
     if (done?.state === 'timeout') return 'This permission request timed out and was denied.';
     return 'This permission request has expired; nothing was changed.';
@@ -199,54 +226,38 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
     const log = req.log.child({ promptId: id });
     const policy = req.approvers ?? defaultPolicy;
     const rule = opts.rules ? ruleFor(req.request.toolName, req.request.input, req.workspace) : undefined;
-    const preview = formatInputPreview(req.request.input);
     const createdAt = now();
     const timeoutMs = Math.max(0, req.timeoutMs);
-    const view: PermissionPromptView = {
-      promptId: id,
-      toolName: req.request.toolName,
-      description: req.request.description,
-      inputPreview: preview,
-      state: 'pending',
-      ...(rule ? { rule: describeRule(rule), ruleMeaning: ruleMeaning(rule), ruleFor: req.author } : {}),
-      ...(inputAsText(req.request.input).length > PREVIEW_MAX_CHARS ? { truncated: true } : {}),
-      editable: editable(req.request),
-      deciders: {
-        author: req.author, users: decidersOn(policy, req.surface.platform), groups: [...policy.groups],
-        ...(policy.approvals === 'approvers' ? { approvals: 'approvers' as const } : {}),
-      },
-      expiresAt: createdAt + timeoutMs,
-    };
+    const view = pendingView(id, req.request, req.author, req.surface.platform, policy, rule, createdAt + timeoutMs);
     return new Promise<PermissionDecision>((resolve) => {
-      const p: OpenPrompt = {
-        id, turnId: req.turnId, surface: req.surface, author: req.author, request: req.request, conversationKey: key, policy, rule,
-        createdAt, view, resolve, log,
-      };
-      open.set(id, p);
-      req.onWaiting?.();
-      log.info({ tool: view.toolName, timeoutMs: Math.round(timeoutMs) }, 'permission requested');
-      log.debug({ input: req.request.input }, 'permission input');
-      req.signal.addEventListener('abort', () => settle(p, { behavior: 'deny', message: 'The turn ended.' }, { state: 'expired', source: 'expired', note: EXPIRED_NOTE }), { once: true });
       // Rendered when delivery lets the post go: the expiry counts from when the prompt shows. What
       // can be seen is on disk first (write-ahead): a crash right after the post leaves a record
       // that recovery finds the message by (its buttons carry the id).
-      p.post = req.post(async () => {
+      const post = req.post(async () => {
         if (p.view.state === 'pending') p.view = { ...p.view, expiresAt: now() + timeoutMs };
         const view = p.view;
         await opts.record?.posting({ id, turnId: p.turnId, platform: p.surface.platform, conversation: req.conversation, view });
         return view;
       });
-      p.ref = p.post.shown.then((shown) => onShown(p, req, shown, timeoutMs));
+      const p: Prompt = {
+        id, turnId: req.turnId, surface: req.surface, author: req.author, request: req.request, conversationKey: key, policy, rule,
+        createdAt, view, log, post, ref: post.shown.then((shown) => onShown(p, req, shown, timeoutMs)), life: { kind: 'posting', resolve },
+      };
+      prompts.set(id, p);
       track(p.ref.then(() => undefined));
+      req.onWaiting?.();
+      log.info({ tool: view.toolName, timeoutMs: Math.round(timeoutMs) }, 'permission requested');
+      log.debug({ input: req.request.input }, 'permission input');
+      req.signal.addEventListener('abort', () => settle(p, { behavior: 'deny', message: 'The turn ended.' }, { state: 'expired', source: 'expired', note: EXPIRED_NOTE }), { once: true });
     });
   }
 
   /** The prompt is visible: record it and start its timeout. Or it never will be: deny, and say so. */
-  function onShown(p: OpenPrompt, req: PromptRequest, shown: PromptShown, timeoutMs: number): MessageRef | undefined {
+  function onShown(p: Prompt, req: PromptRequest, shown: PromptShown, timeoutMs: number): MessageRef | undefined {
     if (!shown.ok) {
       // Nothing shows: the write-ahead record (if render got that far) goes.
       opts.record?.settled(p.id);
-      if (shown.why === 'cancelled' || !open.has(p.id)) return undefined;
+      if (shown.why === 'cancelled' || p.life.kind === 'settled') return undefined;
       p.log.error({ why: shown.why, err: shown.detail }, 'could not show the permission prompt; answering deny');
       req.onNotShown?.(`⚠️ A permission request for ${p.request.toolName} could not be shown here (${shown.detail}), so it was denied.`);
       settle(p, { behavior: 'deny', message: 'The bridge could not show the permission prompt to the user, so no one could decide; denied.' }, {
@@ -255,29 +266,16 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
       return undefined;
     }
     opts.record?.shown({ id: p.id, turnId: p.turnId, platform: p.surface.platform, ref: shown.ref, view: p.view });
-    if (!open.has(p.id)) return shown.ref;
+    if (p.life.kind !== 'posting') return shown.ref;
     const left = Math.max(0, (p.view.expiresAt ?? now() + timeoutMs) - now());
-    p.timer = setTimeout(() => {
+    const timer = setTimeout(() => {
       const mins = timeoutMs >= 60_000 ? `${Math.round(timeoutMs / 60_000)} min` : `${Math.round(timeoutMs / 1000)} s`;
       settle(p, { behavior: 'deny', message: `No one answered the permission request within ${mins}; denied.` }, {
         state: 'timeout', source: 'timeout', note: `timed out after ${mins}: denied`,
       });
     }, left);
+    p.life = { kind: 'shown', resolve: p.life.resolve, timer };
     return shown.ref;
-  }
-
-  /**
-   * Decide first, then store the rule: the prompt may have timed out or been denied while a
-   * store write was in flight, and a rule written for a prompt that ended otherwise would stay.
-   * Deciding is synchronous after the open check, so no other decision can come between.
-   */
-  async function allowForThread(p: OpenPrompt, platform: string, user: UserRef, everyone: boolean, notify: (t: string) => Promise<void>): Promise<void> {
-    if (!open.has(p.id) || !threadRules || !p.rule) return;
-    const { stored, label } = threadRules.ruleFrom(p.rule, { platform: p.surface.platform, user: p.author }, { platform, user }, everyone);
-    settle(p, { behavior: 'allow' }, { state: 'allowed', source: 'thread', how: everyone ? 'thread_all' : 'thread', decidedBy: user, decidedOn: platform, rule: label });
-    if (await threadRules.save(p.conversationKey, stored, label, p.log)) return;
-    p.log.warn({ rule: label }, 'could not store the thread rule; this request was allowed once');
-    await notify(`Allowed this request, but the rule ${label} could not be saved, so the next matching request will ask again.`);
   }
 
   return {
@@ -290,11 +288,11 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
       return show(req, key);
     },
 
-    holds: (promptId) => open.has(promptId),
+    holds: (promptId) => openPrompt(promptId) !== undefined,
 
     async handleAction(ev) {
       if (ev.action === 'stop') return;
-      const p = open.get(ev.id);
+      const p = openPrompt(ev.id);
       if (!p) {
         await ev.notifyPrivately(closedText(ev.id));
         return;
@@ -319,7 +317,7 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
         return;
       }
       // Another decision may have come in while the check above awaited a group lookup.
-      if (!open.has(p.id)) {
+      if (p.life.kind === 'settled') {
         await ev.notifyPrivately(closedText(p.id));
         return;
       }
@@ -328,10 +326,14 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
           settle(p, { behavior: 'allow' }, { state: 'allowed', source: 'once', how: 'once', decidedBy: ev.user, decidedOn: ev.platform });
           return;
         case 'allow_thread':
-        case 'allow_thread_all':
-          if (!opts.rules || !p.rule) break;
-          await allowForThread(p, ev.platform, ev.user, ev.action === 'allow_thread_all', ev.notifyPrivately);
+        case 'allow_thread_all': {
+          if (!threadRules || !p.rule) break;
+          const everyone = ev.action === 'allow_thread_all';
+          const allow = { rule: p.rule, author: { platform: p.surface.platform, user: p.author }, setBy: { platform: ev.platform, user: ev.user }, everyone, conversation: p.conversationKey, log: p.log };
+          const how = everyone ? 'thread_all' : 'thread';
+          await threadRules.allow(allow, (rule) => settle(p, { behavior: 'allow' }, { state: 'allowed', source: 'thread', how, decidedBy: ev.user, decidedOn: ev.platform, rule }), ev.notifyPrivately);
           return;
+        }
         case 'deny':
           settle(p, { behavior: 'deny', message: `Denied by ${mention(ev.user)}.` }, { state: 'denied', source: 'button', decidedBy: ev.user, decidedOn: ev.platform });
           return;
@@ -353,7 +355,7 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
     },
 
     async handleFormSubmit(ev) {
-      const p = open.get(ev.id);
+      const p = openPrompt(ev.id);
       if (!p) return { ok: false, error: closedText(ev.id) };
       const kind: DecisionAction = ev.kind === 'reason' ? 'deny' : 'allow';
       if (!(await mayDecide(p, ev.platform, ev.user, kind))) {
@@ -376,13 +378,13 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
     },
 
     expireTurn(turnId, note = EXPIRED_NOTE) {
-      for (const p of [...open.values()]) {
+      for (const p of openPrompts()) {
         if (p.turnId === turnId) settle(p, { behavior: 'deny', message: 'The turn ended.' }, { state: 'expired', source: 'expired', note });
       }
     },
 
     expireAll(note = 'the bridge restarted') {
-      for (const p of [...open.values()]) settle(p, { behavior: 'deny', message: 'The bridge is shutting down.' }, { state: 'expired', source: 'expired', note });
+      for (const p of openPrompts()) settle(p, { behavior: 'deny', message: 'The bridge is shutting down.' }, { state: 'expired', source: 'expired', note });
     },
 
     async idle() {
@@ -390,7 +392,7 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
     },
 
     get open() {
-      return open.size;
+      return openPrompts().length;
     },
   };
 }

@@ -1,10 +1,36 @@
 /**
- * The forms behind "Deny with a reason" and "Edit and allow": what they show, and what a
- * submission turns into. Pure functions, so every refusal message is tested without a platform.
+ * What a permission prompt shows when it opens (pendingView), and the forms behind "Deny with a
+ * reason" and "Edit and allow": what they show, and what a submission turns into. Pure functions,
+ * so every refusal message is tested without a platform.
  */
+import type { PermissionPromptView, UserRef } from '../../chat.js';
 import type { PermissionDecision, PermissionRequest } from '../../protocol/types.js';
-import { inputAsText, plainCommandOf } from './input-preview.js';
+import type { PermissionRule } from '../../state/index.js';
+import { decidersOn, type ApproverPolicy } from './approvers.js';
+import { formatInputPreview, inputAsText, plainCommandOf, PREVIEW_MAX_CHARS } from './input-preview.js';
+import { describeRule, ruleMeaning } from './permission-rules.js';
 import type { PromptForm } from '../types.js';
+
+/** A new prompt as the platform renders it: the request, the rule it may add, who may decide, until when. */
+export function pendingView(
+  promptId: string, request: PermissionRequest, author: UserRef, platform: string, policy: ApproverPolicy, rule: PermissionRule | undefined, expiresAt: number,
+): PermissionPromptView {
+  return {
+    promptId,
+    toolName: request.toolName,
+    description: request.description,
+    inputPreview: formatInputPreview(request.input),
+    state: 'pending',
+    ...(rule ? { rule: describeRule(rule), ruleMeaning: ruleMeaning(rule), ruleFor: author } : {}),
+    ...(inputAsText(request.input).length > PREVIEW_MAX_CHARS ? { truncated: true } : {}),
+    editable: editable(request),
+    deciders: {
+      author, users: decidersOn(policy, platform), groups: [...policy.groups],
+      ...(policy.approvals === 'approvers' ? { approvals: 'approvers' as const } : {}),
+    },
+    expiresAt,
+  };
+}
 
 /** Longest deny reason passed to the agent. */
 const MAX_REASON_CHARS = 1000;

@@ -26,10 +26,23 @@ export interface RuleQuestion {
 export interface ThreadRuleAnswers {
   /** allow when a stored rule covers the request (and may answer for its author), else undefined. */
   answer(req: RuleQuestion, conversation: string): Promise<PermissionDecision | undefined>;
-  /** The rule an Allow for this thread (everyone: for everyone in it) stores, and its label. */
-  ruleFrom(rule: PermissionRule, author: { platform: string; user: UserRef }, setBy: { platform: string; user: UserRef }, everyone: boolean): { stored: StoredRule; label: string };
-  /** Store it (audited); false when the store refused, logged. */
-  save(conversation: string, stored: StoredRule, label: string, log: Logger): Promise<boolean>;
+  /**
+   * An Allow for this thread (everyone: for everyone in it): `decide` answers the request with the
+   * rule's label, then the rule is stored (audited). Decided first: the prompt may time out or be
+   * denied while a store write is in flight, and a rule written for a prompt that ended otherwise
+   * would stay. A store that refused is logged and the decider told.
+   */
+  allow(a: ThreadAllow, decide: (label: string) => void, notify: (text: string) => Promise<void>): Promise<void>;
+}
+
+/** Who allowed what for which conversation. */
+export interface ThreadAllow {
+  rule: PermissionRule;
+  author: { platform: string; user: UserRef };
+  setBy: { platform: string; user: UserRef };
+  everyone: boolean;
+  conversation: string;
+  log: Logger;
 }
 
 export function createThreadRuleAnswers(rules: Rules, audit: AuditTrail | undefined, now: () => number): ThreadRuleAnswers {
@@ -54,20 +67,22 @@ export function createThreadRuleAnswers(rules: Rules, audit: AuditTrail | undefi
       return { behavior: 'allow' };
     },
 
-    ruleFrom(rule, author, setBy, everyone) {
+    async allow({ rule, author, setBy, everyone, conversation, log }, decide, notify) {
       // A rule answers the requests of the person whose request this is, unless the decider chose everyone.
       const scope: RuleScope = everyone ? { kind: 'thread' } : { kind: 'person', person: auditPerson(author.platform, author.user) };
       const stored: StoredRule = { v: 2, rule, scope, setBy: auditPerson(setBy.platform, setBy.user), setAt: now() };
-      return { stored, label: ruleLabel(stored) };
-    },
-
-    async save(conversation, stored, label, log) {
+      const label = ruleLabel(stored);
+      decide(label);
       const saved = await rules.add(conversation, stored).catch((err: unknown) => {
         log.warn({ err }, 'thread rule store write failed');
         return false;
       });
-      if (saved) audit?.ruleAdded({ conversation, rule: label, setBy: auditPerson(stored.setBy.platform, stored.setBy) });
-      return saved;
+      if (saved) {
+        audit?.ruleAdded({ conversation, rule: label, setBy: auditPerson(stored.setBy.platform, stored.setBy) });
+        return;
+      }
+      log.warn({ rule: label }, 'could not store the thread rule; this request was allowed once');
+      await notify(`Allowed this request, but the rule ${label} could not be saved, so the next matching request will ask again.`);
     },
   };
 }

@@ -10,11 +10,11 @@ import { ANA, BOB, BOSS, click, conv, waitFor } from './helpers.js';
 
 const REQ: PermissionRequest = { requestId: 'r1', toolName: 'Bash', description: 'Write a file', input: { command: 'echo ok > f.txt' } };
 
-function setup(approvers: string[] = ['U_BOSS']) {
+function setup(approvers: string[] = ['U_BOSS'], rememberSettled?: number) {
   let n = 0;
   const surface = createRecordingSurface();
   const delivery = createDelivery(surface);
-  const broker = createPermissionBroker({ approvers, logger: silentLogger, idFactory: () => `p${++n}`, now: () => 1_000 });
+  const broker = createPermissionBroker({ approvers, logger: silentLogger, idFactory: () => `p${++n}`, now: () => 1_000, rememberSettled });
   const ask = (opts: { timeoutMs?: number; signal?: AbortSignal; request?: PermissionRequest; turnId?: string } = {}) =>
     broker.request({
       turnId: opts.turnId ?? 't1',
@@ -66,6 +66,26 @@ describe('permission broker', () => {
     await broker.handleAction(click('allow', 'p1', ANA));
     assert.deepEqual(await decision, { behavior: 'allow' });
     await reply.finish({ kind: 'success', reply: 'done' });
+  });
+
+  it('remembers the last settled prompts for "already decided", and never forgets an open one', async () => {
+    const { broker, ask, surface } = setup(['U_BOSS'], 2);
+    const first = ask({ turnId: 'open' });
+    const decided = [ask(), ask(), ask()];
+    await waitFor(() => surface.prompts().length === 4, 'four prompts posted');
+    for (const id of ['p2', 'p3', 'p4']) await broker.handleAction(click('allow', id, ANA));
+    await Promise.all(decided);
+    const told = async (id: string) => {
+      const c = click('allow', id, ANA);
+      await broker.handleAction(c);
+      return c.told.join(' ');
+    };
+    assert.match(await told('p2'), /has expired/, 'the oldest settled prompt is forgotten past the bound');
+    assert.match(await told('p3'), /already allowed/);
+    assert.match(await told('p4'), /already allowed/);
+    assert.equal(broker.holds('p1'), true, 'the open prompt, older than all of them, is still held');
+    await broker.handleAction(click('allow', 'p1', ANA));
+    assert.deepEqual(await first, { behavior: 'allow' });
   });
 
   it('an approver denies; the agent gets a reason', async () => {
