@@ -5,7 +5,7 @@
  * from it are the directory's .env and data dir (TURNBRIDGE_DATA_DIR), unless the agent works in
  * that very directory. Its HOME is a private one kept between runs (~/.turnbridge/cli-home,
  * 0700) so `--session` resumes. The config loader is not used: it is not in the run bundle
- * (test/unit/cli/startup-modules.test.ts), so turnbridge.yaml's agent.sandbox is the bridge's only.
+ * (test/integration/cli/startup-modules.test.ts), so turnbridge.yaml's agent.sandbox is the bridge's only.
  */
 import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';

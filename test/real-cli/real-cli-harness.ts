@@ -9,7 +9,7 @@ import { run } from '../../src/runner/index.js';
 import type { Profile } from '../../src/profile/types.js';
 import type { RunHandlers, RunResult, TurnInput } from '../../src/runner/types.js';
 import { ProxyTrap, type ModelApiServer } from '../fakes/model-apis/index.js';
-export { alive } from '../unit/agents/wrapper-harness.js';
+export { alive } from '../integration/agents/wrapper-harness.js';
 // @ts-expect-error plain .mjs setup script without types
 import { cacheDir, statusFile } from './install-clis.mjs';
 

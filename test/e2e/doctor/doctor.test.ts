@@ -8,7 +8,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MANIFEST_SCOPES } from '../../fakes/slack/index.js';
 import { CHANNEL, CLAUDE_PROFILE, ROOT, makeDoctorRig, routesYaml, runDoctorCommand, type DoctorRig } from './doctor-rig.js';
-import { runCli } from '../../unit/cli/cli-process.js';
+import { runCli } from '../../integration/cli/cli-process.js';
 import { startRedisServer } from '../../fakes/redis-server.js';
 import { TEST_BUS_KEY } from '../../fixtures/bus-key.js';
 

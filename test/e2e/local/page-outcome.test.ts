@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { startTurnbridge, type RunningTurnbridge } from '../../../src/main.js';
 import { silentLogger } from '../../../src/log.js';
-import { DEMO } from '../../unit/cli/cli-process.js';
+import { DEMO } from '../../integration/cli/cli-process.js';
 
 const CHROMIUM = process.env.TURNBRIDGE_CHROMIUM ?? '/usr/bin/chromium';
 const WAIT = { timeout: 45_000 };

@@ -15,7 +15,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT } from '../../unit/cli/cli-process.js';
+import { ROOT } from '../../integration/cli/cli-process.js';
 import { pollUntil } from '../poll-until.js';
 
 const FIXTURES = join(ROOT, 'test/fixtures/local');

@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, ECHO, runCli } from '../../unit/cli/cli-process.js';
+import { BIN, ECHO, runCli } from '../../integration/cli/cli-process.js';
 
 interface Exit { code: number | null; stdout: string; stderr: string }
 

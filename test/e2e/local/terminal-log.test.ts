@@ -10,7 +10,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, DEMO, ROOT } from '../../unit/cli/cli-process.js';
+import { BIN, DEMO, ROOT } from '../../integration/cli/cli-process.js';
 import { pollUntil } from '../poll-until.js';
 
 const HAVE_SCRIPT = spawnSync('script', ['--version']).status === 0;

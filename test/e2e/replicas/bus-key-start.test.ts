@@ -1,7 +1,7 @@
 /**
  * `npm start` with REDIS_URL and no TURNBRIDGE_BUS_KEY (or a weak one) refuses to start, and
  * says which variable to set and how to make a key: replicas that talk through Redis unsigned
- * would act on whatever any client of that Redis publishes (test/unit/replicas/bus-forgery.test.ts).
+ * would act on whatever any client of that Redis publishes (test/integration/replicas/bus-forgery.test.ts).
  */
 import { strict as assert } from 'node:assert';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -16,8 +16,9 @@ import { writeTodosItems } from '../../../profiles/gemini-cli/gemini-events.mjs'
 // @ts-expect-error plain .mjs profile modules without types
 import { createRetryWatch, GEMINI_ATTEMPTS } from '../../../profiles/gemini-cli/gemini-retries.mjs';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { ROOT } from './wrapper-harness.js';
+import { join, resolve } from 'node:path';
+
+const ROOT = resolve(import.meta.dirname, '../../..');
 
 type Item = { text: string; status: string };
 

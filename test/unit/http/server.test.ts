@@ -153,15 +153,17 @@ test('close() drops a stream nobody ends once the grace runs out', async () => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write(': hi\n\n');
   });
+  let streaming!: () => void;
+  const open = new Promise<void>((r) => { streaming = r; });
   const closed = new Promise<void>((resolve, reject) => {
     const req = request(`${server.url}hang`, (res) => {
-      res.resume();
+      res.once('data', () => streaming());
       res.on('close', () => resolve());
     });
     req.on('error', reject);
     req.end();
   });
-  await new Promise((r) => setTimeout(r, 20));
+  await open; // the stream is open (its first bytes came) before the server closes
   await server.close(10);
   await closed;
 });

@@ -4,8 +4,6 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadProfile, parseProfile, parseProfileText, resolveLaunch } from '../../../src/profile/index.js';
-import { run } from '../../../src/runner/index.js';
-import { agentProfile } from '../runner/helpers.js';
 import type { TurnbridgeError } from '../../../src/errors.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'tb-prof-'));
@@ -162,15 +160,4 @@ test('loadProfile: a missing file or a directory is a clear error', async () => 
   await assert.rejects(loadProfile(tmp), /is a directory/);
   writeFileSync(join(tmp, 'ok.yaml'), 'command: node\n');
   assert.equal((await loadProfile(join(tmp, 'ok.yaml'))).command, 'node');
-});
-
-test('end to end: the agent sees exactly the composed environment', async () => {
-  const p = { ...agentProfile('env-dump.mjs'), env: { DECLARED: '${DECLARED}', SID: '{{SESSION_ID}}' } };
-  const r = await run(p, { message: 'x', sessionId: 'abc' }, {}, { env: { PATH: process.env.PATH, DECLARED: 'ok', SLACK_BOT_TOKEN: 'xoxb-1', SECRET: 's' } });
-  const seen = JSON.parse(r.reply);
-  assert.equal(seen.env.DECLARED, 'ok');
-  assert.equal(seen.env.SID, 'abc');
-  assert.equal(seen.env.SLACK_BOT_TOKEN, undefined);
-  assert.equal(seen.env.SECRET, undefined);
-  assert.deepEqual(Object.keys(seen.env).filter((k) => !['PATH', 'DECLARED', 'SID'].includes(k)).filter((k) => !k.startsWith('__CF') && k !== 'PWD'), []);
 });

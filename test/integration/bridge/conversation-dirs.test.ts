@@ -19,7 +19,7 @@ import { conversationKey } from '../../../src/state/index.js';
 import { silentLogger } from '../../../src/log.js';
 import { downloadAttachments } from '../../../src/platforms/attachments.js';
 import { createRecordingSurface, type RecordingSurface } from '../../fakes/recording-surface.js';
-import { AGENTS, conv, makeConfig, makeMsg, waitFor } from './helpers.js';
+import { AGENTS, conv, makeConfig, makeMsg, waitFor } from '../../unit/bridge/helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tb-conv-dirs-'));
 chmodSync(dir, 0o755); // a deploy directory the agent's user may pass through

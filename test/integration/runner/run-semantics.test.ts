@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { run } from '../../../src/runner/index.js';
 import type { PartialChunk } from '../../../src/protocol/index.js';
-import { scripted } from './helpers.js';
+import { agentProfile, scripted } from './helpers.js';
 
 test('writes the turn object as one line with every field and closes stdin', async () => {
   const r = await run(scripted([{ echoTurn: true }]), { message: 'hi', sessionId: 'abc', sessionName: 'n', attachments: [{ kind: 'file', url: 'file:///x' }] }, {}, {});
@@ -219,4 +219,15 @@ test('the kept body is capped with a visible notice', async () => {
   assert.equal(r.partials.length, 1);
   assert.equal(r.notices.length, 1);
   assert.match(r.notices[0]!, /truncated/);
+});
+
+test('the agent sees exactly the environment its profile composes (env, ${VAR}, {{SESSION_ID}}; bridge secrets left out)', async () => {
+  const p = { ...agentProfile('env-dump.mjs'), env: { DECLARED: '${DECLARED}', SID: '{{SESSION_ID}}' } };
+  const r = await run(p, { message: 'x', sessionId: 'abc' }, {}, { env: { PATH: process.env.PATH, DECLARED: 'ok', SLACK_BOT_TOKEN: 'xoxb-1', SECRET: 's' } });
+  const seen = JSON.parse(r.reply);
+  assert.equal(seen.env.DECLARED, 'ok');
+  assert.equal(seen.env.SID, 'abc');
+  assert.equal(seen.env.SLACK_BOT_TOKEN, undefined);
+  assert.equal(seen.env.SECRET, undefined);
+  assert.deepEqual(Object.keys(seen.env).filter((k) => !['PATH', 'DECLARED', 'SID'].includes(k)).filter((k) => !k.startsWith('__CF') && k !== 'PWD'), []);
 });

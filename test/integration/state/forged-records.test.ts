@@ -17,7 +17,7 @@ import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js'
 import { TEST_BUS_KEY } from '../../fixtures/bus-key.js';
 import { createBridge, createMetrics } from '../../../src/bridge/index.js';
 import { createRecordingSurface } from '../../fakes/recording-surface.js';
-import { BOB, BOSS, conv, fakeRunner, makeConfig, makeMsg, makeProfile } from '../bridge/helpers.js';
+import { BOB, BOSS, conv, fakeRunner, makeConfig, makeMsg, makeProfile } from '../../unit/bridge/helpers.js';
 
 let server: RedisServer;
 let raw: Redis;

@@ -9,7 +9,7 @@ import { silentLogger } from '../../../src/log.js';
 import { createRecordingSurface } from '../../fakes/recording-surface.js';
 import { logCapture } from '../../fakes/log-capture.js';
 import { startRedisServer } from '../../fakes/redis-server.js';
-import { ANA, BOB, conv, fakeRunner, makeConfig, makeMsg, makeProfile, memoryStore, waitFor } from './helpers.js';
+import { ANA, BOB, conv, fakeRunner, makeConfig, makeMsg, makeProfile, memoryStore, waitFor } from '../../unit/bridge/helpers.js';
 import { testBusKey } from '../../fixtures/bus-key.js';
 
 const decisions = (l: AuditEntry[]) => l.filter((e): e is DecisionEntry => e.kind === 'decision');

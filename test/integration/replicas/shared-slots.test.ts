@@ -17,7 +17,7 @@ import type { PermissionRequest } from '../../../src/protocol/types.js';
 import { silentLogger } from '../../../src/log.js';
 import { createRecordingSurface } from '../../fakes/recording-surface.js';
 import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
-import { ANA, click, conv, fakeRunner, makeConfig, makeMsg, makeProfile, memoryStore, waitFor } from '../bridge/helpers.js';
+import { ANA, click, conv, fakeRunner, makeConfig, makeMsg, makeProfile, memoryStore, waitFor } from '../../unit/bridge/helpers.js';
 
 let server: RedisServer;
 let redis: Redis;

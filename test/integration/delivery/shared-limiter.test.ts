@@ -10,7 +10,7 @@ import { createSharedLimiters, type SharedLimiters } from '../../../src/delivery
 import type { RateBudget } from '../../../src/delivery/surface.js';
 import { silentLogger } from '../../../src/log.js';
 import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
-import { waitFor } from '../bridge/helpers.js';
+import { waitFor } from '../../unit/bridge/helpers.js';
 
 let server: RedisServer;
 const opened: SharedLimiters[] = [];

@@ -16,7 +16,7 @@ import { createRecordingSurface } from '../../fakes/recording-surface.js';
 import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
 import { testBusKey } from '../../fixtures/bus-key.js';
 import { pollUntil } from '../../e2e/poll-until.js';
-import { ANA, BOSS, click, fakeRunner, makeConfig, makeMsg, makeProfile, memoryStore, waitFor } from '../bridge/helpers.js';
+import { ANA, BOSS, click, fakeRunner, makeConfig, makeMsg, makeProfile, memoryStore, waitFor } from '../../unit/bridge/helpers.js';
 
 let server: RedisServer;
 let raw: Redis;

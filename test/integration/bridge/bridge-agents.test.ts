@@ -12,7 +12,7 @@ import { createBridge, type CoreBridge } from '../../../src/bridge/index.js';
 import { silentLogger } from '../../../src/log.js';
 import { conversationKey } from '../../../src/state/index.js';
 import { createRecordingSurface, type RecordingSurface } from '../../fakes/recording-surface.js';
-import { AGENTS, ANA, BOB, click, conv, makeConfig, makeMsg, waitFor } from './helpers.js';
+import { AGENTS, ANA, BOB, click, conv, makeConfig, makeMsg, waitFor } from '../../unit/bridge/helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tb-bridge-agents-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { auditedInput, createState, type AuditEntry, type DecisionEntry } from '../../../src/state/index.js';
 import { parseSince } from '../../../src/cli/audit.js';
 import { silentLogger } from '../../../src/log.js';
-import { makeConfig } from '../bridge/helpers.js';
+import { makeConfig } from '../../unit/bridge/helpers.js';
 import { runCli } from './cli-process.js';
 import { startRedisServer } from '../../fakes/redis-server.js';
 import { TEST_BUS_KEY } from '../../fixtures/bus-key.js';

@@ -11,7 +11,7 @@ import { silentLogger } from '../../../src/log.js';
 import { createConversationGate, createReplicaBus, type ConversationGate, type ReplicaBus } from '../../../src/replicas/index.js';
 import { createRecordingSurface } from '../../fakes/recording-surface.js';
 import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
-import { ANA, BOB, click, fakeRunner, makeConfig, makeMsg, makeProfile, memoryStore, waitFor } from '../bridge/helpers.js';
+import { ANA, BOB, click, fakeRunner, makeConfig, makeMsg, makeProfile, memoryStore, waitFor } from '../../unit/bridge/helpers.js';
 import { testBusKey } from '../../fixtures/bus-key.js';
 
 let server: RedisServer;

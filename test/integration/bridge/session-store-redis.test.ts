@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { conversationKey, createState, openGrants } from '../../../src/state/index.js';
 import { silentLogger } from '../../../src/log.js';
 import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
-import { conv, makeConfig } from './helpers.js';
+import { conv, makeConfig } from '../../unit/bridge/helpers.js';
 
 let server: RedisServer | undefined;
 let url = '';

@@ -13,7 +13,7 @@ import { silentLogger } from '../../../src/log.js';
 import { createRedisStore, createSqliteStore, type StateStore, type StateWrite } from '../../../src/state/index.js';
 import { createRecordingSurface } from '../../fakes/recording-surface.js';
 import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
-import { ANA, BOB, conv, fakeRunner, makeConfig, makeMsg, makeProfile, waitFor } from './helpers.js';
+import { ANA, BOB, conv, fakeRunner, makeConfig, makeMsg, makeProfile, waitFor } from '../../unit/bridge/helpers.js';
 import { testBusKey } from '../../fixtures/bus-key.js';
 
 /** One write-side call of the store, as "op ns/key" strings (a batch: one entry per write). */

@@ -14,7 +14,7 @@ import { silentLogger } from '../../../src/log.js';
 import { processStartTime } from '../../../src/runner/index.js';
 import { openState, createSqliteStore } from '../../../src/state/index.js';
 import { createRecordingSurface } from '../../fakes/recording-surface.js';
-import { conv, fakeRunner, freshDataDir, makeConfig, makeMsg, makeProfile, waitFor } from './helpers.js';
+import { conv, fakeRunner, freshDataDir, makeConfig, makeMsg, makeProfile, waitFor } from '../../unit/bridge/helpers.js';
 
 function replica(id: string, file: string, surface: ReturnType<typeof createRecordingSurface>) {
   const runner = fakeRunner();
