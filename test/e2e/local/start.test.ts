@@ -1,16 +1,14 @@
-// `npm start` as a real process: src/main.ts under tsx in an empty directory, no tokens.
+// `turnbridge start` as a real process, the one way it runs (node bin/turnbridge.js start, the
+// build in dist/), in an empty directory, no tokens.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { BIN, ROOT } from '../../integration/cli/cli-process.js';
 
-const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
-const MAIN = join(ROOT, 'src/main.ts');
-const TSX = import.meta.resolve('tsx');
 const FIXTURES = join(ROOT, 'test/fixtures/local');
 
 interface Started {
@@ -22,7 +20,7 @@ interface Started {
 }
 
 function startMain(cwd: string, env: Record<string, string>, args: string[] = []): Started {
-  const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], {
+  const child = spawn(process.execPath, [BIN, 'start', ...args], {
     cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? cwd, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -107,8 +105,8 @@ test('SIGTERM finalizes a running turn as interrupted (the page still sees it), 
     killOnFailure(t, s);
     const [, url] = await s.waitOut(/local chat at (http:\/\/127\.0\.0\.1:\d+\/)/);
     const frames: string[] = [];
-    // Each wait ends: the partial's also when the event stream closes or the bridge exits first
-    // (a missed event must fail the test, not leave it waiting for ever).
+    // Each wait ends: the partial's also when the turn ends without it, the event stream closes or
+    // the bridge exits first (a missed event must fail the test, not leave it waiting for ever).
     let sawPartial!: () => void;
     let noPartial!: (err: Error) => void;
     const partial = new Promise<void>((r, reject) => { sawPartial = r; noPartial = reject; });
@@ -116,7 +114,21 @@ test('SIGTERM finalizes a running turn as interrupted (the page still sees it), 
     const stream = new Promise<void>((resolveStream, rejectStream) => {
       const req = request(`${url}local/events?page=shutdown`, (res) => {
         res.setEncoding('utf8');
-        res.on('data', (d: string) => { frames.push(d); if (/working on it/.test(d)) sawPartial(); });
+        let buffered = '';
+        res.on('data', (d: string) => {
+          frames.push(d);
+          buffered += d;
+          const events = buffered.split('\n\n');
+          buffered = events.pop()!;
+          for (const event of events) {
+            const data = /^data: (.*)$/m.exec(event)?.[1];
+            const item = data && /^event: item$/m.test(event) ? JSON.parse(data) as { kind: string; content?: { text: string; stopActionId?: string } } : undefined;
+            if (item?.kind !== 'bot') continue;
+            if (/working on it/.test(item.content!.text)) sawPartial();
+            // the reply in its final state (no Stop) before the partial: the turn failed or ended
+            else if (!item.content!.stopActionId) noPartial(new Error(`the turn ended without the agent's partial: ${frames.join('')}`));
+          }
+        });
         res.on('close', () => {
           noPartial(new Error(`the event stream closed before the agent's partial: ${frames.join('')}`));
           resolveStream();
