@@ -140,12 +140,17 @@ test('the local page: streamed reply, the five prompt choices, rules, Stop, /new
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
       '--disable-component-update', '--disable-sync'],
     viewport: { width: 1100, height: 900 },
+    // a 12-hour locale: the page's times must still read 24-hour HH:MM:SS, as the agents' do
+    locale: 'en-US',
   });
   const page = context.pages()[0] ?? await context.newPage();
   const pageErrors: string[] = [];
   page.on('pageerror', (err) => pageErrors.push(err.message));
   await page.goto(running.url);
   await page.getByTestId('connection').filter({ hasText: 'connected' }).waitFor(WAIT);
+  // The page names its commands as the README does: `new`, not `/new`.
+  assert.match(await page.getByTestId('message-input').getAttribute('placeholder') ?? '', /\bnew starts a fresh session/);
+  assert.doesNotMatch(await page.locator('body').innerText(), /\/new/);
 
   // 1. A message: the reply grows while streaming, then finishes; the agent asks permission.
   await recordGrowth(page);
@@ -154,6 +159,9 @@ test('the local page: streamed reply, the five prompt choices, rules, Stop, /new
   await prompt.waitFor(WAIT);
   assert.equal(await prompt.getAttribute('data-state'), 'pending');
   assert.match(await prompt.getByTestId('prompt-input').innerText(), /date/);
+  // The agent's description is markdown: `date` shows as code, not between raw backticks.
+  assert.deepEqual(await prompt.getByTestId('prompt-description').locator('code').allInnerTexts(), ['date']);
+  assert.doesNotMatch(await prompt.getByTestId('prompt-description').innerText(), /`/);
   let text = await waitForReplyText(page, /You said: hello there/);
   assert.equal(turnOf(text), 1);
   const firstSession = sessionOf(text);
@@ -175,7 +183,7 @@ test('the local page: streamed reply, the five prompt choices, rules, Stop, /new
   await prompt.getByTestId('allow-thread-button').click();
   await prompt.getByTestId('prompt-state').waitFor(WAIT);
   assert.equal(await prompt.getAttribute('data-state'), 'allowed');
-  assert.match(await prompt.getByTestId('prompt-state').innerText(), /^Allowed for this thread by you at \d\d?:\d\d:\d\d( [AP]M)? · rule Bash\(date\) for your requests$/);
+  assert.match(await prompt.getByTestId('prompt-state').innerText(), /^Allowed for this thread by you at \d\d:\d\d:\d\d · rule Bash\(date\) for your requests$/);
   text = await waitForReplyText(page, /Permission granted/);
   await waitForFinished(page);
   assert.equal(await page.getByTestId('bot-message').last().getByTestId('stop-button').count(), 0, 'no Stop once finished');
@@ -240,7 +248,7 @@ test('the local page: streamed reply, the five prompt choices, rules, Stop, /new
   await dialog.waitFor({ ...WAIT, state: 'detached' });
   text = await waitForReplyText(page, /Permission denied \(not on a Friday\)/);
   assert.equal(turnOf(text), 3);
-  assert.match(await p3.getByTestId('prompt-state').innerText(), /^Denied by you at \d\d?:\d\d:\d\d( [AP]M)?: “not on a Friday”$/);
+  assert.match(await p3.getByTestId('prompt-state').innerText(), /^Denied by you at \d\d:\d\d:\d\d: “not on a Friday”$/);
   await waitForFinished(page);
 
   // 5. Edit and allow: the dialog holds the command; the agent receives the edited input.
@@ -312,7 +320,7 @@ test('the local page: streamed reply, the five prompt choices, rules, Stop, /new
   const everyone = other.getByTestId('permission-prompt').last();
   await everyone.getByTestId('allow-thread-all-button').click();
   await everyone.getByTestId('prompt-state').waitFor(WAIT);
-  assert.match(await everyone.getByTestId('prompt-state').innerText(), /^Allowed for everyone in this thread by you at \d\d?:\d\d:\d\d( [AP]M)? · rule Bash\(date\) for anyone's requests$/);
+  assert.match(await everyone.getByTestId('prompt-state').innerText(), /^Allowed for everyone in this thread by you at \d\d:\d\d:\d\d · rule Bash\(date\) for anyone's requests$/);
   await waitForFinished(other);
   const otherPrompts = await other.getByTestId('permission-prompt').count();
   await send(other, 'once more');

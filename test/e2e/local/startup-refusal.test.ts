@@ -2,7 +2,7 @@
  * A broken profile stops the bridge before it starts: `turnbridge start` (the real command, in an
  * empty directory, no tokens) exits 1 naming the file, the field and the fix, and has created
  * nothing: no data dir (the store), no agent workspace, no listening socket. `run` and the
- * doctor say the same about the same profile. Cases: a YAML error, an unknown field
+ * doctor say the same about the same profile, and so does `chat`. Cases: a YAML error, an unknown field
  * (`timeout_sec: 10`), `timeout_secs: "ten"`, a missing binary, `args` as a string, and a route
  * to a profile that does not exist.
  */
@@ -41,7 +41,7 @@ const CASES: Array<{ name: string; profile?: string; config?: (dir: string) => s
 ];
 
 for (const c of CASES) {
-  test(`start refuses a default profile with ${c.name}: exit 1, the file, the field, the fix; nothing created; run and doctor say the same`, async (t) => {
+  test(`start refuses a default profile with ${c.name}: exit 1, the file, the field, the fix; nothing created; run, chat and doctor say the same`, async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'tb-refuse-'));
     t.after(() => rmSync(dir, { recursive: true, force: true }));
     const profile = join(dir, 'profile.yaml');
@@ -67,6 +67,9 @@ for (const c of CASES) {
     const run = await runCli(['run', profile, '--message', 'hi'], { cwd: dir });
     assert.equal(run.code, 2, run.stderr);
     assert.equal(run.stderr, `error: ${text}\n  ${fix}\n`);
+    const chat = await runCli(['chat', profile], { cwd: dir, input: '' });
+    assert.equal(chat.code, 2, chat.stderr);
+    assert.equal(chat.stderr, `error: ${text}\n  ${fix}\n`);
     const doctor = await runCli(['doctor'], { cwd: dir, env: { TURNBRIDGE_PROFILE: profile, TURNBRIDGE_DATA_DIR: data, TURNBRIDGE_WORKSPACE: workspace } });
     assert.equal(doctor.code, 1, doctor.stdout);
     const shown = doctor.stdout.split('\n');

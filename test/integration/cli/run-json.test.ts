@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEMO, ECHO, FIXTURES, demoEnv, parseJsonLine, runCli } from './cli-process.js';
+import { DEMO, ECHO, FIXTURES, ROOT, demoEnv, parseJsonLine, runCli } from './cli-process.js';
 
 test('echo --json prints exactly the contract object and exits 0', async () => {
   const r = await runCli(['run', ECHO, '--message', 'hi', '--json']);
@@ -22,6 +23,10 @@ test('demo --json: partials with roles, a session id that the next turn resumes,
     assert.equal(first.code, 0, first.stderr);
     const one = parseJsonLine(first.stdout);
     assert.deepEqual(Object.keys(one), ['reply', 'session_id', 'error', 'exit_code', 'partials', 'notices', 'usage']);
+    // docs/profiles.md shows the same object (its example once lacked `notices`)
+    const documented = /```json\n(\{"reply".*\})\n```/.exec(readFileSync(join(ROOT, 'docs/profiles.md'), 'utf8'))?.[1];
+    assert.ok(documented, 'docs/profiles.md shows a run --json example');
+    assert.deepEqual(Object.keys(JSON.parse(documented) as object), Object.keys(one));
     assert.equal(one.error, null);
     assert.equal(one.exit_code, 0);
     assert.match(String(one.session_id), /^demo-[0-9a-f]{16}$/);
