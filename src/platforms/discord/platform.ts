@@ -10,6 +10,7 @@ import { createMessageHandler } from './inbound.js';
 import { createLiveLimitFilter } from './rate-limit-filter.js';
 import { createInteractionHandler } from './interactions.js';
 import { BOOST_UPLOAD_LIMITS, createDiscordSurface, DEFAULT_UPLOAD_LIMIT } from './surface.js';
+import { restAgent } from './rest-agent.js';
 import { attachmentFetcher } from '../index.js';
 import { ENABLE_MESSAGE_CONTENT, decideMessageContent, logMessageContentMode, type MessageContentMode } from './message-content.js';
 
@@ -39,12 +40,13 @@ export function createDiscordPlatform(opts: DiscordPlatformOptions): Platform {
   const baseIntents = [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages];
   const extra = opts.clientOptions ?? {};
   const limits = createLiveLimitFilter();
+  const agent = restAgent();
   const client = new Client({
     ...extra,
     intents: baseIntents,
     ...(cfg.shards ? { shards: cfg.shards.ids, shardCount: cfg.shards.count } : {}),
     partials: [Partials.Channel],
-    rest: { ...(cfg.apiUrl ? { api: cfg.apiUrl } : {}), ...extra.rest, rejectOnRateLimit: (data) => limits.shouldReject(data) },
+    rest: { ...(cfg.apiUrl ? { api: cfg.apiUrl } : {}), agent: agent as never, ...extra.rest, rejectOnRateLimit: (data) => limits.shouldReject(data) },
   });
   const ids = new CustomIds();
   const surface = createDiscordSurface({
@@ -154,6 +156,7 @@ export function createDiscordPlatform(opts: DiscordPlatformOptions): Platform {
       status = { state: 'stopped' };
       surface.close();
       await client.destroy();
+      await agent.close().catch(() => {});
       logger.info('discord: stopped');
     },
   };
