@@ -2,12 +2,14 @@
 // Demo AgentProc 0.4 agent: streams partials (some "thinking"), keeps a resumable session,
 // asks permission for a harmless tool when the turn allows it. Dependency-free.
 // Special words in the message: "fail" -> error event, "big" -> ~12,000-character markdown
-// reply, "long" -> streams slowly for ~30 s (DEMO_LONG_MS). See README.md.
+// reply, "long" -> streams slowly for ~30 s (DEMO_LONG_MS), "plot" -> a chart (PNG) and its
+// data (CSV) left in the outbox, which the bridge posts below the reply. See README.md.
 import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { plotPng } from './plot.mjs';
 
 const DELAY_MS = numberFromEnv('DEMO_DELAY_MS', 150);
 const LONG_MS = numberFromEnv('DEMO_LONG_MS', 30_000);
@@ -140,6 +142,16 @@ async function main() {
       body += piece;
       emit({ type: 'partial', text: piece });
     }
+  } else if (/\bplot\b/i.test(message)) {
+    // The outbox: files left here are posted to the chat when the turn ends (TURNBRIDGE_OUTBOX,
+    // else outbox/ in the working directory).
+    const outbox = process.env.TURNBRIDGE_OUTBOX || join(process.cwd(), 'outbox');
+    mkdirSync(outbox, { recursive: true });
+    const values = Array.from({ length: 48 }, (_, i) => Math.round((Math.sin(i / 4 + state.turns) * 40 + i) * 100) / 100);
+    writeFileSync(join(outbox, 'plot.png'), plotPng(values));
+    writeFileSync(join(outbox, 'plot.csv'), `x,y\n${values.map((v, i) => `${i},${v}`).join('\n')}\n`);
+    body += 'I drew a chart of 48 points and left it in my outbox with its data: plot.png and plot.csv come below this reply.\n';
+    await stream(body, undefined, 2);
   } else {
     await stream('Thinking about what to say.\n', 'thinking', 1);
     body += `You said: ${message}\n`;
