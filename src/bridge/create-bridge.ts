@@ -279,7 +279,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
       recovery.promise = recover(ctx)
         .catch((err: unknown) => {
           logger.error({ err }, 'crash recovery failed; serving events anyway');
-          return { agentsEnded: 0, prompts: 0, replies: 0, queued: 0, left: -1, durationMs: 0 };
+          return { agentsEnded: 0, prompts: 0, replies: 0, outboxes: 0, queued: 0, left: -1, durationMs: 0 };
         })
         .finally(() => {
           recovery.state = 'done';
@@ -289,7 +289,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     },
     async takeOver(departed) {
       await gate;
-      if (ctx.closing) return { agentsEnded: 0, prompts: 0, replies: 0, queued: 0, left: 1, durationMs: 0 };
+      if (ctx.closing) return { agentsEnded: 0, prompts: 0, replies: 0, outboxes: 0, queued: 0, left: 1, durationMs: 0 };
       return recover(ctx, { holder: departed });
     },
     readiness(): PlatformStatus {

@@ -11,7 +11,7 @@ import { type Source, checkId, checkInt, checkKnownKeys, checkString, fail, isRe
 
 export const SECURITY_KEYS = ['access', 'limits', 'agent', 'allowed_hosts'] as const;
 const ACCESS_KEYS = ['mode', 'allow_users', 'admins', 'channels', 'dms'] as const;
-const LIMIT_KEYS = ['running_per_user', 'waiting_per_user', 'waiting', 'prompt_waits'] as const;
+const LIMIT_KEYS = ['running_per_user', 'waiting_per_user', 'waiting', 'prompt_waits', 'outbox_files', 'outbox_bytes'] as const;
 const AGENT_KEYS = ['workspace', 'sandbox', 'run_as'] as const;
 
 /** Where agents work when their profile names no cwd: outside the bridge's directory and data dir. */
@@ -31,7 +31,7 @@ export function defaultAccess(): AccessConfig {
 }
 
 export function defaultLimits(maxConcurrent: number): LimitsConfig {
-  return { runningPerUser: 2, waitingPerUser: 5, waiting: 100, promptWaits: maxConcurrent };
+  return { runningPerUser: 2, waitingPerUser: 5, waiting: 100, promptWaits: maxConcurrent, outboxFiles: 10, outboxBytes: 20 * 1048576 };
 }
 
 /**
@@ -123,6 +123,8 @@ export function securityFromFile(src: Source, raw: Record<string, unknown>, base
     if (l.waiting_per_user !== undefined) limits.waitingPerUser = checkInt(src, 'limits.waiting_per_user', l.waiting_per_user, 0, 1000);
     if (l.waiting !== undefined) limits.waiting = checkInt(src, 'limits.waiting', l.waiting, 0, 100_000);
     if (l.prompt_waits !== undefined) limits.promptWaits = checkInt(src, 'limits.prompt_waits', l.prompt_waits, 0, 1000);
+    if (l.outbox_files !== undefined) limits.outboxFiles = checkInt(src, 'limits.outbox_files', l.outbox_files, 0, 100);
+    if (l.outbox_bytes !== undefined) limits.outboxBytes = checkInt(src, 'limits.outbox_bytes', l.outbox_bytes, 1, 2 ** 30);
     out.limits = limits;
   }
   const g = section('agent', AGENT_KEYS);

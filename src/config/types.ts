@@ -64,6 +64,10 @@ export interface LimitsConfig {
    * this many do at once (default = max_concurrent), so processes stay <= max_concurrent + this.
    */
   promptWaits: number;
+  /** Files of the agent's outbox posted after a turn (default 10; 0 = none: the outbox is left as it is). */
+  outboxFiles: number;
+  /** Bytes of one outbox file (default 20 MiB); a platform's own lower limit wins. */
+  outboxBytes: number;
 }
 
 /** How agent processes are started (docs/security.md). */

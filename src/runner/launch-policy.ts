@@ -73,6 +73,8 @@ export interface BoxExtras {
   home?: string;
   /** Attachment files (file: paths) the agent reads: shown read-only. */
   attachments?: readonly string[];
+  /** Directories the agent writes besides its cwd and HOME (its outbox, a worktree's git directory): bound writable. */
+  writable?: readonly string[];
   /** This turn's egress proxy socket and the loopback ports forwarded to the host through it. */
   egress?: { socketPath: string; forwards: ReadonlyArray<{ host: string; port: number }> };
 }
@@ -148,7 +150,7 @@ function egressScript(forwards: ReadonlyArray<{ host: string; port: number }>): 
  * sandbox/isolation.ts; the host read-only with a private /tmp and /run; the operators' homes,
  * the bridge's directory, .env, data dir and secret files hidden (empty tmpfs over directories,
  * /dev/null over files); the profile's directory and the agent's own program read-only again;
- * the conversation's HOME (or an empty one) and the agent's cwd writable; the profile's
+ * the conversation's HOME (or an empty one), the agent's cwd and `writable` places; the profile's
  * `sandbox.read` entries and the turn's attachments read-only; the egress proxy's socket with a
  * relay in front of it when the profile allows any host. Mounts apply in order.
  * Returns the argv and what the box changes in the agent's environment.
@@ -209,6 +211,7 @@ export function sandboxArgs(launch: LaunchSpec, profile: Profile, policy: Launch
     a.push('--tmpfs', boxHome);
   }
   a.push('--bind', launch.cwd, launch.cwd);
+  for (const d of extras.writable ?? []) a.push('--bind-try', d, d);
   for (const entry of profile.sandbox?.read ?? []) {
     const [src, dest] = readEntry(entry, boxHome);
     a.push('--ro-bind-try', src, dest);

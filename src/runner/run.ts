@@ -6,7 +6,7 @@ import { resumableSessionIdProblem } from '../protocol/session-id.js';
 import type { PermissionDecision, PermissionRequest } from '../protocol/types.js';
 import { resolveLaunch } from '../profile/launch.js';
 import { fileURLToPath } from 'node:url';
-import { checkAgentCwd, handOverAttachments, sandboxArgs } from './launch-policy.js';
+import { checkAgentCwd, handOverAttachments, holds, sandboxArgs } from './launch-policy.js';
 import { decideSandbox, sandboxFix } from './sandbox-probe.js';
 import { startEgress, type Egress } from './sandbox/index.js';
 import { loopbackForwards, parseHostRule, type HostRule } from '../profile/allow-hosts.js';
@@ -68,6 +68,8 @@ export async function run(profile: Profile, turn: TurnInput, handlers: RunHandle
     launch = resolveLaunch(profile, { sessionId: turn.sessionId ?? '', sessionName: turn.sessionName || 'default' }, options.env ?? process.env, options.dirs?.workspace ?? options.launch?.defaultCwd);
     // The profile's own env.HOME wins, as its cwd does.
     if (options.dirs?.home && profile.env.HOME === undefined) launch = { ...launch, env: { ...launch.env, HOME: options.dirs.home } };
+    // The bridge's own per-run extra (the protocol's child environment, layer 3): where files for the chat go.
+    if (options.dirs?.outbox) launch = { ...launch, env: { ...launch.env, TURNBRIDGE_OUTBOX: options.dirs.outbox } };
     if (options.launch) checkAgentCwd(launch.cwd, options.launch, profile);
   } catch (e) {
     if (isTurnbridgeError(e)) return failedBeforeSpawn(e.message, started);
@@ -107,7 +109,9 @@ export async function run(profile: Profile, turn: TurnInput, handlers: RunHandle
     // (its cwd) bound again, so another conversation's files are not there (docs/security.md).
     const root = options.dirs?.workspace ? policy!.defaultCwd : undefined;
     const boxPolicy = root ? { ...policy!, protectedPaths: [...(policy!.protectedPaths ?? []), root] } : policy!;
-    const boxed = sandboxArgs(launch, profile, boxPolicy, { ...(home ? { home } : {}), attachments: files, ...(egress ? { egress: { socketPath: egress.socketPath, forwards: loopbackForwards(rules) } } : {}) });
+    // The outbox (when not under the cwd: a profile with a cwd of its own) and a worktree's git directory.
+    const writable = [...(options.dirs?.outbox ? [options.dirs.outbox] : []), ...(options.dirs?.writable ?? [])].filter((d) => !holds(launch.cwd, d));
+    const boxed = sandboxArgs(launch, profile, boxPolicy, { ...(home ? { home } : {}), attachments: files, writable, ...(egress ? { egress: { socketPath: egress.socketPath, forwards: loopbackForwards(rules) } } : {}) });
     exec = { command: boxed.command, args: boxed.args };
     launch = { ...launch, env: { ...launch.env, ...boxed.env } };
   }

@@ -9,6 +9,10 @@ export type RunLogger = Pick<Logger, 'debug' | 'info' | 'warn'>;
 export interface ConversationDirs {
   workspace?: string;
   home?: string;
+  /** Where the agent leaves files for the chat: its absolute path is TURNBRIDGE_OUTBOX; writable in the box. */
+  outbox?: string;
+  /** Other places the agent writes (a worktree's repository git directory): writable in the box. */
+  writable?: string[];
 }
 
 /** What the bridge (or CLI) asks of one agent turn. */
@@ -60,7 +64,7 @@ export interface RunOptions {
   /**
    * This conversation's own places (the bridge makes them, 0700): `workspace` is the agent's cwd
    * unless the profile names one (it replaces `launch.defaultCwd`), `home` becomes the agent's HOME.
-   * Both are the agent's writable places besides its private tmp.
+   * Both are the agent's writable places besides its private tmp, with `outbox` and `writable`.
    */
   dirs?: ConversationDirs;
   /** Override profile timeouts in milliseconds (tests). */

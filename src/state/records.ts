@@ -86,6 +86,32 @@ export type LedgerRecord =
       view: PermissionPromptView;
     }
   | {
+      /**
+       * Write-ahead: a turn's outbox being posted (bridge/turns/outbox.ts), on disk before its first
+       * message of files can be seen; each message is marked posted once it landed. After a crash,
+       * recovery looks for a message still pending on the platform (by its marker, or after
+       * `after`) before it posts it, so a file is neither lost nor posted twice.
+       */
+      kind: 'outbox';
+      /** = `outbox:<turn id>`. */
+      id: string;
+      turnId: string;
+      holder: string;
+      platform: string;
+      conversation: Conversation;
+      /** The outbox while it is posted (the bridge's staging place, on this host). */
+      staged: string;
+      /** Where it goes back: `<conversation dir>/outbox`. */
+      home: string;
+      /** The reply's last message, posted before the files. */
+      after?: MessageRef;
+      /** With run_as: only the agent's own files are read. */
+      ownerUid?: number;
+      posts: OutboxPostRecord[];
+      /** Entries moved to skipped/ when the outbox goes back. */
+      skipped: string[];
+    }
+  | {
       kind: 'agent';
       /** = `agent:<turn id>`. */
       id: string;
@@ -95,6 +121,25 @@ export type LedgerRecord =
       /** Process start time as the OS reports it (Linux: /proc/<pid>/stat field 22), so a reused pid is never killed. */
       startTime: string;
     };
+
+/** One file of an outbox being posted, as the scan found it (bridge/turns/outbox-files.ts). */
+export interface OutboxFileRecord {
+  /** Its name in the outbox. */
+  entry: string;
+  /** The name shown in the chat. */
+  name: string;
+  size: number;
+  mimeType: string;
+  dev: number;
+  ino: number;
+}
+
+/** One message of files of an outbox: pending until it landed; refused for good (its files go to skipped/) or kept (given up on failures: its files stay in outbox/ for the next turn). */
+export interface OutboxPostRecord {
+  marker: string;
+  files: OutboxFileRecord[];
+  state: 'pending' | 'posted' | 'refused' | 'kept';
+}
 
 /** An interrupted reply's Run again button (key = the button's action id). */
 export interface RerunRecord {

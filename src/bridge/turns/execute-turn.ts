@@ -4,7 +4,9 @@ import { processStartTime } from '../../runner/index.js';
 import type { RunResult } from '../../runner/types.js';
 import { policyFor } from '../approvals/index.js';
 import type { BridgeContext } from './context.js';
-import { conversationDirs, conversationPlaces } from './conversation-dirs.js';
+import { conversationDirs, conversationPlaces, type ConversationDirs } from './conversation-dirs.js';
+import { sendOutbox, skippedNotices, takeTurnOutbox } from './outbox.js';
+import { prepareOutbox } from './outbox-files.js';
 import { releaseTicket } from './conversation-order.js';
 import { holdsSlot, stopCauseOf } from './turn-registry.js';
 import { createTurnReactions, type Turn } from './turn.js';
@@ -57,6 +59,15 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
   // 👀 at once for a turn that waits (a slot, its files, another replica); else once its agent is spawned.
   if (turn.phase.kind !== 'running' || msg.download) reactions.working();
   let handedOver = false;
+  // The turn's slot and its conversation: given back once, when its agent and outbox are done.
+  let released = false;
+  const release = (): void => {
+    if (released) return;
+    released = true;
+    ctx.queue.done(turn);
+    ctx.queue.pump();
+    ctx.updateGauges();
+  };
   try {
     const got = await turn.slot;
     if (got === 'handed-over') {
@@ -98,9 +109,10 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
     const guard = createMentionGuard(turn.profile.allowMentions ? undefined : turn.surface.neutralizeMentions?.bind(turn.surface));
     let lastRole: string | undefined;
     let result: RunResult;
+    let dirs: (ConversationDirs & { outbox: string }) | undefined;
     try {
-      const dirs = await conversationDirs(conversationPlaces(ctx.config), turn.key).catch((err: unknown) => {
-        log.error({ err }, 'the conversation\'s workspace or HOME could not be made');
+      dirs = await conversationDirs(conversationPlaces(ctx.config), turn.key).then(async (d) => ({ ...d, outbox: await prepareOutbox(d.workspace, ctx.config.agent.runAs) })).catch((err: unknown) => {
+        log.error({ err }, 'the conversation\'s workspace, HOME or outbox could not be made');
         return undefined;
       });
       result = !dirs ? failedResult('The bridge could not prepare this conversation\'s workspace. The operator can find the details in the bridge log.') : await ctx.runTurn(
@@ -172,12 +184,18 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
     await saver.save(result.sessionId);
     await saver.pending;
     ctx.turns.agentEnded(turn);
-    ctx.queue.done(turn);
-    ctx.queue.pump();
-    ctx.updateGauges();
 
     for (const n of result.notices) turn.reply?.addNotice(n);
     const outcome = outcomeOf(turn, result);
+    // The agent's files (outbox.ts) go while the conversation is still this turn's (its next turn
+    // waits), below the final reply; what was refused is named in the reply.
+    const outbox = dirs ? await takeTurnOutbox(ctx, turn, dirs.workspace) : undefined;
+    for (const line of outbox ? skippedNotices(outbox) : []) turn.reply?.addNotice(line);
+    if (!outbox?.files.length) {
+      if (outbox) await sendOutbox(ctx, turn, outbox, undefined);
+      release();
+    }
+
     const stats = await turn.finishReply(outcome);
     if (stats) ctx.metrics.deliveryStats(msg.platform, stats);
     ctx.metrics.turnFinished(outcome.kind, ctx.now() - turn.startedAt);
@@ -199,15 +217,18 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
       },
       'turn end',
     );
+    if (outbox?.files.length) {
+      // The reply is final: its record goes, the outbox's record (written first) takes over.
+      await turn.ledger.finished();
+      await sendOutbox(ctx, turn, outbox, turn.reply?.messages.at(-1));
+      release();
+    }
   } catch (err) {
     log.error({ err }, 'turn failed in the bridge');
     reactions.working(); // as before: the turn was in hand, whatever failed after
     await turn.finishReply({ kind: 'error', message: 'The bridge failed while handling this turn.' });
   } finally {
-    if (holdsSlot(turn.phase)) {
-      ctx.queue.done(turn);
-      ctx.queue.pump();
-    }
+    if (holdsSlot(turn.phase) || !released) release();
     ctx.turns.end(turn);
     ctx.broker.expireTurn(turn.id);
     ctx.updateGauges();

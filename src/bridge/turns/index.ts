@@ -4,7 +4,8 @@
  * recorder and reactions); turn-registry.ts holds every turn and its phase union; turn-queue.ts
  * hands out agent slots; conversation-order.ts keeps one turn at a time per conversation across
  * replicas; execute-turn.ts runs the agent and writes the outcome; conversation-dirs.ts and
- * conversation-files.ts give a conversation its workspace, HOME and files; stop-control.ts and
+ * conversation-files.ts give a conversation its workspace, HOME and files; outbox.ts and
+ * outbox-files.ts post the files the agent leaves in its outbox; stop-control.ts and
  * rerun.ts answer Stop and Run again; recovery.ts finishes what a crashed bridge left
  * (rebuild-message.ts makes a stored message live again). context.ts is what they share.
  */

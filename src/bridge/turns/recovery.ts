@@ -22,6 +22,8 @@ import type { LedgerRecord, QueuedTurnRecord } from '../../state/index.js';
 import { acceptMessage } from './accept-message.js';
 import type { BridgeContext } from './context.js';
 import { INTERRUPTED_MESSAGE } from './execute-turn.js';
+import { deliverOutbox } from './outbox.js';
+import { returnStaged } from './outbox-files.js';
 import { rerunActionId, RERUN_TTL_MS } from './rerun.js';
 import { rebuildMessage } from './rebuild-message.js';
 
@@ -29,6 +31,8 @@ export interface RecoveryReport {
   agentsEnded: number;
   prompts: number;
   replies: number;
+  /** Outboxes whose posting a crash cut short, finished (and ones left in staging, put back). */
+  outboxes: number;
   queued: number;
   left: number;
   durationMs: number;
@@ -58,9 +62,10 @@ export async function recover(ctx: BridgeContext, whose?: RecoverFor): Promise<R
     : { reply: INTERRUPTED_MESSAGE, prompt: 'the bridge restarted before anyone decided' };
   const log = ctx.logger.child({ component: 'recovery', ...(takeover ? { departed: holder } : {}) });
   // A store that fails reads as nothing left (the state logs it): recovery never blocks the start.
-  const all = (await ctx.state.ledger.all()).filter((r) => r.holder === holder);
-  // Another host's agent processes are not ours to end: their records wait for their replica.
-  const records = takeover ? all.filter((r) => r.kind !== 'agent') : all;
+  const ledger = await ctx.state.ledger.all();
+  const all = ledger.filter((r) => r.holder === holder);
+  // Another host's agent processes and outboxes are not ours to touch: their records wait for their replica.
+  const records = takeover ? all.filter((r) => r.kind !== 'agent' && r.kind !== 'outbox') : all;
   const convs = await ctx.state.queue.conversations();
   const queues: Array<{ key: string; items: QueuedTurnRecord[] }> = [];
   for (const key of convs) {
@@ -75,7 +80,18 @@ export async function recover(ctx: BridgeContext, whose?: RecoverFor): Promise<R
     q.items = q.items.filter((i) => !startedIds.includes(i.turnId));
   }
   const queuedIds = new Set(queues.flatMap((q) => q.items.map((i) => i.turnId)));
-  const report: RecoveryReport = { agentsEnded: 0, prompts: 0, replies: 0, queued: 0, left: 0, durationMs: 0 };
+  const report: RecoveryReport = { agentsEnded: 0, prompts: 0, replies: 0, outboxes: 0, queued: 0, left: 0, durationMs: 0 };
+  // Outboxes left in staging with no record (the crash came before their plan was written) go back.
+  if (!takeover) {
+    // Any replica's: replicas on one host may share the workspace root.
+    const recorded = new Set(ledger.flatMap((r) => (r.kind === 'outbox' ? [r.staged] : [])));
+    const staged = await returnStaged(ctx.config.agent.workspace, recorded).catch((err: unknown) => {
+      log.error({ err }, 'could not look for outboxes left in staging');
+      return { returned: [], left: [] };
+    });
+    report.outboxes += staged.returned.length;
+    for (const path of staged.left) log.warn({ path }, 'an outbox left in staging could not go back (its conversation has one again): move its files yourself');
+  }
   if (records.length === 0 && queues.length === 0) return report;
   log.info({ records: records.length, queuedTurns: queuedIds.size }, takeover ? 'recovering what a departed replica left' : 'recovering what the previous run left');
 
@@ -120,6 +136,14 @@ export async function recover(ctx: BridgeContext, whose?: RecoverFor): Promise<R
       } else report.left++;
     }),
   ]);
+
+  // 2b. Outboxes being posted: what did not land is posted (looked for first), then they go back,
+  // before any queued turn of their conversation runs.
+  for (const r of records) {
+    if (r.kind !== 'outbox') continue;
+    if (await deliverOutbox(ctx, r, { look: true, log: log.child({ turnId: r.turnId }) })) report.outboxes++;
+    else report.left++;
+  }
 
   // 3. Queued turns never ran: run them now, in order, each conversation's queue as it was
   // (accepted again here, they are recorded under this replica). Not while this one drains: they

@@ -18,7 +18,7 @@ const textOf = (h: FakeMessage['history'][number]): string => h.blocks.filter((b
 describe('slack: the final edit after a Deny under a busy edit budget', () => {
   let rig: TurnRig;
   before(async () => {
-    rig = await makeTurnRig({ timeScale: 20, slack: { streaming: 'edit' }, config: { limits: { runningPerUser: 10, waitingPerUser: 10, waiting: 100, promptWaits: 10 } } });
+    rig = await makeTurnRig({ timeScale: 20, slack: { streaming: 'edit' }, config: { limits: { runningPerUser: 10, waitingPerUser: 10, waiting: 100, promptWaits: 10, outboxFiles: 10, outboxBytes: 20 * 1048576 } } });
   });
   after(() => rig.close());
 

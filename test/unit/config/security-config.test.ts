@@ -16,7 +16,7 @@ describe('security settings', () => {
   it('closed by default, a dedicated workspace, sandbox auto, the bridge\'s directory, .env and data dir protected', () => {
     const c = loadConfig({ env: {}, cwd: dir });
     assert.deepEqual(c.access, { mode: 'closed', allowUsers: [], admins: [], dms: true });
-    assert.deepEqual(c.limits, { runningPerUser: 2, waitingPerUser: 5, waiting: 100, promptWaits: c.maxConcurrent });
+    assert.deepEqual(c.limits, { runningPerUser: 2, waitingPerUser: 5, waiting: 100, promptWaits: c.maxConcurrent, outboxFiles: 10, outboxBytes: 20 * 1048576 });
     assert.equal(c.agent.sandbox, 'auto');
     assert.ok(!c.agent.workspace.startsWith(dir), 'the workspace is not in the bridge\'s directory');
     assert.deepEqual(c.agent.protectedPaths, [dir, join(dir, '.env'), join(dir, 'data')]);
@@ -39,7 +39,7 @@ describe('security settings', () => {
       mode: 'open', allowUsers: ['slack:U0123', 'discord:80351110224678912', 'slack:S0123', 'discord:role:123456'],
       admins: ['slack:U0BOSS'], channels: ['slack:C01', 'discord:1234567'], dms: false,
     });
-    assert.deepEqual(c.limits, { runningPerUser: 1, waitingPerUser: 2, waiting: 3, promptWaits: 0 });
+    assert.deepEqual(c.limits, { runningPerUser: 1, waitingPerUser: 2, waiting: 3, promptWaits: 0, outboxFiles: 10, outboxBytes: 20 * 1048576 });
     assert.equal(c.agent.workspace, join(dir, 'ws'));
     assert.equal(c.agent.sandbox, 'bwrap');
     assert.deepEqual(c.agent.runAs, { uid: 1000, gid: 1001 });
@@ -52,7 +52,7 @@ describe('security settings', () => {
     const file = join(dir, 'tb.yaml');
     writeFileSync(file, `
 access: { mode: closed, allow_users: [slack:U0A, discord:role:99999], admins: [discord:80351110224678912], dms: true }
-limits: { running_per_user: 3 }
+limits: { running_per_user: 3, outbox_files: 4, outbox_bytes: 1048576 }
 agent: { workspace: ./agents, sandbox: off, run_as: { uid: 5, gid: 6 } }
 allowed_hosts: [tb.example.org]
 routes:
@@ -64,11 +64,22 @@ routes:
     assert.deepEqual(c.access.allowUsers, ['slack:U0A', 'discord:role:99999']);
     assert.deepEqual(c.access.admins, ['discord:80351110224678912']);
     assert.equal(c.limits.runningPerUser, 3);
+    assert.equal(c.limits.outboxFiles, 4);
+    assert.equal(c.limits.outboxBytes, 1048576);
     assert.equal(c.agent.workspace, join(dir, 'agents'));
     assert.deepEqual(c.agent.runAs, { uid: 5, gid: 6 });
     assert.deepEqual(c.allowedHosts, ['tb.example.org']);
     assert.equal(c.routes[0]!.approversOnly, true);
     assert.ok(c.agent.protectedPaths.includes(file));
+  });
+
+  it('outbox limits out of range name the field', () => {
+    const file = join(dir, 'tb-outbox.yaml');
+    for (const [yaml, field] of [['outbox_files: 101', 'limits.outbox_files'], ['outbox_bytes: 0', 'limits.outbox_bytes'], ['outbox_bytes: 20MB', 'limits.outbox_bytes']] as const) {
+      writeFileSync(file, `limits: { ${yaml} }\n`);
+      const e = configError(() => loadConfig({ file, env: {}, cwd: dir }));
+      assert.equal(e.field, field);
+    }
   });
 
   it('a bad entry names the variable and the forms', () => {
