@@ -136,3 +136,42 @@ export async function crashWorld(env: NodeJS.ProcessEnv, config: string) {
     },
   };
 }
+
+/** What a fake emits on each call it answered: the kill point's trigger. */
+interface Emitting<A extends unknown[]> {
+  on(event: string, listener: (...args: A) => void): unknown;
+  off(event: string, listener: (...args: A) => void): unknown;
+}
+
+/**
+ * A seeded crash loop's kill point: kill -9 `bridge` `delayMs` after `landed` first holds (checked
+ * on each `event` of `fake`); 0 = at once, as the fake answers, before the bridge can read the
+ * answer. Resolves once the bridge is dead.
+ */
+export function killAfter<A extends unknown[]>(fake: Emitting<A>, event: string, landed: (...args: A) => boolean, delayMs: number, bridge: BridgeChild): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const listener = (...args: A) => {
+      if (!landed(...args)) return;
+      fake.off(event, listener);
+      if (delayMs === 0) void bridge.kill9().then(resolve);
+      else setTimeout(() => void bridge.kill9().then(resolve), delayMs);
+    };
+    fake.on(event, listener);
+  });
+}
+
+/** Kill delays for a seeded crash loop, denser near 0 (where a crash finds nothing recorded yet): 300 ms * r^3. */
+export function killDelays(rand: () => number): () => number {
+  return () => Math.round(300 * rand() ** 3);
+}
+
+/** The crash world of a Slack crash test: the bridge on `fake` (rates scaled x20) with the scripted test agent. */
+export function slackCrashWorld(fake: { botToken: string; appToken: string; apiUrl: string }, profile: string, slack = '') {
+  const config = `limits:\n  running_per_user: 10\n  waiting_per_user: 10\nslack:\n  rate_scale: 20\n  api_retries: 0\n  reconnect_base_ms: 50\n  reconnect_max_ms: 200\n${slack}`;
+  return crashWorld({ SLACK_BOT_TOKEN: fake.botToken, SLACK_APP_TOKEN: fake.appToken, SLACK_API_URL: fake.apiUrl, TURNBRIDGE_PROFILE: profile }, config);
+}
+
+/** The crash world of a Discord crash test: the bridge on `fake` with the scripted test agent. */
+export function discordCrashWorld(fake: { token: string; apiUrl: string }, profile: string) {
+  return crashWorld({ DISCORD_TOKEN: fake.token, DISCORD_API_URL: fake.apiUrl, TURNBRIDGE_PROFILE: profile }, 'limits:\n  running_per_user: 10\n  waiting_per_user: 10\n');
+}

@@ -15,7 +15,7 @@ import { after, describe, it } from 'node:test';
 import { FakeDiscord } from '../../fakes/discord/index.js';
 import type { RecordedCall } from '../../fakes/discord/rest.js';
 import { plotPng } from '../../../profiles/demo/plot.mjs';
-import { crashWorld, untilReady } from '../crash-child.js';
+import { discordCrashWorld, killAfter, killDelays, untilReady } from '../crash-child.js';
 import { seeded, testSeed } from '../seeded.js';
 import { AGENT_PROFILE } from '../slack/turn-rig.js';
 
@@ -31,26 +31,18 @@ describe('kill -9 within 300 ms of an outbox upload (Discord)', () => {
     const seed = testSeed(27);
     const rand = seeded(seed);
     const fake = await new FakeDiscord().start();
-    const env = { DISCORD_TOKEN: fake.token, DISCORD_API_URL: fake.apiUrl, TURNBRIDGE_PROFILE: AGENT_PROFILE };
-    const world = await crashWorld(env, 'limits:\n  running_per_user: 10\n  waiting_per_user: 10\n');
+    const world = await discordCrashWorld(fake, AGENT_PROFILE);
     cleanups.push(world.cleanup, () => fake.stop());
     const alice = fake.world.users.alice!;
     let bridge = world.start();
     await untilReady(bridge);
     const problems: string[] = [];
+    const nextDelay = killDelays(rand);
     let looks = 0;
     for (let run = 0; run < RUNS; run++) {
-      // Denser near the upload (where a crash finds it unrecorded): 300 ms * r^3.
-      const delayMs = Math.round(300 * rand() ** 3);
-      const killed = new Promise<void>((resolve) => {
-        const onCall = (call: RecordedCall) => {
-          if (call.route !== 'POST /channels/:id/messages' || call.status !== 200 || !call.files?.length) return;
-          fake.off('call', onCall);
-          if (delayMs === 0) void bridge.kill9().then(resolve);
-          else setTimeout(() => void bridge.kill9().then(resolve), delayMs);
-        };
-        fake.on('call', onCall);
-      });
+      const delayMs = nextDelay();
+      // The kill point: `delayMs` after the upload landed (the multipart post answered).
+      const killed = killAfter(fake, 'call', (call: RecordedCall) => call.route === 'POST /channels/:id/messages' && call.status === 200 && !!call.files?.length, delayMs, bridge);
       const m = fake.say(fake.world.general.id, alice, 'outbox', { mention: true });
       await killed;
       const before = fake.calls.length;

@@ -10,7 +10,7 @@ import { strict as assert } from 'node:assert';
 import { after, describe, it } from 'node:test';
 import { FakeDiscord, type FakeMessage } from '../../fakes/discord/index.js';
 import type { RecordedCall } from '../../fakes/discord/rest.js';
-import { crashWorld, untilReady } from '../crash-child.js';
+import { discordCrashWorld, killAfter, killDelays, untilReady } from '../crash-child.js';
 import { seeded, testSeed } from '../seeded.js';
 import { AGENT_PROFILE } from '../slack/turn-rig.js';
 
@@ -32,27 +32,17 @@ describe('kill -9 within 300 ms of a prompt post (Discord)', () => {
     const seed = testSeed(23);
     const rand = seeded(seed);
     const fake = await new FakeDiscord().start();
-    const env = { DISCORD_TOKEN: fake.token, DISCORD_API_URL: fake.apiUrl, TURNBRIDGE_PROFILE: AGENT_PROFILE };
-    const world = await crashWorld(env, 'limits:\n  running_per_user: 10\n  waiting_per_user: 10\n');
+    const world = await discordCrashWorld(fake, AGENT_PROFILE);
     cleanups.push(world.cleanup, () => fake.stop());
     const alice = fake.world.users.alice!;
     let bridge = world.start();
     await untilReady(bridge);
     const problems: string[] = [];
+    const nextDelay = killDelays(rand);
     for (let run = 0; run < RUNS; run++) {
-      // Denser near the post (where a crash finds nothing recorded yet): 300 ms * r^3.
-      const delayMs = Math.round(300 * rand() ** 3);
+      const delayMs = nextDelay();
       // The kill point: `delayMs` after the fake answered the prompt's post.
-      const killed = new Promise<void>((resolve) => {
-        const onCall = (call: RecordedCall) => {
-          if (call.route !== 'POST /channels/:id/messages' || call.status !== 200 || !isPromptBody(call.body)) return;
-          fake.off('call', onCall);
-          // 0: at once, as the fake answers (before the bridge can read the answer)
-          if (delayMs === 0) void bridge.kill9().then(resolve);
-          else setTimeout(() => void bridge.kill9().then(resolve), delayMs);
-        };
-        fake.on('call', onCall);
-      });
+      const killed = killAfter(fake, 'call', (call: RecordedCall) => call.route === 'POST /channels/:id/messages' && call.status === 200 && isPromptBody(call.body), delayMs, bridge);
       const m = fake.say(fake.world.general.id, alice, `ask echo run-${run}`, { mention: true });
       await killed;
       bridge = world.start();

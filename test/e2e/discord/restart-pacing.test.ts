@@ -8,7 +8,7 @@
 import { strict as assert } from 'node:assert';
 import { after, describe, it } from 'node:test';
 import { FakeDiscord, type FakeMessage } from '../../fakes/discord/index.js';
-import { crashWorld, untilReady } from '../crash-child.js';
+import { discordCrashWorld, untilReady } from '../crash-child.js';
 import { AGENT_PROFILE } from '../slack/turn-rig.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -20,8 +20,7 @@ const customIds = (m: FakeMessage): string[] => m.components.flatMap((row) => ro
 describe('Discord restart pacing', () => {
   it('recovery and a Run again after kill -9 get no 429', async () => {
     const fake = await new FakeDiscord().start();
-    const env = { DISCORD_TOKEN: fake.token, DISCORD_API_URL: fake.apiUrl, TURNBRIDGE_PROFILE: AGENT_PROFILE };
-    const world = await crashWorld(env, 'limits:\n  running_per_user: 10\n  waiting_per_user: 10\n');
+    const world = await discordCrashWorld(fake, AGENT_PROFILE);
     cleanups.push(world.cleanup, () => fake.stop());
     const alice = fake.world.users.alice!;
     const first = world.start();

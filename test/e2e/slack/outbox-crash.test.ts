@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { BOT_USER, FakeSlack, visibleText } from '../../fakes/slack/index.js';
 import { plotPng } from '../../../profiles/demo/plot.mjs';
-import { crashWorld, untilReady } from '../crash-child.js';
+import { killAfter, killDelays, slackCrashWorld, untilReady } from '../crash-child.js';
 import { seeded, testSeed } from '../seeded.js';
 import { AGENT_PROFILE } from './turn-rig.js';
 
@@ -30,26 +30,17 @@ describe('kill -9 within 300 ms of an outbox upload (Slack)', () => {
     const seed = testSeed(27);
     const rand = seeded(seed);
     const fake = await FakeSlack.start({ timeScale: 20, users: { U0ANA: 'ana' } });
-    const config = 'limits:\n  running_per_user: 10\n  waiting_per_user: 10\nslack:\n  rate_scale: 20\n  api_retries: 0\n  reconnect_base_ms: 50\n  reconnect_max_ms: 200\n  streaming: edit\n';
-    const env = { SLACK_BOT_TOKEN: fake.botToken, SLACK_APP_TOKEN: fake.appToken, SLACK_API_URL: fake.apiUrl, TURNBRIDGE_PROFILE: AGENT_PROFILE };
-    const world = await crashWorld(env, config);
+    const world = await slackCrashWorld(fake, AGENT_PROFILE, '  streaming: edit\n');
     cleanups.push(world.cleanup, () => fake.close());
     let bridge = world.start();
     await untilReady(bridge);
     const problems: string[] = [];
+    const nextDelay = killDelays(rand);
     for (let run = 0; run < RUNS; run++) {
-      // Denser near the upload (where a crash finds it unrecorded): 300 ms * r^3.
-      const delayMs = Math.round(300 * rand() ** 3);
+      const delayMs = nextDelay();
       const before = fake.calls.length;
-      const killed = new Promise<void>((resolve) => {
-        const onChange = () => {
-          if (!fake.calls.slice(before).some((x) => x.method === 'files.completeUploadExternal' && x.ok)) return;
-          fake.off('change', onChange);
-          if (delayMs === 0) void bridge.kill9().then(resolve);
-          else setTimeout(() => void bridge.kill9().then(resolve), delayMs);
-        };
-        fake.on('change', onChange);
-      });
+      // The kill point: `delayMs` after the upload landed (files.completeUploadExternal answered).
+      const killed = killAfter(fake, 'change', () => fake.calls.slice(before).some((x) => x.method === 'files.completeUploadExternal' && x.ok), delayMs, bridge);
       const m = await fake.userMessage({ channel: C, user: 'U0ANA', text: `<@${BOT_USER}> outbox` });
       await killed;
       bridge = world.start();

@@ -9,7 +9,7 @@
 import { strict as assert } from 'node:assert';
 import { after, describe, it } from 'node:test';
 import { BOT_USER, buttons, contextLines, FakeSlack, visibleText, type FakeMessage } from '../../fakes/slack/index.js';
-import { crashWorld, untilReady } from '../crash-child.js';
+import { killAfter, killDelays, slackCrashWorld, untilReady } from '../crash-child.js';
 import { seeded, testSeed } from '../seeded.js';
 import { AGENT_PROFILE } from './turn-rig.js';
 
@@ -32,29 +32,17 @@ describe('kill -9 within 300 ms of a prompt post (Slack)', () => {
     const seed = testSeed(23);
     const rand = seeded(seed);
     const fake = await FakeSlack.start({ timeScale: 20, users: { U0ANA: 'ana' } });
-    const config = 'limits:\n  running_per_user: 10\n  waiting_per_user: 10\nslack:\n  rate_scale: 20\n  api_retries: 0\n  reconnect_base_ms: 50\n  reconnect_max_ms: 200\n';
-    const env = { SLACK_BOT_TOKEN: fake.botToken, SLACK_APP_TOKEN: fake.appToken, SLACK_API_URL: fake.apiUrl, TURNBRIDGE_PROFILE: AGENT_PROFILE };
-    const world = await crashWorld(env, config);
+    const world = await slackCrashWorld(fake, AGENT_PROFILE);
     cleanups.push(world.cleanup, () => fake.close());
     let bridge = world.start();
     await untilReady(bridge);
     const problems: string[] = [];
+    const nextDelay = killDelays(rand);
     for (let run = 0; run < RUNS; run++) {
-      // Denser near the post (where a crash finds nothing recorded yet): 300 ms * r^3.
-      const delayMs = Math.round(300 * rand() ** 3);
+      const delayMs = nextDelay();
       const before = fake.calls.length;
       // The kill point: `delayMs` after the fake answered the prompt's post.
-      const killed = new Promise<void>((resolve) => {
-        const onChange = () => {
-          const posted = fake.calls.slice(before).some((x) => x.method === 'chat.postMessage' && x.ok && isPromptBlocks(x.params.blocks));
-          if (!posted) return;
-          fake.off('change', onChange);
-          // 0: at once, as the fake answers (before the bridge can read the answer)
-          if (delayMs === 0) void bridge.kill9().then(resolve);
-          else setTimeout(() => void bridge.kill9().then(resolve), delayMs);
-        };
-        fake.on('change', onChange);
-      });
+      const killed = killAfter(fake, 'change', () => fake.calls.slice(before).some((x) => x.method === 'chat.postMessage' && x.ok && isPromptBlocks(x.params.blocks)), delayMs, bridge);
       const m = await fake.userMessage({ channel: C, user: 'U0ANA', text: `<@${BOT_USER}> ask echo run-${run}` });
       await killed;
       bridge = world.start();
