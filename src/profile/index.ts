@@ -1,9 +1,8 @@
 /**
- * Profiles: a profile YAML read and checked into a Profile (load-profile.ts, parse-profile.ts), the
- * hosts a boxed agent may reach (allow-hosts.ts), and its launch: placeholders filled, `${VAR}`
- * resolved, the child's environment built (launch.ts, template.ts). Knows nothing of processes.
+ * Profiles: a profile YAML read and checked into a Profile (load-profile.ts), the hosts a boxed
+ * agent may reach (allow-hosts.ts), and its launch: placeholders filled, `${VAR}` resolved, the
+ * child's environment built (launch.ts). Knows nothing of processes.
  */
 export type { Profile, LaunchContext, LaunchSpec } from './types.js';
-export { loadProfile, parseProfile } from './load-profile.js';
-export { parseProfileText, KNOWN_EXECUTORS } from './parse-profile.js';
+export { KNOWN_EXECUTORS, loadProfile, parseProfile, parseProfileText } from './load-profile.js';
 export { resolveLaunch, INFRA_ENV } from './launch.js';

@@ -1,8 +1,13 @@
+/**
+ * A profile's launch for one turn (resolveLaunch): argv and cwd with their placeholders filled,
+ * the child's environment built in layers (the infrastructure variables, the profile's env with
+ * `${VAR}` read from the bridge's environment, nothing else), checked before anything runs. The
+ * substitution itself is one pass (below), so nothing a value brings is expanded again.
+ */
 import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { TurnbridgeError } from '../errors.js';
-import { expandEnvValue, substitutePlaceholders, type PlaceholderValues } from './template.js';
 import type { LaunchContext, LaunchSpec, Profile } from './types.js';
 
 /** Copied from the bridge's environment when set (spec: child environment, layer 1). Never credentials. */
@@ -70,4 +75,59 @@ export function resolveLaunch(profile: Profile, ctx: LaunchContext, bridgeEnv: N
     warnings,
     unset,
   };
+}
+
+/*
+ * One-pass substitution: {{PLACEHOLDER}} and (in env values) ${VAR} are replaced in a single scan,
+ * so a value that came from a placeholder is never expanded again (a session id of "${SECRET}"
+ * stays literal), and no value can add argv tokens (substitution is per token, no shell).
+ */
+export const PLACEHOLDERS = ['SESSION_ID', 'SESSION_NAME', 'PROFILE_DIR'] as const;
+export type PlaceholderName = (typeof PLACEHOLDERS)[number];
+export type PlaceholderValues = Record<PlaceholderName, string>;
+
+const PLACEHOLDER_ONLY = /\{\{([A-Z_]+)\}\}/g;
+const PLACEHOLDER_OR_VAR = /\{\{([A-Z_]+)\}\}|\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+function placeholder(name: string, values: PlaceholderValues, whole: string): string {
+  return (PLACEHOLDERS as readonly string[]).includes(name) ? values[name as PlaceholderName] : whole;
+}
+
+export function substitutePlaceholders(template: string, values: PlaceholderValues): string {
+  return template.replace(PLACEHOLDER_ONLY, (whole, name: string) => placeholder(name, values, whole));
+}
+
+export interface VarLookup {
+  /** The bridge environment. */
+  env: NodeJS.ProcessEnv;
+  /** When set, names outside it expand to '' and are reported through onBlocked (only those the environment has). */
+  allowlist?: readonly string[];
+  onBlocked?(name: string): void;
+  /** A name the environment does not have: it expands to '' (an unset variable, allowed or not, is no policy block). */
+  onUnset?(name: string): void;
+}
+
+export function expandEnvValue(template: string, values: PlaceholderValues, lookup: VarLookup): string {
+  return template.replace(PLACEHOLDER_OR_VAR, (whole, name: string | undefined, varName: string | undefined) => {
+    if (name !== undefined) return placeholder(name, values, whole);
+    const v = varName as string;
+    if (lookup.env[v] === undefined) {
+      lookup.onUnset?.(v);
+      return '';
+    }
+    if (lookup.allowlist && !lookup.allowlist.includes(v)) {
+      lookup.onBlocked?.(v);
+      return '';
+    }
+    return lookup.env[v]!;
+  });
+}
+
+/** Placeholder-like tokens that are not supported (e.g. {{MESSAGE}}), for validation warnings. */
+export function unknownPlaceholders(template: string): string[] {
+  const out: string[] = [];
+  for (const m of template.matchAll(PLACEHOLDER_ONLY)) {
+    if (!(PLACEHOLDERS as readonly string[]).includes(m[1]!)) out.push(m[0]);
+  }
+  return out;
 }

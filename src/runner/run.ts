@@ -1,8 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { constants as osConstants } from 'node:os';
 import { isTurnbridgeError } from '../errors.js';
-import { buildTurn, permissionResponseLine, turnHasContent } from '../protocol/turn.js';
-import { resumableSessionIdProblem } from '../protocol/session-id.js';
+import { buildTurn, permissionResponseLine, resumableSessionIdProblem, turnHasContent } from '../protocol/turn.js';
 import type { PermissionDecision, PermissionRequest } from '../protocol/types.js';
 import { resolveLaunch } from '../profile/launch.js';
 import { fileURLToPath } from 'node:url';

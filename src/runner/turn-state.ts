@@ -1,5 +1,4 @@
-import { classifyWithJsonParse } from '../protocol/classify.js';
-import { EMPTY_PARTIAL_LINE_LENGTH, isPartialLine, partialTextIn, skipPartialLines } from '../protocol/fast-partial.js';
+import { classifyWithJsonParse, EMPTY_PARTIAL_LINE_LENGTH, isPartialLine, partialTextIn, skipPartialLines } from '../protocol/classify.js';
 import type { AgentEvent, Classified, PartialChunk, Usage } from '../protocol/types.js';
 import type { RunLogger } from './types.js';
 

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { classifyLine, classifyWithJsonParse, fastPartialText, partialTextIn, type Classified } from '../../../src/protocol/index.js';
-import { EMPTY_PARTIAL_LINE_LENGTH, isPartialLine, skipPartialLines } from '../../../src/protocol/fast-partial.js';
+import { EMPTY_PARTIAL_LINE_LENGTH, isPartialLine, skipPartialLines } from '../../../src/protocol/classify.js';
 
 const PREFIX = '{"type":"partial","text":"';
 
