@@ -19,6 +19,7 @@ import { rulesOn, type Rules } from './rules.js';
 import { sessionsOn, type Sessions } from './sessions.js';
 import type { StateStore, StateWrite } from './store.js';
 import { turnLedgerOn, type TurnLedger, type TurnLedgerInit } from './turn-ledger.js';
+import type { Conversation } from '../chat.js';
 
 export interface State {
   /** The primitives underneath (tests read raw records through it; the bridge never does). */
@@ -134,4 +135,12 @@ export function openState(store: StateStore, opts: StateOptions): State {
     idle: () => guard.drain(),
     close: () => store.close(),
   };
+}
+
+/*
+ * One unambiguous string per conversation: each part is percent-encoded, so ':' only ever
+ * separates parts ("slack:T1:C1:1700.1", "discord::D1:" for a DM without a guild or thread).
+ */
+export function conversationKey(platform: string, c: Conversation): string {
+  return [platform, c.space, c.channel, c.thread].map((p) => encodeURIComponent(p)).join(':');
 }

@@ -6,9 +6,8 @@
 import type { ReplyJournal } from '../chat.js';
 import type { Guard } from './guard.js';
 import { ledgerWrites as w } from './ledger.js';
-import type { LedgerRecord } from './records.js';
+import type { LedgerRecord, StoredMessage } from './records.js';
 import type { StateStore, StateWrite } from './store.js';
-import { toStored, type ReceivedMessage } from './stored-message.js';
 
 export interface TurnLedger {
   /**
@@ -92,5 +91,26 @@ export function turnLedgerOn(store: StateStore, guard: Guard, holder: string, no
       done = true;
       return write('forget turn', () => commit([w.queueRemove(t.key, t.id), ...(hadAgent ? [w.ledgerRemove(agentId)] : []), w.ledgerRemove(t.id)]));
     },
+  };
+}
+
+/* A user's message as the state keeps it (a queued turn, a Run again button): no files, only their references. */
+
+/** What toStored reads of a message as received (the bridge's InboundMessage has these fields). */
+export type ReceivedMessage = Omit<StoredMessage, 'attachments'> & { attachmentRefs?: StoredMessage['attachments'] };
+
+/** The user's message as received: text, author, where, and the files as references only. */
+export function toStored(msg: ReceivedMessage): StoredMessage {
+  return {
+    platform: msg.platform,
+    conversation: msg.conversation,
+    user: msg.user,
+    text: msg.text,
+    eventId: msg.eventId,
+    receivedAt: msg.receivedAt,
+    ...(msg.source ? { source: msg.source } : {}),
+    attachments: msg.attachmentRefs ?? [],
+    ...(msg.notices?.length ? { notices: msg.notices } : {}),
+    ...(msg.direct ? { direct: true } : {}),
   };
 }
