@@ -2,7 +2,8 @@
  * A loopback fake of Slack for tests (node:http + ws on 127.0.0.1, port 0): Web API over
  * form-encoded POSTs, Socket Mode, file downloads with auth (302 to an HTML sign-in page
  * without it), response_url, per-method rate limits answering 429 + Retry-After, fault
- * injection, "down" mode, and a record of every call.
+ * injection, "down" mode, agent sessions with Slack's own Stop (agent-sessions.ts), and a
+ * record of every call.
  */
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
@@ -11,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { RateLimiter, SLACK_BUDGETS, type MethodBudget } from './rate-limits.js';
 import { signSlackRequest } from './signing.js';
 import { SocketModeHub, type Envelope } from './socket-mode.js';
+import { clickNativeStop, sessionOf, type FakeSession, type SuggestedPromptsCall } from './agent-sessions.js';
 import { handleMethod, type ApiAnswer, type Ephemeral, type FakeMessage, type WebApiState } from './web-api.js';
 import { FakeUploads } from './files-api.js';
 
@@ -31,10 +33,25 @@ export interface FakeSlackOptions {
   scopes?: string[];
   /** Channels that exist, and whether the bot is a member (conversations.history answers not_in_channel otherwise). */
   channels?: Record<string, { member: boolean }>;
+  /**
+   * Declared as an agent in the app settings (Agents on): agent sessions work, and the token
+   * gets assistant:write ("Declaring an app as an agent adds the assistant:write scope to it").
+   * Default false: the app as it was before.
+   */
+  agent?: boolean;
+  /** The bot events the app subscribes to (default: those of slack-app-manifest.yaml). */
+  events?: string[];
+  /** An agent session in processing turns active after this long (default Slack's hour, divided by timeScale). */
+  sessionTimeoutMs?: number;
+  /** The clock of the agent sessions' timeout (default Date.now). */
+  now?: () => number;
 }
 
-/** The bot scopes of slack-app-manifest.yaml. */
-export const MANIFEST_SCOPES = ['app_mentions:read', 'chat:write', 'channels:history', 'groups:history', 'im:history', 'files:read', 'files:write', 'reactions:write', 'usergroups:read', 'users:read'];
+/** The bot scopes of slack-app-manifest.yaml (assistant:write comes with declaring the app an agent). */
+export const MANIFEST_SCOPES = ['app_mentions:read', 'chat:write', 'channels:history', 'groups:history', 'im:history', 'files:read', 'files:write', 'reactions:write', 'usergroups:read', 'users:read', 'assistant:write'];
+
+/** The bot events of slack-app-manifest.yaml. */
+export const MANIFEST_EVENTS = ['app_mention', 'message.channels', 'message.groups', 'message.im', 'agent_session_stopped', 'app_home_opened'];
 
 export interface CallRecord {
   method: string;
@@ -69,7 +86,7 @@ export const BOT_USER = 'U0BOT';
 export const BOT_ID = 'B0BOT';
 export const APP_ID = 'A0FAKE';
 
-const JSON_FIELDS = ['blocks', 'attachments', 'chunks', 'loading_messages', 'metadata', 'files'];
+const JSON_FIELDS = ['blocks', 'attachments', 'chunks', 'loading_messages', 'metadata', 'files', 'prompts'];
 
 async function readBody(req: IncomingMessage): Promise<string> {
   const parts: Buffer[] = [];
@@ -102,6 +119,12 @@ export class FakeSlack extends EventEmitter {
       triggers: new Map(), views: [], usergroups: new Map(Object.entries(opts.usergroups ?? {})),
       users: new Map(Object.entries(opts.users ?? {}).map(([id, name]) => [id, { name }])),
       channels: new Map(Object.entries(opts.channels ?? {})),
+      agent: opts.agent ?? false,
+      events: new Set(opts.events ?? MANIFEST_EVENTS),
+      scopes: this.scopes,
+      sessions: new Map(), suggestedPrompts: [],
+      sessionTimeoutMs: opts.sessionTimeoutMs ?? 3_600_000 / (opts.timeScale ?? 1),
+      now: opts.now ?? (() => Date.now()),
       nextTs: () => this.nextTs(),
       connectionsUrl: () => this.hub.issueUrl(`ws://127.0.0.1:${this.port}`),
       uploads: undefined as unknown as FakeUploads,
@@ -130,6 +153,11 @@ export class FakeSlack extends EventEmitter {
   get botToken(): string { return this.state.botToken; }
   get appToken(): string { return this.state.appToken; }
   get socket(): SocketModeHub { return this.hub; }
+
+  /** The bot token's scopes: as given, else the manifest's (without assistant:write unless the app is an agent). */
+  get scopes(): string[] {
+    return this.opts.scopes ?? MANIFEST_SCOPES.filter((s) => s !== 'assistant:write' || this.opts.agent);
+  }
 
   /**
    * HTTP mode: set to the app's Request URL and signing secret, and events and interactive
@@ -245,7 +273,7 @@ export class FakeSlack extends EventEmitter {
     const header = req.headers.authorization ?? '';
     const token = header.startsWith('Bearer ') ? header.slice(7) : String(params.token ?? '');
     delete params.token;
-    const scopes = token === this.state.botToken ? { 'x-oauth-scopes': (this.opts.scopes ?? MANIFEST_SCOPES).join(',') } : {};
+    const scopes = token === this.state.botToken ? { 'x-oauth-scopes': this.scopes.join(',') } : {};
     const send = (status: number, answer: ApiAnswer, headers: Record<string, string> = {}): void => {
       this.record(method, params, this.authOf(token), status, answer);
       res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...scopes, ...headers });
@@ -358,6 +386,29 @@ export class FakeSlack extends EventEmitter {
     });
   }
 
+  /** The agent session of a thread as Slack holds it now (undefined: none). */
+  session(channel: string, threadTs: string): FakeSession | undefined {
+    return sessionOf(this.state, channel, threadTs);
+  }
+
+  /**
+   * A person clicks Slack's own Stop on a thread's agent session (agent-sessions.ts,
+   * clickNativeStop). Resolves when agent_session_stopped was acked.
+   */
+  nativeStop(c: { channel: string; threadTs: string; user: string }): Promise<{ eventId: string; stopped: string[] }> {
+    return clickNativeStop(this, c);
+  }
+
+  /** A person opens the app's Messages tab (app_home_opened, tab "messages", in their DM with the app). */
+  async appHomeOpened(c: { user: string; channel: string }): Promise<string> {
+    return this.sendEvent({ type: 'app_home_opened', user: c.user, channel: c.channel, tab: 'messages', event_ts: this.nextTs() });
+  }
+
+  /** assistant.threads.setSuggestedPrompts calls that took effect, oldest first. */
+  get suggestedPrompts(): SuggestedPromptsCall[] {
+    return this.state.suggestedPrompts;
+  }
+
   private trigger(): string {
     const id = `${this.nextTs()}.${randomUUID().slice(0, 8)}`;
     this.state.triggers.set(id, { at: Date.now(), used: false });
@@ -443,19 +494,4 @@ export class FakeSlack extends EventEmitter {
     this.server.closeAllConnections();
     await new Promise<void>((r) => this.server.close(() => r()));
   }
-}
-
-/** The answer text a bot message shows: its markdown blocks, joined. */
-export function visibleText(m: { blocks: Array<Record<string, any>> } | undefined): string {
-  return (m?.blocks ?? []).filter((b) => b.type === 'markdown').map((b) => String(b.text)).join('\n');
-}
-
-/** Context lines (thinking, status, prompt outcome) of a bot message. */
-export function contextLines(m: { blocks: Array<Record<string, any>> } | undefined): string[] {
-  return (m?.blocks ?? []).filter((b) => b.type === 'context').map((b) => (b.elements ?? []).map((e: any) => e.text).join(' '));
-}
-
-/** The buttons on a bot message: action_id + value. */
-export function buttons(m: { blocks: Array<Record<string, any>> } | undefined): Array<{ action_id: string; value: string; style?: string }> {
-  return (m?.blocks ?? []).filter((b) => b.type === 'actions').flatMap((b) => b.elements ?? []);
 }

@@ -6,7 +6,15 @@
  * message_not_in_streaming_state after stop. chat.update of a streaming message answers
  * streaming_state_conflict (web-api.ts). `streamRefusal` makes all three answer one error
  * (unknown_method, not_allowed, channel_type_not_supported ...) to test fallbacks.
+ *
+ * Agent sessions (agent-sessions.ts): for an app declared an agent, chat.startStream creates the
+ * thread's session (its initiator the root message's author) and sets it processing;
+ * chat.stopStream sets `session_status` (default active). A stream Slack stopped for the native
+ * Stop answers appends with stopped_by_user ("no further appends are accepted", the
+ * appendStream reference) and a stop with message_not_in_streaming_state (stopStream's page
+ * lists no stopped_by_user).
  */
+import { putSession, SESSION_STATUSES, type SessionStatus } from './agent-sessions.js';
 import { blockErrors, type ApiAnswer, type FakeMessage, type WebApiState } from './web-api.js';
 
 export const STREAM_METHODS = new Set(['chat.startStream', 'chat.appendStream', 'chat.stopStream']);
@@ -54,6 +62,7 @@ export function handleStreamMethod(s: WebApiState, method: string, p: Record<str
     const c = contentOf(p, true);
     if (typeof c === 'string') return { ok: false, error: c };
     const ts = s.nextTs();
+    if (s.agent) putSession(s, String(p.channel), String(p.thread_ts), 'processing', { initiator: s.messages.get(`${p.channel}:${p.thread_ts}`)?.user });
     const msg: FakeMessage = {
       channel: p.channel, ts, thread_ts: String(p.thread_ts), user: s.botUserId, bot_id: s.botId, text: '', blocks: [], history: [],
       reactions: new Set(), stream: { state: 'streaming', mode: c.mode!, markdown: c.text, ...(p.recipient_user_id ? { recipient: p.recipient_user_id } : {}) },
@@ -64,7 +73,10 @@ export function handleStreamMethod(s: WebApiState, method: string, p: Record<str
   }
   const msg = s.messages.get(`${p.channel}:${p.ts}`);
   if (!msg) return { ok: false, error: 'message_not_found' };
+  if (msg.stream?.byUser && method === 'chat.appendStream') return { ok: false, error: 'stopped_by_user' };
   if (!msg.stream || msg.stream.state !== 'streaming') return { ok: false, error: 'message_not_in_streaming_state' };
+  const sessionStatus = p.session_status ?? 'active';
+  if (method === 'chat.stopStream' && !(SESSION_STATUSES as readonly string[]).includes(sessionStatus)) return { ok: false, error: 'invalid_arguments' };
   const c = contentOf(p, method === 'chat.appendStream');
   if (typeof c === 'string') return { ok: false, error: c };
   if (c.mode && c.mode !== msg.stream.mode) return { ok: false, error: 'streaming_mode_mismatch' };
@@ -76,7 +88,10 @@ export function handleStreamMethod(s: WebApiState, method: string, p: Record<str
     extra = p.blocks;
   }
   msg.stream.markdown += c.text;
-  if (method === 'chat.stopStream') msg.stream.state = 'stopped';
+  if (method === 'chat.stopStream') {
+    msg.stream.state = 'stopped';
+    if (s.agent && msg.thread_ts) putSession(s, msg.channel, msg.thread_ts, sessionStatus as SessionStatus);
+  }
   render(msg, extra);
   return { ok: true, channel: p.channel, ts: p.ts };
 }

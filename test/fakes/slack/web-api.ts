@@ -2,11 +2,13 @@
  * Web API method handlers of the fake Slack: state (messages, reactions, users) plus the
  * documented limits the bridge must respect (chat.update text <= 4,000; markdown blocks
  * <= 12,000 in total; section text <= 3,000; <= 50 blocks) and the streaming rules
- * (chat.startStream / appendStream / stopStream, see stream-api.ts).
+ * (chat.startStream / appendStream / stopStream, see stream-api.ts) and agent sessions
+ * (agents.sessions.*, see agent-sessions.ts).
  */
-import { handleStreamMethod, STREAM_METHODS } from './stream-api.js';
-import { FILE_METHODS, type FakeUploads, type SharedFile } from './files-api.js';
 import { randomUUID } from 'node:crypto';
+import { AGENT_METHODS, handleAgentMethod, type AgentState } from './agent-sessions.js';
+import { FILE_METHODS, type FakeUploads, type SharedFile } from './files-api.js';
+import { handleStreamMethod, STREAM_METHODS } from './stream-api.js';
 
 export interface FakeMessage {
   channel: string;
@@ -19,8 +21,11 @@ export interface FakeMessage {
   /** Every version, oldest first (posted, then each update). */
   history: Array<{ text: string; blocks: Array<Record<string, any>> }>;
   reactions: Set<string>;
-  /** Streamed messages: the stream state and the markdown streamed so far. */
-  stream?: { state: 'streaming' | 'stopped'; mode: 'markdown_text' | 'chunks'; markdown: string; recipient?: string };
+  /**
+   * Streamed messages: the stream state and the markdown streamed so far. `byUser`: Slack stopped
+   * it when a person clicked the native Stop (agent_session_stopped).
+   */
+  stream?: { state: 'streaming' | 'stopped'; mode: 'markdown_text' | 'chunks'; markdown: string; recipient?: string; byUser?: boolean };
   /** Files shared in the message (files.completeUploadExternal). */
   files?: SharedFile[];
 }
@@ -37,7 +42,7 @@ export interface Ephemeral {
   shown: boolean;
 }
 
-export interface WebApiState {
+export interface WebApiState extends AgentState {
   team: string;
   botUserId: string;
   botId: string;
@@ -111,6 +116,7 @@ export function handleMethod(s: WebApiState, method: string, p: Record<string, a
   const key = (channel: string, ts: string): string => `${channel}:${ts}`;
   if (STREAM_METHODS.has(method)) return handleStreamMethod(s, method, p);
   if (FILE_METHODS.has(method)) return s.uploads.handle(method, p);
+  if (AGENT_METHODS.has(method)) return handleAgentMethod(s, method, p);
   switch (method) {
     case 'auth.test':
       return { ok: true, url: 'https://fake.slack.test/', team: 'Fake Team', user: 'turnbridge', team_id: s.team, user_id: s.botUserId, bot_id: s.botId, is_enterprise_install: false };
