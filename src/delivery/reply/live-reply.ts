@@ -30,6 +30,14 @@ import { DEFAULT_STATUS, WAITING_STATUS, finalTail, renderFrozen, renderLive, Th
 import type { NativeStreaming, Surface } from '../surface.js';
 import type { DeliveryStats, LiveReply, LiveReplyOptions, ReplyOutcome } from '../types.js';
 
+/**
+ * The least grace a first stream start gets for its budget. A bridge's event loop stalls for tens
+ * of ms when a turn starts (the agent's spawn, a state commit, the platform's own calls); a grace
+ * shorter than that decides on the stall, not on the budget. Production's is the edit interval
+ * (Slack 1.2 s); only a time-scaled test rig (rate_scale) goes below this.
+ */
+const MIN_START_GRACE_MS = 250;
+
 export interface LiveReplyDeps {
   surface: Surface;
   pool: LimiterPool;
@@ -41,7 +49,7 @@ export interface LiveReplyDeps {
   maxAttempts?: number;
   /**
    * Longest wait for the first stream start's budget before the answer shows through edits
-   * (default: the surface's minEditIntervalMs, or 1000 ms when that is 0).
+   * (default: the surface's minEditIntervalMs, at least MIN_START_GRACE_MS, or 1000 ms when it is 0).
    */
   streamStartGraceMs?: number;
   /** Called once with the final stats (Delivery totals). */
@@ -129,7 +137,7 @@ export function createLiveReply(deps: LiveReplyDeps): LiveReply {
       minIntervalMs: Math.max(0, caps.minEditIntervalMs),
       maxAttempts: deps.maxAttempts,
       after: control.posted,
-      startGraceMs: deps.streamStartGraceMs ?? (caps.minEditIntervalMs > 0 ? caps.minEditIntervalMs : 1000),
+      startGraceMs: deps.streamStartGraceMs ?? (caps.minEditIntervalMs > 0 ? Math.max(MIN_START_GRACE_MS, caps.minEditIntervalMs) : 1000),
       onShown: () => onShown({ text: 'streamed' }),
       onFallback: (leftover, didStream) => fallBackToEdits(leftover, didStream),
       ...(streaming.lateStart === 'hand-over' ? { onPark: park, handOver: resumeStream } : {}),
