@@ -8,7 +8,7 @@ import type { Logger } from '../log.js';
 import type { ConversationGate, ReplicaBus, SharedSlots } from '../replicas/index.js';
 import { loadProfile as defaultLoadProfile } from '../profile/index.js';
 import { run as defaultRun } from '../runner/index.js';
-import { acceptMessage, type BridgeContext, conversationPlaces, createTurnQueue, createTurnRegistry, handleRerunAction, handleStopAction, holdsSlot, INTERRUPTED_MESSAGE, isOver, prepareRoots, recover, type RecoveryReport, type RunTurn, type Turn } from './turns/index.js';
+import { acceptMessage, type BridgeContext, conversationPlaces, createConversationActivities, createTurnQueue, createTurnRegistry, handleRerunAction, handleStopAction, holdsSlot, INTERRUPTED_MESSAGE, isOver, prepareRoots, recover, type RecoveryReport, type RunTurn, stopConversation, type Turn } from './turns/index.js';
 import { checkAccess, createProfileCache, type ProfileLoader, routeMessage } from './access/index.js';
 import type { Bridge, BridgeStats, PlatformStatus } from './types.js';
 import { createActionForwarding, type LocalHandlers } from './action-forwarding.js';
@@ -170,6 +170,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     profile: createProfileCache(profileLoader, logger),
     surfaces,
     turns: createTurnRegistry<Turn>(),
+    activity: createConversationActivities(),
     ...(opts.gate && opts.bus ? { gate: { gate: opts.gate, replicaId: opts.bus.id } } : {}),
     closing: false,
     updateGauges() {
@@ -251,6 +252,18 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
       const clicked = { ...ev, notifyPrivately: notify };
       if (await forwarding?.action(clicked)) return;
       await local.action(clicked);
+    },
+    async handleStop(ev) {
+      const notify = (text: string) =>
+        ev.notifyPrivately(text).catch((err: unknown) => logger.warn({ err, platform: ev.platform }, 'could not notify the person who pressed Stop'));
+      await gate;
+      const pressed = { ...ev, notifyPrivately: notify };
+      return stopConversation(ctx, pressed, async (id) => {
+        // As a click on the turn's own Stop button: forwarded to the replica holding it.
+        const click = { platform: ev.platform, action: 'stop' as const, id, user: ev.user, notifyPrivately: notify };
+        if (await forwarding?.action(click)) return;
+        await local.action(click);
+      });
     },
     async admits(msg) {
       const full = { ...msg, text: '', attachments: [], eventId: '', receivedAt: 0 };

@@ -79,6 +79,18 @@ export interface ActionEvent {
   openForm?(form: PromptForm): Promise<void>;
 }
 
+/**
+ * A platform's own Stop on a conversation (Slack's agent session Stop, agent_session_stopped): it
+ * names the conversation, not a turn.
+ */
+export interface ConversationStopEvent {
+  platform: string;
+  conversation: Conversation;
+  user: UserRef;
+  /** Tell only this person something (a refusal). */
+  notifyPrivately(text: string): Promise<void>;
+}
+
 /** A submitted reason / edited input form. */
 export interface FormSubmitEvent {
   platform: string;
@@ -99,6 +111,12 @@ export interface BridgeInbound {
   handleMessage(msg: InboundMessage): Promise<void>;
   /** Handle a button click. Resolves after the decision is recorded. */
   handleAction(ev: ActionEvent): Promise<void>;
+  /**
+   * A platform's own Stop on a conversation: stops its running turn (else its oldest waiting one)
+   * exactly as the Stop button does (same rights check; on the replica holding it). 'nothing' when
+   * no turn of the conversation is held anywhere. Optional for test doubles.
+   */
+  handleStop?(ev: ConversationStopEvent): Promise<'asked' | 'nothing'>;
   /** Handle a submitted form (reason, edited input). Optional for test doubles. */
   handleFormSubmit?(ev: FormSubmitEvent): Promise<FormAnswer>;
   /**

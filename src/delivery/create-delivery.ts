@@ -3,12 +3,16 @@
  * the same limiters (one per RateBudget key the Surface names).
  */
 import type { Conversation, MessageRef } from '../chat.js';
+import { RateLimitedError } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
 import { createLimiterPool, type LimiterFactory, type LimiterPool } from './pacing/index.js';
 import { createLiveReply, createRecoveryOps, postPrompt } from './reply/index.js';
 import { createFilePosts, MessageSlot, splitMessage } from './message/index.js';
 import type { Surface } from './surface.js';
 import type { Delivery, DeliveryStats } from './types.js';
+
+/** Tries of one activity change through 429s before it is given up (the next change shows anyway). */
+const ACTIVITY_ATTEMPTS = 3;
 
 export interface CreateDeliveryOptions {
   logger?: Logger;
@@ -87,6 +91,25 @@ export function createDelivery(surface: Surface, opts: CreateDeliveryOptions = {
         await pool.run(surface.reactBudgets?.(source, state) ?? [], () => surface.react!(source, state));
       } catch (err) {
         logger.debug({ err, state, platform: surface.platform }, 'reaction failed');
+      }
+    },
+
+    async activity(conversation, activity, about) {
+      if (!surface.showActivity) return;
+      const budgets = surface.activityBudgets?.(conversation) ?? [];
+      // The surface logs what it refuses; a 429 is waited out here, a few times, like any call.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await pool.run(budgets, () => surface.showActivity!(conversation, activity, about));
+          return;
+        } catch (err) {
+          if (err instanceof RateLimitedError && attempt < ACTIVITY_ATTEMPTS) {
+            pool.penalize(budgets, err.retryAfterMs);
+            continue;
+          }
+          logger.debug({ err, activity, platform: surface.platform }, 'activity not shown');
+          return;
+        }
       }
     },
 

@@ -30,6 +30,20 @@ export interface SurfaceCapabilities {
 /** States shown on the user's own message (Slack / Discord reactions). */
 export type ReactionState = 'working' | 'success' | 'failure';
 
+/**
+ * How a conversation's work stands, for a platform that shows it natively (Slack's agent session
+ * status, whose "working" carries Slack's own Stop): 'working' a turn runs; 'waiting' every turn
+ * that runs waits on a person (a permission prompt); 'idle' none runs; 'closed' the conversation
+ * was reset (`new`).
+ */
+export type ConversationActivity = 'working' | 'waiting' | 'idle' | 'closed';
+
+/** With 'working': the turn's message and its author (a platform may title the conversation from its first). */
+export interface ActivityAbout {
+  text: string;
+  author: UserRef;
+}
+
 export interface Surface extends SurfaceExtras {
   readonly platform: string;
   readonly capabilities: SurfaceCapabilities;
@@ -200,4 +214,13 @@ export interface SurfaceExtras {
   findPosted?(conversation: Conversation, marker: string): Promise<MessageRef[]>;
   /** The budgets one `findPosted` consumes. */
   findBudgets?(conversation: Conversation): RateBudget[];
+  /**
+   * Show how the conversation's work stands (ConversationActivity), where the platform has its own
+   * display for it. The core sends a change only, in order per conversation. Throws only
+   * RateLimitedError on 429 (delivery waits it out): what the platform refuses is its to log (and
+   * to stop asking, where it means "not here at all").
+   */
+  showActivity?(conversation: Conversation, activity: ConversationActivity, about?: ActivityAbout): Promise<void>;
+  /** With showActivity: the budgets one call consumes. */
+  activityBudgets?(conversation: Conversation): RateBudget[];
 }

@@ -1,6 +1,6 @@
 import type { Conversation, MessageContent, MessageRef, PermissionPromptView, ReplyJournal, SourceMessageRef, UserRef } from '../chat.js';
 import type { PartialChunk } from '../protocol/types.js';
-import type { FilePost, ReactionState } from './surface.js';
+import type { ActivityAbout, ConversationActivity, FilePost, ReactionState } from './surface.js';
 
 /** How a turn ended, as the live reply must show it. */
 export type ReplyOutcome =
@@ -159,4 +159,9 @@ export interface Delivery {
    * messages. Never throws: a reaction is decoration, its failure is logged.
    */
   react(source: SourceMessageRef, state: ReactionState): Promise<void>;
+  /**
+   * Show how the conversation's work stands (Surface.showActivity), paced by the same limiters.
+   * Never throws; a no-op where the platform has no such display.
+   */
+  activity(conversation: Conversation, activity: ConversationActivity, about?: ActivityAbout): Promise<void>;
 }

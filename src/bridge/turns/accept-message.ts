@@ -72,6 +72,7 @@ async function handleCommand(ctx: BridgeContext, cmd: BridgeCommand, msg: Inboun
     if (rules > 0) ctx.state.audit.ruleCleared({ conversation: key, count: rules, by: auditPerson(msg.platform, msg.user), why: 'reset' });
     const also = rules > 0 ? ` The thread's ${rules} permission rule${rules === 1 ? ' is' : 's are'} gone too.` : '';
     await say(ctx, delivery, msg, `Started a fresh session: the next message begins a new conversation with the agent.${also}`, 'success');
+    ctx.activity.closed(key, msg.conversation, delivery);
     return;
   }
   if (cmd === 'rules') return listRules(ctx, msg, key, delivery);

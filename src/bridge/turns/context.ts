@@ -9,6 +9,7 @@ import type { Metrics } from '../metrics.js';
 import type { PermissionBroker } from '../approvals/index.js';
 import type { State } from '../../state/index.js';
 import type { ConversationGate } from '../../replicas/index.js';
+import type { ConversationActivities } from './conversation-activity.js';
 import type { Turn } from './turn.js';
 import type { TurnQueue } from './turn-queue.js';
 import type { TurnRegistry } from './turn-registry.js';
@@ -36,6 +37,8 @@ export interface BridgeContext {
   turns: TurnRegistry<Turn>;
   /** How agents start: workspace, protected paths, sandbox, run_as (from config.agent). */
   launchPolicy: LaunchPolicy;
+  /** How each conversation's work stands, for platforms that show it (Slack's agent session status). */
+  activity: ConversationActivities;
   /** Several replicas: one turn at a time per conversation across all of them (Redis). */
   gate?: { gate: ConversationGate; replicaId: string };
   closing: boolean;

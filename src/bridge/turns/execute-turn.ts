@@ -7,6 +7,7 @@ import type { BridgeContext } from './context.js';
 import { conversationDirs, conversationPlaces, type ConversationDirs } from './conversation-dirs.js';
 import { sendOutbox, skippedNotices, takeTurnOutbox } from './outbox.js';
 import { prepareOutbox } from './outbox-files.js';
+import type { TurnActivity } from './conversation-activity.js';
 import { releaseTicket } from './conversation-order.js';
 import { holdsSlot, stopCauseOf } from './turn-registry.js';
 import { createTurnReactions, type Turn } from './turn.js';
@@ -68,6 +69,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
     ctx.queue.pump();
     ctx.updateGauges();
   };
+  let activity: TurnActivity | undefined;
   try {
     const got = await turn.slot;
     if (got === 'handed-over') {
@@ -95,6 +97,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
     ctx.updateGauges();
     if (turn.showedQueued) turn.reply?.setStatus('working…');
     log.info({ queueWaitMs }, 'turn start');
+    activity = ctx.activity.started(turn.key, msg.conversation, turn.delivery, { text: msg.text, author: msg.user });
 
     // The reset mark is asked for before the session (both calls go out in this order): a reset
     // between the two reads must count as after this turn's read, never as before it.
@@ -140,6 +143,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
             if (!turn.surface.capabilities.buttons) {
               return Promise.resolve({ behavior: 'deny', message: 'This chat cannot show permission buttons.' });
             }
+            let waited = false;
             return ctx.broker.request({
               turnId: turn.id,
               surface: turn.surface,
@@ -159,11 +163,14 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
               // While a person decides, the turn's slot goes to someone else (bounded by
               // limits.promptWaits). Only a real prompt parks: a rule answers without waiting.
               onWaiting: () => {
+                waited = true;
+                activity?.waiting();
                 if (!ctx.queue.park(turn)) return;
                 ctx.queue.pump();
                 ctx.updateGauges();
               },
             }).finally(async () => {
+              if (waited) activity?.answered();
               // the answer goes back once the turn holds a slot again (maxConcurrent holds)
               await ctx.queue.unpark(turn);
               ctx.updateGauges();
@@ -184,6 +191,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
     await saver.save(result.sessionId);
     await saver.pending;
     ctx.turns.agentEnded(turn);
+    activity.ended();
 
     for (const n of result.notices) turn.reply?.addNotice(n);
     const outcome = outcomeOf(turn, result);
@@ -228,6 +236,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
     reactions.working(); // as before: the turn was in hand, whatever failed after
     await turn.finishReply({ kind: 'error', message: 'The bridge failed while handling this turn.' });
   } finally {
+    activity?.ended();
     if (holdsSlot(turn.phase) || !released) release();
     ctx.turns.end(turn);
     ctx.broker.expireTurn(turn.id);

@@ -228,5 +228,7 @@ async function finalizeReply(ctx: BridgeContext, r: ReplyRecord, status: string)
   }
   // Through delivery, as live turns react: paced by the same limiters (and the surface's own pacing).
   if (r.message.source) await delivery.react(r.message.source, 'failure');
+  // Its agent is gone: a platform showing the thread as working (Slack's session) shows it idle.
+  if (r.turn === 'running') await delivery.activity(r.message.conversation, 'idle');
   return results.every(Boolean);
 }

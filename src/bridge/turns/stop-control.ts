@@ -1,8 +1,10 @@
 import type { UserRef } from '../../chat.js';
+import { conversationKey, type LedgerRecord } from '../../state/index.js';
 import { mayStop, mention, policyFor, refusalText } from '../approvals/index.js';
 import type { BridgeContext } from './context.js';
 import type { Turn } from './turn.js';
 import { isWaiting } from './turn-registry.js';
+import type { ConversationStopEvent } from '../types.js';
 
 export type StopAnswer = { ok: true; turn: Turn } | { ok: false; reason: 'not-allowed' | 'finished'; text: string };
 
@@ -42,6 +44,41 @@ export async function handleStopAction(ctx: BridgeContext, id: string, user: Use
   }
   const answer = stopTurn(ctx, turn, user, platform);
   if (!answer.ok) await notify(answer.text);
+}
+
+type ReplyRecord = Extract<LedgerRecord, { kind: 'reply' }>;
+
+/**
+ * The Stop id of the conversation's turn another replica holds (its running one, else its oldest
+ * queued one), from the shared ledger, where every accepted turn's reply is recorded with the
+ * Stop id its live message carries.
+ */
+async function heldElsewhere(ctx: BridgeContext, key: string): Promise<string | undefined> {
+  const records = await ctx.state.ledger.all();
+  const mine = records.filter((r): r is ReplyRecord & { marker: string } =>
+    r.kind === 'reply' && r.holder !== ctx.state.holder && r.marker !== undefined && conversationKey(r.message.platform, r.message.conversation) === key);
+  const running = mine.find((r) => r.turn === 'running');
+  return (running ?? mine.sort((a, b) => a.message.receivedAt - b.message.receivedAt)[0])?.marker;
+}
+
+/**
+ * A platform's own Stop on a conversation (Slack's agent session Stop): the conversation's turn
+ * held here, else the one another replica holds, whose Stop id goes the way of a Stop click
+ * (`stopById`: forwarded to its holder, which checks the clicker's rights and answers privately).
+ */
+export async function stopConversation(ctx: BridgeContext, ev: ConversationStopEvent, stopById: (id: string) => Promise<void>): Promise<'asked' | 'nothing'> {
+  const key = conversationKey(ev.platform, ev.conversation);
+  const here = ctx.turns.stoppable(key);
+  if (here) {
+    const answer = stopTurn(ctx, here, ev.user, ev.platform);
+    // A turn already finishing needs no word: its reply is on its way.
+    if (!answer.ok && answer.reason === 'not-allowed') await ev.notifyPrivately(answer.text);
+    return 'asked';
+  }
+  const id = await heldElsewhere(ctx, key);
+  if (!id) return 'nothing';
+  await stopById(id);
+  return 'asked';
 }
 
 /** The `stop` command: stops the conversation's running turn (else its oldest queued one). */
