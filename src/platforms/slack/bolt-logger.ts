@@ -42,6 +42,12 @@ export function repeatGate(now: () => number = Date.now, windowMs = 60_000): Rep
   };
 }
 
+/**
+ * Web API warnings the bridge reports itself, once, with what to do (sessions.ts): the Web API
+ * client logs `response_metadata.warnings` on every call, which would say it on every turn.
+ */
+const REPORTED_ELSEWHERE = ['missing_agent_session_stopped_event_subscription'];
+
 export function boltLoggerFrom(logger: Logger, name = 'bolt', gate?: RepeatGate): BoltLogger {
   const child = logger.child({ component: name });
   let shared = gate ?? gates.get(logger);
@@ -57,7 +63,11 @@ export function boltLoggerFrom(logger: Logger, name = 'bolt', gate?: RepeatGate)
   return {
     debug: (...m: unknown[]) => { if (on(LogLevel.DEBUG)) child.trace(join(m)); },
     info: (...m: unknown[]) => { if (on(LogLevel.INFO)) child.debug(join(m)); },
-    warn: (...m: unknown[]) => { if (on(LogLevel.WARN)) once((o, t) => child.warn(o, t), m); },
+    warn: (...m: unknown[]) => {
+      if (!on(LogLevel.WARN)) return;
+      if (typeof m[0] === 'string' && REPORTED_ELSEWHERE.includes(m[0])) child.debug(join(m));
+      else once((o, t) => child.warn(o, t), m);
+    },
     error: (...m: unknown[]) => { if (on(LogLevel.ERROR)) once((o, t) => child.error(o, t), m); },
     setLevel: (l: LogLevel) => { level = l; },
     getLevel: () => level,

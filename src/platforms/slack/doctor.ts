@@ -6,9 +6,9 @@
  */
 import type { BridgeConfig } from '../../config/types.js';
 import { webApi } from '@slack/bolt';
-import { fail, pass, type CheckResult } from '../../check-result.js';
+import { fail, pass, warn, type CheckResult } from '../../check-result.js';
 import type { SlackConfig } from './config.js';
-import { SLACK_BOT_SCOPES } from './scopes.js';
+import { SLACK_AGENT_SCOPE, SLACK_BOT_SCOPES } from './scopes.js';
 import { slackErrorCode } from './web-errors.js';
 
 const S = 'Slack';
@@ -31,6 +31,19 @@ function why(e: unknown): { code?: string; text: string } {
   const err = e as { code?: string; statusCode?: number; message?: string };
   if (err?.code === 'slack_webapi_http_error') return { text: `HTTP ${err.statusCode}` };
   return { text: err?.message ?? String(e) };
+}
+
+/**
+ * Declared an agent: the token has assistant:write (it comes with the declaration). A bot token
+ * cannot read the app's event subscriptions, so whether agent_session_stopped is subscribed is
+ * said, not checked (the bridge logs it once when Slack warns).
+ */
+function agentCheck(granted: readonly string[]): CheckResult {
+  if (granted.includes(SLACK_AGENT_SCOPE)) {
+    return pass(S, `declared an agent (${SLACK_AGENT_SCOPE}): threads show Slack's "Working…" status and its Stop button while a turn runs, if the app subscribes to agent_session_stopped (not readable with a bot token; slack-app-manifest.yaml subscribes it)`);
+  }
+  return warn(S, `not declared an agent (no ${SLACK_AGENT_SCOPE}): threads show no Slack "Working…" status or Slack Stop button; replies and our own Stop button work`,
+    'to have them: api.slack.com/apps -> the app -> Agents -> on (or add features.agent_view from slack-app-manifest.yaml), subscribe to the bot event agent_session_stopped, then Reinstall to Workspace');
 }
 
 /** Slack channel ids that routes name for Slack (a route without a platform counts when the id looks like Slack's). */
@@ -76,6 +89,8 @@ export async function slackDoctorChecks(cfg: SlackConfig, config: BridgeConfig):
         'add them under OAuth & Permissions > Bot Token Scopes (or create the app from slack-app-manifest.yaml), then Reinstall to Workspace'));
     }
   }
+
+  if (granted !== undefined) out.push(agentCheck(granted));
 
   if (cfg.mode === 'socket') {
     try {

@@ -1,6 +1,6 @@
 /**
  * Bolt listeners: Slack events -> InboundMessage, the Stop button -> ActionEvent (prompt clicks and
- * modals: prompt-actions.ts).
+ * modals: prompt-actions.ts; Slack's own Stop on an agent session: agent-events.ts).
  *
  * - app_mention in a channel: the thread of that message is the conversation (thread_ts ?? ts);
  *   once the bridge accepted it the bridge owns the thread (in its state, so across restarts and
@@ -17,7 +17,9 @@ import type { Logger } from '../../log.js';
 import { attachmentRef } from '../index.js';
 import { ACTION_RERUN, ACTION_STOP } from './blocks.js';
 import { createGroupsOf, slackClickEvent } from './clicker.js';
+import { registerAgentListeners } from './agent-events.js';
 import { registerPromptListeners } from './prompt-actions.js';
+import type { SlackSessions } from './sessions.js';
 import type { SlackConfig } from './config.js';
 import { slackDownloads, slackRemoteFiles, type SlackFile } from './files.js';
 import { encodeMessageId } from './ids.js';
@@ -55,6 +57,8 @@ export interface SlackListenerDeps {
   userGroups?: readonly string[];
   /** Members of a user group (the surface's cached usergroups.users.list, shared with approver groups). */
   groupMembers?: (groupId: string) => Promise<readonly string[]>;
+  /** The threads' agent sessions (agent-events.ts clears a stale one). */
+  sessions?: SlackSessions;
 }
 
 /** Kept by the platform across Bolt app rebuilds (reconnect attempts). */
@@ -187,6 +191,7 @@ export function registerSlackListeners(app: App, deps: SlackListenerDeps, state:
   });
 
   registerPromptListeners(app, { logger, client, bridge: deps.bridge, userName: resolveUser, groupsOf });
+  registerAgentListeners(app, { logger, client, bridge: deps.bridge, sessions: deps.sessions, resolveUser, groupsOf });
 
   app.action(new RegExp(`^(${ACTION_STOP}|${ACTION_RERUN})$`), async ({ ack, body, action, respond }) => {
     await ack();

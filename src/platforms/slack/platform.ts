@@ -154,7 +154,7 @@ export function createSlackPlatform(opts: SlackPlatformOptions): SlackPlatform {
       logLevel: LogLevel.WARN,
       clientOptions: clientOptions(),
     });
-    registerSlackListeners(a, { config: cfg, logger, client, bridge: () => bridge, userGroups, groupMembers: surface.groupMembers?.bind(surface) }, listenerState);
+    registerSlackListeners(a, { config: cfg, logger, client, bridge: () => bridge, userGroups, groupMembers: surface.groupMembers?.bind(surface), sessions: surface.sessions }, listenerState);
     a.error(async (err) => {
       logger.error({ err: err?.message ?? String(err), code: (err as { code?: string })?.code }, 'slack listener error');
     });
@@ -228,6 +228,10 @@ export function createSlackPlatform(opts: SlackPlatformOptions): SlackPlatform {
       }
       if (!connecting()) return; // stopped meanwhile: stop() stops the app
       link = { kind: 'connected', app: a, ...(server ? { server } : {}), ...(receiver ? { receiver } : {}) };
+      // Whether the app is declared an agent shows in the token's scopes: asked once, off the turn path.
+      if (surface.sessions.state.kind === 'unknown') {
+        void client.auth.test().then((r) => surface.sessions.fromScopes(r.response_metadata?.scopes), (e: unknown) => logger.debug({ err: (e as Error)?.message }, 'slack auth.test for the token\'s scopes failed'));
+      }
       setStatus({ state: 'ready' });
       logger.info({ mode: cfg.mode }, 'slack connected');
     } catch (e) {
@@ -287,6 +291,7 @@ export function createSlackPlatform(opts: SlackPlatformOptions): SlackPlatform {
       link = { kind: 'stopped' };
       if ((was.kind === 'reconnecting' || was.kind === 'retrying') && was.retry) clearTimeout(was.retry);
       if ('app' in was) await stopApp(was.app);
+      surface.sessions.close();
       setStatus({ state: 'stopped' });
     },
   };

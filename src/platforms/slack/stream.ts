@@ -51,6 +51,8 @@ export interface SlackStreamingOptions {
   rateScale: number;
   headroom: number;
   logger: Logger;
+  /** The agent session status a stop leaves the thread in (chat.stopStream `session_status`); undefined: Slack's default. */
+  sessionStatus?: (c: Conversation) => string | undefined;
 }
 
 const isDm = (c: Conversation): boolean => c.channel.startsWith('D');
@@ -99,11 +101,13 @@ export function createSlackStreaming(opts: SlackStreamingOptions): NativeStreami
       },
       async stop(final: MessageContent): Promise<void> {
         const blocks = final.status ? renderMessage({ text: '', status: final.status, tone: final.tone }).blocks : undefined;
+        const session = opts.sessionStatus?.(c);
         try {
           await client.chat.stopStream({
             channel, ts,
             ...(final.text ? { markdown_text: final.text } : {}),
             ...(blocks ? { blocks: blocks as never } : {}),
+            ...(session ? { session_status: session } : {}),
           });
         } catch (e) {
           throw fail(e, 'chat.stopStream');

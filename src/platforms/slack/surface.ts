@@ -5,11 +5,12 @@
 import type { Conversation, MessageContent, MessageRef, PermissionPromptView, SourceMessageRef } from '../../chat.js';
 import type { webApi } from '@slack/bolt';
 import type { Logger } from '../../log.js';
-import type { FileLimits, FilePost, RateBudget, ReactionState, Surface, SurfaceCapabilities } from '../../delivery/surface.js';
+import type { ActivityAbout, ConversationActivity, FileLimits, FilePost, RateBudget, ReactionState, Surface, SurfaceCapabilities } from '../../delivery/surface.js';
 import { ACTION_STOP, escapeMrkdwn, neutralizeMentions, renderMessage } from './blocks.js';
 import { PROMPT_ACTION_IDS, renderPrompt } from './prompt-blocks.js';
 import type { SlackConfig } from './config.js';
 import { decodeMessageId, encodeMessageId } from './ids.js';
+import { createSlackSessions, type SlackSessions } from './sessions.js';
 import { createSlackStreaming } from './stream.js';
 import { callSlack, slackErrorCode } from './web-errors.js';
 
@@ -75,6 +76,8 @@ export interface SlackSurfaceOptions {
 
 export interface SlackSurface extends Surface {
   readonly platform: 'slack';
+  /** The threads' agent sessions (status, Slack's Stop): the platform clears a stale one on a Stop with nothing running. */
+  readonly sessions: SlackSessions;
 }
 
 export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
@@ -156,14 +159,20 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
     return c.thread ? hits : hits.reverse();
   }
 
+
+  const sessions = createSlackSessions({ client, logger, rateScale: scale, headroom: HEADROOM });
   const mode = config.streaming ?? 'edit';
-  const streaming = mode === 'edit' ? undefined : createSlackStreaming({ client, mode, rateScale: scale, headroom: HEADROOM, logger });
+  const streaming = mode === 'edit' ? undefined
+    : createSlackStreaming({ client, mode, rateScale: scale, headroom: HEADROOM, logger, sessionStatus: (c) => sessions.statusOf(c) });
 
   return {
     platform: 'slack',
     capabilities,
     budgets,
     streaming,
+    sessions,
+    showActivity: (c: Conversation, activity: ConversationActivity, about?: ActivityAbout) => sessions.show(c, activity, about),
+    activityBudgets: (c: Conversation) => sessions.budgets(c),
     neutralizeMentions,
     async remove(ref: MessageRef): Promise<void> {
       const { channel, ts } = decodeMessageId(ref.id);
@@ -218,7 +227,8 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
     },
 
     async showTyping(c: Conversation): Promise<void> {
-      if (!typingEnabled || !c.thread) return;
+      // An agent session shows Slack's own "Working…" (and assistant.threads.setStatus is bridged onto it).
+      if (!typingEnabled || !c.thread || sessions.state.kind === 'on') return;
       try {
         await client.assistant.threads.setStatus({ channel_id: c.channel, thread_ts: c.thread, status: 'is thinking…' });
       } catch (e) {

@@ -32,7 +32,8 @@ export interface DoctorRig {
 }
 
 export async function makeDoctorRig(opts: { slack?: FakeSlackOptions; discord?: FakeDiscordOptions } = {}): Promise<DoctorRig> {
-  const slack = await FakeSlack.start({ budgets: false, channels: { [CHANNEL]: { member: true } }, ...opts.slack });
+  // The app as slack-app-manifest.yaml makes it: declared an agent.
+  const slack = await FakeSlack.start({ budgets: false, channels: { [CHANNEL]: { member: true } }, agent: true, ...opts.slack });
   const discord = await new FakeDiscord(opts.discord).start();
   const dir = await mkdtemp(join(tmpdir(), 'tb-doctor-'));
   const configFile = join(dir, 'turnbridge.yaml');

@@ -35,6 +35,7 @@ describe('turnbridge doctor', () => {
     for (const expected of [
       /^Slack$/m, /✓ bot token valid: turnbridge in Fake Team \(T0FAKE\)/, /✓ token scopes: all 10 needed are granted/,
       /✓ app token opens Socket Mode \(apps\.connections\.open\)/, new RegExp(`✓ bot is a member of ${CHANNEL}`),
+      /✓ declared an agent \(assistant:write\): threads show Slack's "Working…" status and its Stop button while a turn runs, if the app subscribes to agent_session_stopped/,
       /^Discord$/m, /✓ bot token valid: /, /✓ Message Content intent granted/,
       /✓ invite URL \(exactly the permissions needed\): https:\/\/discord\.com\/oauth2\/authorize\?client_id=\d+&scope=bot&permissions=309237746752/,
       /✓ in server .+ with the permissions it needs/, /✓ bot can see channel #general \(\d+\) named in routes/,
@@ -65,6 +66,18 @@ describe('turnbridge doctor', () => {
     try {
       await exactlyOne({}, /^✗ token lacks scope reactions:write \(reactions on the message that started a turn\)$/,
         /^fix: add them under OAuth & Permissions > Bot Token Scopes .*Reinstall to Workspace$/, r);
+    } finally { await r.close(); }
+  });
+
+  it('an app not declared an agent: a warning (not a failure) saying what to enable', async () => {
+    const r = await makeDoctorRig({ slack: { agent: false } });
+    try {
+      const run = await runDoctorCommand(r.env);
+      assert.equal(run.code, 0, run.stdout);
+      assert.deepEqual(run.failures, []);
+      const [line, fix] = run.warnings.find((w) => w.includes('not declared an agent'))!.split('\n');
+      assert.match(line!, /^! not declared an agent \(no assistant:write\): threads show no Slack "Working…" status or Slack Stop button; replies and our own Stop button work$/);
+      assert.match(fix!, /Agents -> on .*features\.agent_view.*agent_session_stopped.*Reinstall to Workspace$/);
     } finally { await r.close(); }
   });
 
