@@ -1,16 +1,14 @@
 import { createInterface } from 'node:readline';
-import { isTurnbridgeError } from '../errors.js';
-import type { Profile } from '../profile/types.js';
 import type { PermissionDecision, PermissionRequest } from '../protocol/types.js';
 import type { RunResult } from '../runner/types.js';
 import { parseCommandArgs } from './args.js';
 import { helpText } from './help.js';
 import { createCliLogger } from './cli-logger.js';
-import { dimmer, writeProblem, type CliIo } from './io.js';
+import { dimmer, type CliIo } from './io.js';
 import { LineQueue } from './line-queue.js';
 import { createPartialPrinter } from './partial-printer.js';
 import { askPermission } from './permission-prompt.js';
-import { EXIT_BAD_PROFILE } from './run.js';
+import { EXIT_BAD_PROFILE, loadForRun } from './run.js';
 import { cliSandboxOptions } from './sandbox-options.js';
 
 const OPTIONS = {
@@ -28,15 +26,10 @@ export async function chatCommand(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(helpText('chat'));
     return 0;
   }
-  const [{ loadRunnableProfile }, { run }] = await Promise.all([import('../doctor/profile-preflight.js'), import('../runner/index.js')]);
-  let profile: Profile;
-  try {
-    profile = await loadRunnableProfile(positionals[0]!, io.env);
-  } catch (err) {
-    if (!isTurnbridgeError(err)) throw err;
-    writeProblem(io.stderr, err);
-    return EXIT_BAD_PROFILE;
-  }
+  const loaded = await loadForRun(positionals[0]!, io);
+  if (!loaded) return EXIT_BAD_PROFILE;
+  const { run } = loaded;
+  let { profile } = loaded;
   if (values['no-stream']) profile = { ...profile, streaming: false };
   const boxed = await cliSandboxOptions(profile, io);
 

@@ -26,6 +26,25 @@ const OPTIONS = {
   json: { type: 'boolean' },
 } as const;
 
+/**
+ * The profile `run` and `chat` use, loaded and checked as `start` checks it, and the runner (both
+ * load on demand). A problem is written (as the JSON result with `json`) and answers undefined:
+ * the command exits EXIT_BAD_PROFILE.
+ */
+export async function loadForRun(path: string, io: CliIo, json = false): Promise<{ profile: Profile; run: RunFn } | undefined> {
+  const [{ loadRunnableProfile }, { run }] = await Promise.all([import('../doctor/profile-preflight.js'), import('../runner/index.js')]);
+  try {
+    return { profile: await loadRunnableProfile(path, io.env), run };
+  } catch (err) {
+    if (!isTurnbridgeError(err)) throw err;
+    if (json) io.stdout.write(`${JSON.stringify(failedJsonResult(err.message, EXIT_BAD_PROFILE))}\n`);
+    else writeProblem(io.stderr, err);
+    return undefined;
+  }
+}
+
+type RunFn = typeof import('../runner/index.js').run;
+
 /** `turnbridge run <profile> --message TEXT ...`: one turn; resolves the process exit status. */
 export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs('run', argv, OPTIONS, { min: 1, max: 1, names: '<profile>' });
@@ -41,16 +60,10 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   if (!message && attachments.length === 0) throw usageError('run', '--message is empty and no --attach was given: an empty turn cannot be sent');
   const json = values.json === true;
 
-  const [{ loadRunnableProfile }, { run }] = await Promise.all([import('../doctor/profile-preflight.js'), import('../runner/index.js')]);
-  let profile: Profile;
-  try {
-    profile = await loadRunnableProfile(positionals[0]!, io.env);
-  } catch (err) {
-    if (!isTurnbridgeError(err)) throw err;
-    if (json) io.stdout.write(`${JSON.stringify(failedJsonResult(err.message, EXIT_BAD_PROFILE))}\n`);
-    else writeProblem(io.stderr, err);
-    return EXIT_BAD_PROFILE;
-  }
+  const loaded = await loadForRun(positionals[0]!, io, json);
+  if (!loaded) return EXIT_BAD_PROFILE;
+  const { run } = loaded;
+  let { profile } = loaded;
   if (values['no-stream']) profile = { ...profile, streaming: false };
 
   const boxed = await cliSandboxOptions(profile, io);

@@ -16,6 +16,12 @@ function usageOf(obj: Record<string, unknown>): Usage | undefined {
   return isObject(obj.usage) ? obj.usage : undefined;
 }
 
+/** A result or error event with the line's usage, when it carries one. */
+function withUsage<E extends Extract<AgentEvent, { type: 'result' | 'error' }>>(event: E, obj: Record<string, unknown>): E {
+  const usage = usageOf(obj);
+  return usage ? { ...event, usage } : event;
+}
+
 const NO_WARNINGS: readonly string[] = Object.freeze([]);
 
 /**
@@ -61,20 +67,12 @@ export function classifyWithJsonParse(line: string): Classified {
       event = partial;
       break;
     }
-    case 'result': {
-      const result: Extract<AgentEvent, { type: 'result' }> = { type: 'result', text: typeof parsed.text === 'string' ? parsed.text : '' };
-      const usage = usageOf(parsed);
-      if (usage) result.usage = usage;
-      event = result;
+    case 'result':
+      event = withUsage({ type: 'result', text: typeof parsed.text === 'string' ? parsed.text : '' }, parsed);
       break;
-    }
-    case 'error': {
-      const error: Extract<AgentEvent, { type: 'error' }> = { type: 'error', message: typeof parsed.message === 'string' ? parsed.message : '' };
-      const usage = usageOf(parsed);
-      if (usage) error.usage = usage;
-      event = error;
+    case 'error':
+      event = withUsage({ type: 'error', message: typeof parsed.message === 'string' ? parsed.message : '' }, parsed);
       break;
-    }
     case 'permission_request':
       event = classifyPermissionRequest(parsed);
       break;

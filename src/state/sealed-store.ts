@@ -72,6 +72,14 @@ export function sealStore(inner: StateStore, opts: SealedStoreOptions): StateSto
     return JSON.parse(s!.j!) as T;
   }
 
+  /** The rows whose seal holds, opened (the others are reported and left out). */
+  function opened<T, R extends { value: unknown }>(place: RejectedRecord['place'], ns: string, rows: readonly R[], idOf: (r: R) => string): Array<Omit<R, 'value'> & { value: T }> {
+    return rows.flatMap((r) => {
+      const value = open<T>(place, ns, idOf(r), r.value);
+      return value === undefined ? [] : [{ ...r, value }];
+    });
+  }
+
   const sealWrite = (w: StateWrite): StateWrite => {
     if (w.op === 'set' || w.op === 'claim') return { ...w, value: sealKv(w.ns, w.key, w.value) };
     if (w.op === 'push') return { ...w, value: sealItem(w.list, w.id, w.value) };
@@ -91,23 +99,9 @@ export function sealStore(inner: StateStore, opts: SealedStoreOptions): StateSto
       return inner.setIfNoneExist(ns, keys, sealed, ttlMs);
     },
     delete: (ns, k) => inner.delete(ns, k),
-    async entries<T>(ns: string) {
-      const out: Array<{ key: string; value: T }> = [];
-      for (const e of await inner.entries(ns)) {
-        const value = open<T>('kv', ns, e.key, e.value);
-        if (value !== undefined) out.push({ key: e.key, value });
-      }
-      return out;
-    },
+    entries: async <T>(ns: string) => opened<T, { key: string; value: unknown }>('kv', ns, await inner.entries(ns), (e) => e.key),
     push: async (list, id, value) => inner.push(list, id, sealItem(list, id, value)),
-    async items<T>(list: string) {
-      const out: Array<{ id: string; value: T }> = [];
-      for (const i of await inner.items(list)) {
-        const value = open<T>('item', list, i.id, i.value);
-        if (value !== undefined) out.push({ id: i.id, value });
-      }
-      return out;
-    },
+    items: async <T>(list: string) => opened<T, { id: string; value: unknown }>('item', list, await inner.items(list), (i) => i.id),
     removeItem: (list, id) => inner.removeItem(list, id),
     lists: () => inner.lists(),
     write: async (writes) => inner.write(writes.map(sealWrite)),
