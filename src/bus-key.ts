@@ -12,8 +12,8 @@ import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import { TurnbridgeError } from './errors.js';
 
 /** Fewest characters a key may have (`openssl rand -hex 32` gives 64). */
-export const BUS_KEY_MIN_CHARS = 32;
-export const MAKE_A_KEY = 'openssl rand -hex 32';
+const BUS_KEY_MIN_CHARS = 32;
+const MAKE_A_KEY = 'openssl rand -hex 32';
 
 export type KeyPurpose = 'bus' | 'state';
 

@@ -103,7 +103,7 @@ export function checkSecurity(config: BridgeConfig, chat: boolean, logger: Logge
 }
 
 /** /readyz `sandbox`: the mode asked for, the one in force, and why they differ. */
-export function sandboxDetail(requested: BridgeConfig['agent']['sandbox']): { requested: string; inForce: 'bwrap' | 'off'; problem?: string } {
+function sandboxDetail(requested: BridgeConfig['agent']['sandbox']): { requested: string; inForce: 'bwrap' | 'off'; problem?: string } {
   const d = decideSandbox(requested);
   return { requested, inForce: d.inForce === 'bwrap' ? 'bwrap' : 'off', ...('problem' in d ? { problem: d.problem } : {}) };
 }

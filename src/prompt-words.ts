@@ -50,7 +50,7 @@ export function ruleWhose(how: PromptHow | undefined, person: string | undefined
 }
 
 /** "your" for the reader themself ("you"), else "ana's". */
-export function possessive(person: string): string {
+function possessive(person: string): string {
   return person === 'you' ? 'your' : `${person}'s`;
 }
 

@@ -22,7 +22,7 @@ export function parseSince(v: string, now: number): number | undefined {
   return Number.isFinite(t) ? t : undefined;
 }
 
-export const AUDIT_COLUMNS = ['TIME (UTC)', 'KIND', 'PLATFORM', 'WHO', 'CONVERSATION', 'TOOL', 'DECISION', 'DETAIL'] as const;
+const AUDIT_COLUMNS = ['TIME (UTC)', 'KIND', 'PLATFORM', 'WHO', 'CONVERSATION', 'TOOL', 'DECISION', 'DETAIL'] as const;
 /** The detail column is cut here in the table (--json has everything). */
 const DETAIL_MAX = 160;
 
@@ -33,7 +33,7 @@ const latency = (ms: number): string => (ms >= 1000 ? `${(ms / 1000).toFixed(1)}
 const platformOf = (identity: string): string => identity.split(':')[0] ?? '-';
 
 /** One entry as the table's cells, in AUDIT_COLUMNS order. */
-export function auditRow(e: AuditEntry): string[] {
+function auditRow(e: AuditEntry): string[] {
   const when = new Date(e.at).toISOString().replace('T', ' ').slice(0, 19);
   let cells: [string, string, string, string, string, string];
   switch (e.kind) {
@@ -69,7 +69,7 @@ export function auditRow(e: AuditEntry): string[] {
 }
 
 /** The header and the rows, each column as wide as its widest cell (the last one unpadded). */
-export function formatAuditTable(entries: readonly AuditEntry[]): string {
+function formatAuditTable(entries: readonly AuditEntry[]): string {
   const rows = [[...AUDIT_COLUMNS], ...entries.map(auditRow)];
   const widths = AUDIT_COLUMNS.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n') + '\n';

@@ -16,7 +16,7 @@ export function describePermissionRequest(req: PermissionRequest): string {
 }
 
 /** y / yes (any case) allows; everything else, including no answer, denies. */
-export function isYes(answer: string | null): boolean {
+function isYes(answer: string | null): boolean {
   return answer !== null && /^\s*y(es)?\s*$/i.test(answer);
 }
 

@@ -13,7 +13,7 @@ import { failedJsonResult, toJsonResult } from './json-result.js';
 import { askPermission, describePermissionRequest } from './permission-prompt.js';
 
 /** Exit status of a turn ended by Ctrl-C (the spec's "interrupted by SIGINT"). */
-export const EXIT_INTERRUPTED = 130;
+const EXIT_INTERRUPTED = 130;
 /** Exit status when the profile cannot be used at all (same class as bad arguments). */
 export const EXIT_BAD_PROFILE = 2;
 

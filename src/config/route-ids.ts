@@ -8,7 +8,7 @@
 import { closestName } from '../errors.js';
 import { type Source, fail } from './field-checks.js';
 
-export const ROUTE_PLATFORMS = ['slack', 'discord', 'local'] as const;
+const ROUTE_PLATFORMS = ['slack', 'discord', 'local'] as const;
 
 const SLACK_ID = /^[A-Z][A-Z0-9]+$/;
 const SNOWFLAKE = /^\d{17,20}$/;

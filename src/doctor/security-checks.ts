@@ -32,7 +32,7 @@ interface SecurityFields {
   agent?: { sandbox?: string };
 }
 
-export function securitySettings(config: BridgeConfig, env: NodeJS.ProcessEnv): SecuritySettings {
+function securitySettings(config: BridgeConfig, env: NodeJS.ProcessEnv): SecuritySettings {
   const c = config as BridgeConfig & SecurityFields;
   const lower = (v: string | undefined) => v?.trim().toLowerCase() || undefined;
   const mode = c.access?.mode ?? lower(env.TURNBRIDGE_ACCESS) ?? 'closed';

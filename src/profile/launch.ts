@@ -82,7 +82,7 @@ export function resolveLaunch(profile: Profile, ctx: LaunchContext, bridgeEnv: N
  * so a value that came from a placeholder is never expanded again (a session id of "${SECRET}"
  * stays literal), and no value can add argv tokens (substitution is per token, no shell).
  */
-export const PLACEHOLDERS = ['SESSION_ID', 'SESSION_NAME', 'PROFILE_DIR'] as const;
+const PLACEHOLDERS = ['SESSION_ID', 'SESSION_NAME', 'PROFILE_DIR'] as const;
 export type PlaceholderName = (typeof PLACEHOLDERS)[number];
 export type PlaceholderValues = Record<PlaceholderName, string>;
 
@@ -93,7 +93,7 @@ function placeholder(name: string, values: PlaceholderValues, whole: string): st
   return (PLACEHOLDERS as readonly string[]).includes(name) ? values[name as PlaceholderName] : whole;
 }
 
-export function substitutePlaceholders(template: string, values: PlaceholderValues): string {
+function substitutePlaceholders(template: string, values: PlaceholderValues): string {
   return template.replace(PLACEHOLDER_ONLY, (whole, name: string) => placeholder(name, values, whole));
 }
 
@@ -107,7 +107,7 @@ export interface VarLookup {
   onUnset?(name: string): void;
 }
 
-export function expandEnvValue(template: string, values: PlaceholderValues, lookup: VarLookup): string {
+function expandEnvValue(template: string, values: PlaceholderValues, lookup: VarLookup): string {
   return template.replace(PLACEHOLDER_OR_VAR, (whole, name: string | undefined, varName: string | undefined) => {
     if (name !== undefined) return placeholder(name, values, whole);
     const v = varName as string;

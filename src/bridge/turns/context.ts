@@ -33,7 +33,7 @@ export interface BridgeContext {
   idFactory: () => string;
   profile: (path: string) => Promise<Profile>;
   surfaces: Map<string, { surface: Surface; delivery: Delivery }>;
-  /** Every turn held (gated, queued, running, stopping, finishing) and its phase; recently ended ones; session generations. */
+  /** Every turn held (gated, queued, running, stopping, finishing) and its phase; recently ended ones. */
   turns: TurnRegistry<Turn>;
   /** How agents start: workspace, protected paths, sandbox, run_as (from config.agent). */
   launchPolicy: LaunchPolicy;

@@ -13,7 +13,7 @@ import { inviteUrl, missingPermissions } from './permissions.js';
 const S = 'Discord';
 
 /** Discord channel ids that routes name for Discord (a route without a platform counts when the id is a snowflake). */
-export function discordChannelsOf(cfg: DiscordConfig): string[] {
+function discordChannelsOf(cfg: DiscordConfig): string[] {
   const ids = new Set<string>();
   for (const r of cfg.routes) {
     if (r.platform !== undefined && r.platform !== 'discord') continue;

@@ -10,7 +10,7 @@ import type { Logger } from '../../log.js';
 export type ReadUnmentioned = 'auto' | boolean;
 
 /** GATEWAY_MESSAGE_CONTENT (approved, 1<<18) or GATEWAY_MESSAGE_CONTENT_LIMITED (portal toggle, 1<<19). */
-export const MESSAGE_CONTENT_FLAGS = (1 << 18) | (1 << 19);
+const MESSAGE_CONTENT_FLAGS = (1 << 18) | (1 << 19);
 
 /** How to switch the intent on, said wherever it is off. */
 export const ENABLE_MESSAGE_CONTENT =
@@ -26,7 +26,7 @@ export type MessageContentMode =
   | { kind: 'off'; why: 'not_granted' | 'configured' | 'unknown'; detail?: string };
 
 /** The application's flags, or an error message (bad token, network). */
-export async function fetchApplicationFlags(rest: REST): Promise<{ flags: number } | { error: string }> {
+async function fetchApplicationFlags(rest: REST): Promise<{ flags: number } | { error: string }> {
   try {
     const app = (await rest.get(Routes.currentApplication())) as { flags?: number };
     return { flags: typeof app.flags === 'number' ? app.flags : 0 };

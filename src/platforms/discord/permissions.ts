@@ -2,7 +2,7 @@
  * The guild permissions the bot needs, and the invite URL that asks for exactly those
  * (docs/discord.md, Permissions). Editing the bot's own messages needs no permission.
  */
-export const DISCORD_PERMISSIONS: ReadonlyArray<{ name: string; bit: bigint; why: string }> = [
+const DISCORD_PERMISSIONS: ReadonlyArray<{ name: string; bit: bigint; why: string }> = [
   { name: 'View Channel', bit: 1n << 10n, why: 'see the channel and its messages' },
   { name: 'Send Messages', bit: 1n << 11n, why: 'answer inline and in DMs' },
   { name: 'Send Messages in Threads', bit: 1n << 38n, why: 'answer in the thread it started' },

@@ -20,7 +20,7 @@ import { DISCORD_MAX_CONTENT, MAX_INPUT_CHARS, STYLE, codeBlock, oneLine, subtex
 
 const MAX_DECIDERS_SHOWN = 5;
 /** Discord's text input holds at most 4,000 characters; labels 45, modal titles 45. */
-export const DISCORD_INPUT_MAX = 4000;
+const DISCORD_INPUT_MAX = 4000;
 export const FORM_INPUT_ID = 'value';
 
 const ts = (ms: number, style: 't' | 'R' | 'f') => `<t:${Math.floor(ms / 1000)}:${style}>`;

@@ -12,7 +12,7 @@ export interface ReactionPacer {
 }
 
 /** 250 ms (Discord's window) plus headroom for the fake's and Discord's clocks. */
-export const REACTION_SPACING_MS = 275;
+const REACTION_SPACING_MS = 275;
 
 export function createReactionPacer(spacingMs = REACTION_SPACING_MS): ReactionPacer {
   /** The end of the last queued request of each channel (gone once the channel is quiet). */

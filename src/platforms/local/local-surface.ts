@@ -94,7 +94,7 @@ export function createLocalSurface(opts: LocalSurfaceOptions): Surface {
  * A prompt as the page shows it: the view, with the words Slack and Discord use too
  * (prompt-words.ts) made here, so the page (page/prompt.js) holds none of its own.
  */
-export function pageView(view: PermissionPromptView, me: string): PermissionPromptView & { words: PageWords } {
+function pageView(view: PermissionPromptView, me: string): PermissionPromptView & { words: PageWords } {
   const person = (u: UserRef | undefined) => (u ? (u.name === me ? 'you' : (u.name ?? u.id)) : undefined);
   const RULE = '\u0000';
   return {

@@ -14,7 +14,7 @@ export const ACTION_STOP = 'tb_stop';
 export const ACTION_RERUN = 'tb_rerun';
 
 /** Cumulative markdown-block limit per message (Slack). */
-export const MARKDOWN_BLOCK_LIMIT = 12_000;
+const MARKDOWN_BLOCK_LIMIT = 12_000;
 /** chat.update rejects `text` over 4,000; the fallback stays well under. */
 export const FALLBACK_TEXT_LIMIT = 3_000;
 /** section / context mrkdwn text limit. */

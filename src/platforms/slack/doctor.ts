@@ -47,7 +47,7 @@ function agentCheck(granted: readonly string[]): CheckResult {
 }
 
 /** Slack channel ids that routes name for Slack (a route without a platform counts when the id looks like Slack's). */
-export function slackChannelsOf(config: BridgeConfig): string[] {
+function slackChannelsOf(config: BridgeConfig): string[] {
   const ids = new Set<string>();
   for (const r of config.routes) {
     const looksSlack = (id: string) => /^[CG][A-Z0-9]{6,}$/.test(id);

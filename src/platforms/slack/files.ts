@@ -66,7 +66,7 @@ export function slackRemoteFiles(files: readonly SlackFile[], botToken: string, 
  * The files of a message kept in the state (a queued turn after a restart) as RemoteFiles again:
  * through the same checks, so the token still goes only to Slack's file hosts.
  */
-export function slackRefsToRemote(refs: readonly RemoteAttachment[], botToken: string, apiUrl: string): { remote: RemoteFile[]; notices: string[] } {
+function slackRefsToRemote(refs: readonly RemoteAttachment[], botToken: string, apiUrl: string): { remote: RemoteFile[]; notices: string[] } {
   return slackRemoteFiles(refs.map((r) => ({ id: r.id, name: r.filename, mimetype: r.mimeType, size: r.size, url_private: r.url })), botToken, apiUrl);
 }
 

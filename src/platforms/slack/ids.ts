@@ -16,8 +16,3 @@ export function decodeMessageId(id: string): SlackMessageId {
   if (i <= 0 || i === id.length - 1) throw new Error(`not a Slack message id: ${JSON.stringify(id)} (expected "<channel>:<ts>")`);
   return { channel: id.slice(0, i), ts: id.slice(i + 1) };
 }
-
-/** The key of a conversation inside one workspace (active-thread bookkeeping). */
-export function threadKey(team: string, channel: string, thread: string): string {
-  return `${team}:${channel}:${thread}`;
-}

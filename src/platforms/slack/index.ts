@@ -10,6 +10,6 @@ export { createSlackSurface, SLACK_LIMITS, type SlackSurface, type SlackSurfaceO
 export { parseSlackConfig, SLACK_STREAMING_MODES, type SlackConfig, type SlackMode, type SlackStreaming } from './config.js';
 export { createSlackStreaming, SLACK_STREAM_LIMITS, STREAM_MAX_CHARS } from './stream.js';
 export { renderMessage, ACTION_STOP } from './blocks.js';
-export { renderPrompt, renderForm, ACTION_ALLOW, ACTION_DENY, PROMPT_ACTION_IDS, FORM_CALLBACK } from './prompt-blocks.js';
+export { renderPrompt, renderForm, PROMPT_ACTION_IDS, FORM_CALLBACK } from './prompt-blocks.js';
 export { normalizeInboundText, mentionsUser } from './inbound-text.js';
 export { encodeMessageId, decodeMessageId } from './ids.js';

@@ -48,7 +48,7 @@ type Link =
   | { kind: 'stopped' };
 
 /** HTTP mode's own port when there is no shared server to mount on and SLACK_HTTP_PORT is unset. */
-export const DEFAULT_SLACK_HTTP_PORT = 3001;
+const DEFAULT_SLACK_HTTP_PORT = 3001;
 
 export interface SlackPlatformOptions extends PlatformFactoryOptions {
   /**

@@ -23,7 +23,7 @@ export interface PromptListenerDeps {
   groupsOf(user: string): Promise<string[]>;
 }
 
-export function promptActionPattern(): RegExp {
+function promptActionPattern(): RegExp {
   return new RegExp(`^(${[...ACTION_BY_ID.keys()].join('|')})$`);
 }
 

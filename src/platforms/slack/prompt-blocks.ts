@@ -31,8 +31,6 @@ export const PROMPT_ACTION_IDS: Record<PromptAction, string> = {
   deny_reason: 'tb_deny_reason',
   show_input: 'tb_show_input',
 };
-export const ACTION_ALLOW = PROMPT_ACTION_IDS.allow;
-export const ACTION_DENY = PROMPT_ACTION_IDS.deny;
 /** callback_id of the reason / edit modals. */
 export const FORM_CALLBACK = 'tb_form';
 /** block_id / action_id of the modal's one text input. */
@@ -52,7 +50,7 @@ function codeBlock(body: string, max: number): string {
 }
 
 /** Slack shows `<!date^…>` in each reader's own time zone; the fallback is UTC. */
-export function slackTime(ms: number, format = '{time}'): string {
+function slackTime(ms: number, format = '{time}'): string {
   const iso = new Date(ms).toISOString().replace('T', ' ').slice(0, 16);
   return `<!date^${Math.floor(ms / 1000)}^${format}|${iso} UTC>`;
 }
@@ -150,7 +148,7 @@ export interface FormMetadata {
 }
 
 /** Slack's plain_text_input holds at most 3,000 characters. */
-export const SLACK_INPUT_MAX = 3000;
+const SLACK_INPUT_MAX = 3000;
 const MAX_VIEW_BLOCKS = 60;
 
 /** A PromptForm -> a modal view for views.open. */
