@@ -15,6 +15,7 @@ import { createHttpServer, type HttpServer } from './http/index.js';
 import { createDelivery, createSharedLimiters, type SharedLimiters } from './delivery/index.js';
 import { createLogger, logsPretty, type Logger } from './log.js';
 import type { ReplicaBus, SharedSlots, Takeover } from './replicas/index.js';
+import { connectRedis } from './redis/index.js';
 import { createLocalPlatform, parseLocalConfig } from './platforms/local/index.js';
 import { dotEnvVars } from './config/bridge-env.js';
 import { withSecretFiles } from './config/secret-files.js';
@@ -121,27 +122,29 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
   const metrics = createMetrics({ processMetrics: true });
   if (config.redisUrl && !config.busKey) throw missingBusKey('REDIS_URL');
   // With Redis, every replica spends one set of platform budgets (bottleneck clustered on Redis)
-  // and clicks reach the replica that holds the agent (the replica bus). ioredis loads only then.
-  const shared: SharedLimiters | undefined = config.redisUrl
-    ? await createSharedLimiters({ redisUrl: config.redisUrl, logger })
+  // and clicks reach the replica that holds the agent (the replica bus).
+  // One owner of this process's Redis connections and of their health (redis/).
+  const redis = config.redisUrl ? connectRedis(config.redisUrl, { logger }) : undefined;
+  const shared: SharedLimiters | undefined = redis
+    ? await createSharedLimiters({ redis, logger })
     : undefined;
-  const bus: ReplicaBus | undefined = config.redisUrl
+  const bus: ReplicaBus | undefined = redis
     ? (await import('./replicas/index.js')).createReplicaBus({
-      redisUrl: config.redisUrl, logger, ...(config.replicaHeartbeatMs ? { heartbeatTtlMs: config.replicaHeartbeatMs } : {}),
+      redis, logger, ...(config.replicaHeartbeatMs ? { heartbeatTtlMs: config.replicaHeartbeatMs } : {}),
       // loadConfig refused REDIS_URL without a key; the bus signs and checks every message with it.
       key: createBusKey(config.busKey ?? '', config.busKeyPrevious), onDropped: (reason) => metrics.untrusted('bus', reason),
     })
     : undefined;
-  const gate = config.redisUrl && bus
-    ? (await import('./replicas/index.js')).createConversationGate({ redisUrl: config.redisUrl, logger, alive: (id) => bus.alive(id) })
+  const gate = redis && bus
+    ? (await import('./replicas/index.js')).createConversationGate({ redis, logger, alive: (id) => bus.alive(id) })
     : undefined;
   // Opt-in: a cap on running turns counted across every replica (a semaphore in Redis).
-  const sharedSlots: SharedSlots | undefined = config.redisUrl && config.sharedMaxConcurrent
-    ? (await import('./replicas/index.js')).createSharedSlots({ redisUrl: config.redisUrl, limit: config.sharedMaxConcurrent, logger })
+  const sharedSlots: SharedSlots | undefined = redis && config.sharedMaxConcurrent
+    ? (await import('./replicas/index.js')).createSharedSlots({ redis, limit: config.sharedMaxConcurrent, logger })
     : undefined;
   // Messages and clicks wait until what a crashed run left is finished (bridge.recover() below).
   const bridge = createBridge({
-    config, logger, metrics, runTurn: opts.runTurn, recoverAtStart: true, bus, gate, sharedSlots,
+    config, logger, metrics, runTurn: opts.runTurn, recoverAtStart: true, redis, bus, gate, sharedSlots,
     // The ledger's holder: a restarted replica recovers what it left (TURNBRIDGE_REPLICA_ID keeps it stable).
     ...(bus ? { replicaId: bus.id } : {}),
     ...(shared ? { createDelivery: (surface, o) => createDelivery(surface, { ...o, limiterFactory: shared.factory }) } : {}),
@@ -150,12 +153,13 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
     ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
   });
 
-  /** What this replica holds in Redis, closed after the bridge and the platforms. */
+  /** What this replica holds in Redis, closed after the bridge and the platforms; the connections last. */
   const closeRedisParts = async (): Promise<void> => {
     await shared?.close();
     await sharedSlots?.close();
     await gate?.close();
     await bus?.close();
+    await redis?.close();
   };
 
   const wanted = choosePlatforms(env, config);
@@ -188,9 +192,9 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
   // A replica that is gone (heartbeat expired, or drained) is taken over by one survivor; this
   // replica's own recovery runs under the same claim, so a taker still at it finishes first.
   let takeover: Takeover | undefined;
-  if (bus && config.redisUrl) {
+  if (bus && redis) {
     takeover = (await import('./replicas/index.js')).createTakeover({
-      bus, redisUrl: config.redisUrl, logger, recover: (holder) => bridge.takeOver(holder),
+      bus, redis, logger, recover: (holder) => bridge.takeOver(holder),
       everyMs: Math.max(100, Math.floor((config.replicaHeartbeatMs ?? 15_000) / 3)),
     });
   }

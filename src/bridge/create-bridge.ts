@@ -14,6 +14,7 @@ import type { Bridge, BridgeStats, PlatformStatus } from './types.js';
 import { createActionForwarding, type LocalHandlers } from './action-forwarding.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { createPermissionBroker } from './approvals/index.js';
+import type { RedisConnections } from '../redis/index.js';
 import { conversationKey, createState, ensurePrivateDir, openState, privateDirMode, type State, type StateStore } from '../state/index.js';
 import { BoundedMap } from '../bounded-map.js';
 
@@ -27,6 +28,8 @@ export interface CreateBridgeOptions {
   store?: StateStore;
   /** This replica's id, recorded with what it holds (default 'main'). */
   replicaId?: string;
+  /** With REDIS_URL: the process's Redis connections, which the state uses too (default: its own). */
+  redis?: RedisConnections;
   /** Default: runner run(). */
   runTurn?: RunTurn;
   /** Default: profile loadProfile(). */
@@ -108,7 +111,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
   const stateOptions = { holder, now, audit: { metrics } };
   const state: State = opts.store
     ? openState(opts.store, { ...stateOptions, logger })
-    : createState(config, logger, { ...stateOptions, onRejected: (r) => metrics.untrusted('state', r.reason) });
+    : createState(config, logger, { ...stateOptions, ...(opts.redis ? { redis: opts.redis } : {}), onRejected: (r) => metrics.untrusted('state', r.reason) });
   const dedupeTtlMs = opts.dedupe?.ttlMs ?? 15 * 60_000;
   let promptWrites: Promise<void> = Promise.resolve();
   let recovery: { state: 'waiting' | 'running' | 'done'; promise?: Promise<RecoveryReport> } = { state: opts.recoverAtStart ? 'waiting' : 'done' };

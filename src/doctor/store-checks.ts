@@ -1,13 +1,13 @@
 /**
  * Store: the embedded store's directory can be created and written, or Redis answers a write
- * and a read of a probe key (through the same keyv adapter the bridge uses).
+ * and a read of a probe key (through the same connections the bridge opens, redis/).
  */
 import type { BridgeConfig } from '../config/types.js';
 import { randomUUID } from 'node:crypto';
 import { accessSync, constants, existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import KeyvRedis from '@keyv/redis';
-import Keyv from 'keyv';
+import { silentLogger } from '../log.js';
+import { connectRedis, redactedUrl } from '../redis/index.js';
 import { fileModeChecks } from './file-mode-checks.js';
 import { redisTransportChecks } from './redis-transport-checks.js';
 import { fail, pass, type CheckResult } from '../check-result.js';
@@ -16,7 +16,7 @@ const S = 'Store';
 
 export async function storeChecks(config: BridgeConfig): Promise<CheckResult[]> {
   const checks = [config.redisUrl ? await redisCheck(config.redisUrl) : embeddedCheck(config.dataDir), ...fileModeChecks(config)];
-  if (config.redisUrl) checks.push(...redisTransportChecks(config.redisUrl, safeUrl(config.redisUrl)));
+  if (config.redisUrl) checks.push(...redisTransportChecks(config.redisUrl, redactedUrl(config.redisUrl)));
   return checks;
 }
 
@@ -46,43 +46,29 @@ function embeddedCheck(dir: string): CheckResult {
   }
 }
 
-/** The URL without its password, for the line people read. */
-function safeUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return '[redis url]';
-  }
-}
-
 async function redisCheck(url: string, timeoutMs = 3000): Promise<CheckResult> {
-  const store = new KeyvRedis(url, { throwOnConnectError: true, connectionTimeout: timeoutMs });
-  const keyv = new Keyv({ store, namespace: 'turnbridge:doctor', useKeyPrefix: false });
-  // A refused connection arrives as an 'error' event (the client keeps reconnecting): fail at once.
-  let onError: (e: unknown) => void = () => {};
-  const failed = new Promise<never>((_, reject) => { onError = reject; });
+  const shown = redactedUrl(url);
+  // One attempt, no reconnecting: a refused connection fails the check at once.
+  const redis = connectRedis(url, { logger: silentLogger, connectTimeoutMs: timeoutMs, reconnect: false });
+  const failed = new Promise<never>((_, reject) => redis.onHealth((h, err) => h === 'degraded' && reject(err ?? new Error('the connection closed'))));
   failed.catch(() => {});
-  keyv.on('error', (e: unknown) => onError(e));
-  store.on?.('error', (e: unknown) => onError(e));
-  const key = `probe-${randomUUID()}`;
+  const key = `turnbridge:doctor:probe-${randomUUID()}`;
   let timer: NodeJS.Timeout | undefined;
   try {
     const work = (async () => {
-      await keyv.set(key, 'ok', 10_000);
-      const back = await keyv.get<string>(key);
-      await keyv.delete(key);
+      await redis.commands.set(key, 'ok', 'PX', 10_000);
+      const back = await redis.commands.get(key);
+      await redis.commands.del(key);
       if (back !== 'ok') throw new Error('the probe key read back wrong');
     })();
     work.catch(() => {});
     await Promise.race([work, failed, new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs); })]);
-    return pass(S, `Redis at ${safeUrl(url)} answers (write, read, delete)`);
+    return pass(S, `Redis at ${shown} answers (write, read, delete)`);
   } catch (e) {
-    return fail(S, `Redis at ${safeUrl(url)} is not reachable (${(e as Error)?.message ?? String(e)})`,
+    return fail(S, `Redis at ${shown} is not reachable (${(e as Error)?.message ?? String(e)})`,
       'start Redis or fix REDIS_URL (redis://host:port); unset it to use the embedded store');
   } finally {
     clearTimeout(timer);
-    await keyv.disconnect().catch(() => {});
+    await redis.close();
   }
 }

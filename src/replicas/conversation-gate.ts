@@ -8,9 +8,12 @@
  * A replica that dies while it serves a ticket does not block the conversation for good: the
  * ticket records its holder, and a waiter that finds the holder's heartbeat gone advances past
  * it (the crash recovery finalizes what that turn showed).
+ *
+ * Redis away (redis/ says degraded): take() refuses at once, and the turn runs without the gate
+ * (bridge/turns/conversation-order.ts), rather than wait on a store that is not there.
  */
-import { Redis } from 'ioredis';
 import type { Logger } from '../log.js';
+import type { RedisConnections } from '../redis/index.js';
 
 export interface Ticket {
   readonly key: string;
@@ -30,7 +33,8 @@ export interface ConversationGate {
 }
 
 export interface ConversationGateOptions {
-  redisUrl: string;
+  /** The process's Redis connections (redis/). */
+  redis: RedisConnections;
   logger: Logger;
   /** Whether a replica's heartbeat is live (the replica bus). */
   alive(replicaId: string): Promise<boolean>;
@@ -78,9 +82,7 @@ export function createConversationGate(opts: ConversationGateOptions): Conversat
   const pollMs = opts.pollMs ?? 1_000;
   const ttl = opts.ttlMs ?? 86_400_000;
   const logger = opts.logger.child({ component: 'conversation-gate' });
-  const redis = new Redis(opts.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 3_000 });
-  const sub = new Redis(opts.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 3_000 });
-  for (const c of [redis, sub]) c.on('error', (err: Error) => logger.debug({ err: err.message }, 'conversation gate: redis error'));
+  const redis = opts.redis.commands;
   const channel = `${prefix}:conv:advanced`;
   const k = (key: string) => ({
     next: `${prefix}:conv:${key}:next`, serving: `${prefix}:conv:${key}:serving`,
@@ -88,10 +90,10 @@ export function createConversationGate(opts: ConversationGateOptions): Conversat
   });
   /** Waiters per conversation key, woken when it advances. */
   const waiters = new Map<string, Set<() => void>>();
-  const subscribed = sub.subscribe(channel).catch((err: Error) => logger.warn({ err: err.message }, 'conversation gate: subscribe failed'));
-  sub.on('message', (_c: string, key: string) => {
+  const wakeUp = (key: string): void => {
     for (const w of waiters.get(key) ?? []) w();
-  });
+  };
+  const subscribed = opts.redis.subscribe(channel, wakeUp);
 
   async function serving(key: string): Promise<number> {
     return Number((await redis.get(k(key).serving)) ?? 1);
@@ -106,6 +108,7 @@ export function createConversationGate(opts: ConversationGateOptions): Conversat
 
   return {
     async take(key, holder) {
+      if (opts.redis.health === 'degraded') throw new Error('Redis is unreachable');
       await subscribed;
       const { next, serving: s, holders } = k(key);
       const [number, current] = (await redis.eval(TAKE, 3, next, s, holders, holder, String(ttl))) as [number, number];
@@ -145,8 +148,7 @@ export function createConversationGate(opts: ConversationGateOptions): Conversat
 
     async close() {
       for (const set of waiters.values()) for (const w of set) w();
-      sub.disconnect();
-      redis.disconnect();
+      opts.redis.unsubscribe(channel, wakeUp);
     },
   };
 }

@@ -5,10 +5,11 @@
  * lockTimeout; the next refresh that answers then reports it lost) and tells the caller.
  * Used by the shared cap (shared-slots.ts) and the takeover claim (takeover.ts).
  */
-import type { Redis } from 'ioredis';
+import type { RedisConnections } from '../redis/index.js';
 import { Mutex, Semaphore } from 'redis-semaphore';
 
 type OnRefreshError = (err: unknown) => void;
+type Redis = RedisConnections['commands'];
 
 async function guarded(refresh: () => Promise<boolean>, onRefreshError: OnRefreshError): Promise<boolean> {
   try {

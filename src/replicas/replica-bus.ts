@@ -16,9 +16,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { Redis } from 'ioredis';
 import type { BusKey } from '../bus-key.js';
 import type { Logger } from '../log.js';
+import type { RedisConnections } from '../redis/index.js';
 import { openMessage, ReplayGuard, sealMessage, type DropReason } from './bus-wire.js';
 
 /** What a replica publishes about itself, under its heartbeat key. */
@@ -65,7 +65,8 @@ export interface ReplicaBus {
 }
 
 export interface ReplicaBusOptions {
-  redisUrl: string;
+  /** The process's Redis connections (redis/): heartbeats and publishes on its commands, pub/sub on its subscriber. */
+  redis: RedisConnections;
   logger: Logger;
   /** The bridge's key (TURNBRIDGE_BUS_KEY): every message is signed with it and checked against it. */
   key: BusKey;
@@ -100,12 +101,10 @@ export function createReplicaBus(opts: ReplicaBusOptions): ReplicaBus {
   const now = opts.now ?? Date.now;
   const logger = opts.logger.child({ component: 'replicas', replica: id });
   const info: ReplicaInfo = { id, startedAt: now(), serves: opts.serves ?? [] };
-  // Commands wait for a connection through one reconnect attempt at most, then fail: a replica
-  // never blocks a click on a Redis that is away (forward() has its own deadline too).
-  const redisOptions = { maxRetriesPerRequest: 1, connectTimeout: 3_000 };
-  const pub = new Redis(opts.redisUrl, redisOptions);
-  const sub = new Redis(opts.redisUrl, redisOptions);
-  for (const c of [pub, sub]) c.on('error', (err: Error) => logger.debug({ err: err.message }, 'replica bus: redis error'));
+  // Commands wait for a connection through one reconnect attempt at most, then fail (redis/): a
+  // replica never blocks a click on a Redis that is away (forward() has its own deadline too).
+  const { redis } = opts;
+  const pub = redis.commands;
 
   const requests = `${prefix}:replicas:requests`;
   const answers = `${prefix}:replicas:answers:${id}`;
@@ -115,7 +114,7 @@ export function createReplicaBus(opts: ReplicaBusOptions): ReplicaBus {
   const waiting = new Map<string, (a: unknown) => void>();
   let handler: ((req: Forwarded<unknown>) => Promise<unknown>) | undefined;
   const guard = new ReplayGuard(opts.replayWindowMs ?? 60_000, opts.replayMemory ?? 10_000, now);
-  const publish = (channel: string, msg: Wire) => pub.publish(channel, sealMessage(opts.key, channel, msg, now()));
+  const publish = (channel: string, msg: Wire) => redis.publish(channel, sealMessage(opts.key, channel, msg, now()));
   /** The message if it is signed with the key, fresh and new; else undefined (dropped, logged, counted). */
   const open = (channel: string, raw: string): Wire | undefined => {
     const opened = openMessage<Wire>(opts.key, channel, raw);
@@ -128,11 +127,7 @@ export function createReplicaBus(opts: ReplicaBusOptions): ReplicaBus {
     return undefined;
   };
 
-  const subscribed = sub.subscribe(requests, answers).then(() => true, (err: Error) => {
-    logger.warn({ err: err.message }, 'replica bus: subscribe failed');
-    return false;
-  });
-  sub.on('message', (channel: string, raw: string) => {
+  const onMessage = (channel: string) => (raw: string): void => {
     const msg = open(channel, raw);
     if (!msg) return;
     if (msg.kind === 'answer' && channel === answers) {
@@ -144,13 +139,16 @@ export function createReplicaBus(opts: ReplicaBusOptions): ReplicaBus {
       if (answer === undefined) return;
       return publish(`${prefix}:replicas:answers:${msg.from}`, { kind: 'answer', rid: msg.rid, from: id, answer });
     }).catch((err: unknown) => logger.warn({ err }, 'replica bus: forwarded request failed'));
-  });
+  };
+  const listening: Array<[string, (raw: string) => void]> = [[requests, onMessage(requests)], [answers, onMessage(answers)]];
+  const subscribed = Promise.all(listening.map(([channel, fn]) => redis.subscribe(channel, fn))).then((ok) => ok.every(Boolean));
 
   async function beat(): Promise<void> {
     try {
       await pub.multi().set(beatKey(id), JSON.stringify(info), 'PX', ttl).sadd(knownKey, id).exec();
     } catch (err) {
-      logger.warn({ err: (err as Error).message }, 'replica heartbeat not written (Redis unreachable)');
+      // Said once by redis/ when Redis goes away; here only while it is thought up.
+      if (redis.health === 'up') logger.warn({ err: (err as Error).message }, 'replica heartbeat not written');
     }
   }
   const announced = beat();
@@ -169,6 +167,8 @@ export function createReplicaBus(opts: ReplicaBusOptions): ReplicaBus {
       return ok;
     },
     async forward<T, R>(body: T, timeoutMs = 1_500): Promise<R | undefined> {
+      // Redis away: nobody can be asked, so nobody holds it (the click expires, as for a departed replica).
+      if (redis.health === 'degraded') return undefined;
       const rid = randomUUID();
       return new Promise<R | undefined>((resolve) => {
         const done = (a: unknown): void => {
@@ -217,9 +217,8 @@ export function createReplicaBus(opts: ReplicaBusOptions): ReplicaBus {
       clearInterval(timer);
       for (const done of waiting.values()) done(undefined);
       // A replica that leaves on purpose says so at once instead of waiting for the TTL.
+      for (const [channel, fn] of listening) redis.unsubscribe(channel, fn);
       await pub.del(beatKey(id)).catch(() => undefined);
-      sub.disconnect();
-      pub.disconnect();
     },
   };
 }

@@ -9,14 +9,14 @@
  * module only keeps one acquisition going while the queue wants a slot (one at a time, so a
  * replica never holds slots nobody here asked for) and hands it over through take().
  *
- * Redis away: the cap falls back to the local one (every take() answers at once), with one
- * warning, state `degraded` on /readyz and /metrics, until Redis answers again. Turns keep
- * running rather than wait on a store that is not there.
+ * Redis away (redis/ says degraded): the cap falls back to the local one (every take() answers
+ * at once), with one warning, state `degraded` on /readyz and /metrics, until Redis is back.
+ * Turns keep running rather than wait on a store that is not there.
  */
-import { Redis } from 'ioredis';
 import type { Semaphore } from 'redis-semaphore';
-import { RefreshSafeSemaphore } from './refresh-safe-locks.js';
 import type { Logger } from '../log.js';
+import type { RedisConnections, RedisHealth } from '../redis/index.js';
+import { RefreshSafeSemaphore } from './refresh-safe-locks.js';
 
 /** `connecting` until Redis first answers; `degraded` while it does not (local cap only). */
 export type SharedSlotsState = 'connecting' | 'shared' | 'degraded';
@@ -40,7 +40,8 @@ export interface SharedSlots {
 }
 
 export interface SharedSlotsOptions {
-  redisUrl: string;
+  /** The process's Redis connections (redis/); their health decides shared or local. */
+  redis: RedisConnections;
   limit: number;
   logger: Logger;
   /** Key prefix (default `tb`). */
@@ -49,8 +50,6 @@ export interface SharedSlotsOptions {
   lockTimeoutMs?: number;
   /** How often a waiting replica tries again while the cap is reached (default 100 ms). */
   retryIntervalMs?: number;
-  /** While degraded, how often Redis is asked whether it is back (default 5 s). */
-  probeEveryMs?: number;
 }
 
 const LOCAL: SharedPermit = { kind: 'local' };
@@ -59,15 +58,8 @@ export function createSharedSlots(opts: SharedSlotsOptions): SharedSlots {
   const key = `${opts.prefix ?? 'tb'}:shared-slots`;
   const lockTimeout = opts.lockTimeoutMs ?? 30_000;
   const retryInterval = opts.retryIntervalMs ?? 100;
-  const probeEveryMs = opts.probeEveryMs ?? 5_000;
   const logger = opts.logger.child({ component: 'shared-slots', limit: opts.limit });
-  // The offline queue stays on so start-up waits for the connection; one retry per command then
-  // fails fast while Redis is away, which is what switches to the local cap.
-  const redis = new Redis(opts.redisUrl, {
-    maxRetriesPerRequest: 1,
-    connectTimeout: 3_000,
-    retryStrategy: (times) => Math.min(200 * 2 ** Math.min(times, 5), 5_000),
-  });
+  const redis = opts.redis.commands;
   const abort = new AbortController();
   const held = new Set<Semaphore>();
   const idle: SharedPermit[] = [];
@@ -76,27 +68,24 @@ export function createSharedSlots(opts: SharedSlotsOptions): SharedSlots {
   let acquiring: Promise<void> | undefined;
   /** The queue asked for a slot that is not there yet (one more acquisition after this one). */
   let wanted = false;
-  let probe: NodeJS.Timeout | undefined;
+  let retry: NodeJS.Timeout | undefined;
   let closed = false;
-  let state: SharedSlotsState = 'connecting';
+  const stateOf = (h: RedisHealth): SharedSlotsState => (h === 'up' ? 'shared' : h);
+  let state: SharedSlotsState = stateOf(opts.redis.health);
 
-  function setState(next: SharedSlotsState, err?: unknown): void {
+  const stopListening = opts.redis.onHealth((health, err) => {
+    const next = stateOf(health);
     if (next === state) return;
     const was = state;
     state = next;
     if (next === 'shared') {
-      clearInterval(probe);
-      probe = undefined;
       logger.info({ was }, 'agent slots shared by every replica through Redis');
+      if (wanted) kick();
     } else if (next === 'degraded') {
-      logger.warn({ err: (err as Error)?.message }, 'Redis unreachable: the shared cap on running turns is off, each replica runs up to its own max_concurrent until Redis is back');
-      probe ??= setInterval(() => void redis.ping().then(() => setState('shared'), () => undefined), probeEveryMs);
-      probe.unref();
+      logger.warn({ err: err?.message }, 'Redis unreachable: the shared cap on running turns is off, each replica runs up to its own max_concurrent until Redis is back');
       notify(); // turns waiting for a shared slot go on under the local cap
     }
-  }
-  redis.on('ready', () => setState('shared'));
-  redis.on('error', (err: Error) => logger.debug({ err: err.message }, 'shared slots: redis error'));
+  });
 
   function kick(): void {
     if (acquiring || closed || state === 'degraded') return;
@@ -121,7 +110,7 @@ export function createSharedSlots(opts: SharedSlotsOptions): SharedSlots {
         held.delete(l);
         logger.warn({ err: err.message }, 'a shared agent slot lapsed while its turn runs (Redis away or too slow); the turn goes on, the cap may be passed until it ends');
       },
-    }, (err) => setState('degraded', err));
+    }, (err) => logger.debug({ err: (err as Error)?.message }, 'a shared slot was not refreshed (Redis away?); it lapses by its timeout'));
     return l;
   }
 
@@ -130,14 +119,21 @@ export function createSharedSlots(opts: SharedSlotsOptions): SharedSlots {
     try {
       if (!(await l.tryAcquire(abort.signal))) return;
     } catch (err) {
-      if (!closed) setState('degraded', err);
+      // Redis away: the health says so and turns go on under the local cap. Up, yet failing:
+      // try again shortly, so a waiting turn is not left waiting for good.
+      if (!closed && opts.redis.health === 'up') {
+        logger.warn({ err: (err as Error)?.message }, 'a shared agent slot could not be acquired; trying again');
+        wanted = true;
+        clearTimeout(retry);
+        retry = setTimeout(kick, retryInterval);
+        retry.unref();
+      }
       return;
     }
     if (closed) {
       await l.release().catch(() => undefined);
       return;
     }
-    setState('shared');
     held.add(l);
     const permit: SharedPermit = { kind: 'shared', lock: l };
     idle.push(permit);
@@ -178,13 +174,13 @@ export function createSharedSlots(opts: SharedSlotsOptions): SharedSlots {
     },
     async close() {
       closed = true;
-      clearInterval(probe);
+      stopListening();
+      clearTimeout(retry);
       abort.abort(new Error('closing'));
       await acquiring;
       for (const p of idle.splice(0)) slots.release(p);
       for (const l of [...held]) slots.release({ kind: 'shared', lock: l });
       await Promise.allSettled([...releasing]);
-      redis.disconnect();
     },
   };
   return slots;

@@ -9,14 +9,15 @@
  * same mutex: when a taker is at it, the restarted replica waits for it to finish and then finds
  * only what the taker left for it (the agent processes on its host, which only it may end).
  */
-import { Redis } from 'ioredis';
-import { RefreshSafeMutex } from './refresh-safe-locks.js';
 import type { Logger } from '../log.js';
+import type { RedisConnections } from '../redis/index.js';
+import { RefreshSafeMutex } from './refresh-safe-locks.js';
 import type { ReplicaBus } from './replica-bus.js';
 
 export interface TakeoverOptions {
   bus: ReplicaBus;
-  redisUrl: string;
+  /** The process's Redis connections (redis/); a sweep waits while Redis is away. */
+  redis: RedisConnections;
   logger: Logger;
   /** Run the crash recovery of `holder`'s ledger here; resolves with how many records it left. */
   recover(holder: string): Promise<{ left: number }>;
@@ -46,8 +47,7 @@ export function createTakeover(opts: TakeoverOptions): Takeover {
   const everyMs = opts.everyMs ?? 5_000;
   const lockTimeout = opts.lockTimeoutMs ?? 30_000;
   const logger = opts.logger.child({ component: 'takeover', replica: opts.bus.id });
-  const redis = new Redis(opts.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 3_000 });
-  redis.on('error', (err: Error) => logger.debug({ err: err.message }, 'takeover: redis error'));
+  const redis = opts.redis.commands;
   /** `once`: one attempt (a sweep: someone else has it); else wait up to twice the lock timeout. */
   // Refresh-safe: Redis going away mid-takeover must not end this replica (see refresh-safe-locks.ts).
   const mutex = (holder: string, once: boolean) => new RefreshSafeMutex(redis, `${prefix}:takeover:${holder}`, {
@@ -76,7 +76,7 @@ export function createTakeover(opts: TakeoverOptions): Takeover {
   }
 
   async function sweep(): Promise<string[]> {
-    if (closed) return [];
+    if (closed || opts.redis.health === 'degraded') return [];
     const gone = await opts.bus.departed().catch((err: Error) => {
       logger.debug({ err: err.message }, 'departed replicas not listed (Redis unreachable)');
       return [] as string[];
@@ -119,7 +119,6 @@ export function createTakeover(opts: TakeoverOptions): Takeover {
       closed = true;
       clearInterval(timer);
       await sweeping?.catch(() => undefined);
-      redis.disconnect();
     },
   };
 }

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { createBusKey, missingBusKey } from '../bus-key.js';
 import type { Logger } from '../log.js';
 import type { AccessGrants } from './grants.js';
+import { connectRedis, type RedisConnections } from '../redis/index.js';
 import { createRedisStore } from './redis-store.js';
 import type { RejectedRecord } from './sealed-store.js';
 import { createSqliteStore } from './sqlite-store.js';
@@ -23,20 +24,23 @@ export interface StateConfig {
  * Redis records are sealed with the bus key (sealed-store.ts); SQLite's are not: its file is the
  * bridge user's own (0600), and a process that can write it can read the key just as well.
  */
-export function createState(config: StateConfig, logger: Logger, opts: Omit<StateOptions, 'logger'> & { onRejected?: (r: RejectedRecord) => void } = {}): State {
+export function createState(config: StateConfig, logger: Logger, opts: Omit<StateOptions, 'logger'> & { onRejected?: (r: RejectedRecord) => void; redis?: RedisConnections } = {}): State {
   const log = logger.child({ component: 'state' });
-  const typed = { ...opts, logger };
+  const { redis: given, onRejected, ...typed } = opts;
   if (config.redisUrl) {
     if (!config.busKey) throw missingBusKey('REDIS_URL');
     log.info('state: redis');
-    return openState(createRedisStore({
-      url: config.redisUrl, key: createBusKey(config.busKey, config.busKeyPrevious),
-      onError: (err) => log.error({ err }, 'redis state store error'),
+    // A process without connections of its own (the CLI's allow and audit) opens them here, and
+    // they close with the state.
+    const redis = given ?? connectRedis(config.redisUrl, { logger });
+    const store = createRedisStore({
+      redis, key: createBusKey(config.busKey, config.busKeyPrevious),
       onRejected: (r) => {
         log.warn(r, `state: ignored a record at ${r.place}:${r.ns}:${r.key} (${r.reason}): it was not written by a replica holding this bridge's TURNBRIDGE_BUS_KEY`);
-        opts.onRejected?.(r);
+        onRejected?.(r);
       },
-    }), typed);
+    });
+    return openState(given ? store : { ...store, close: async () => { await store.close(); await redis.close(); } }, { ...typed, logger });
   }
   const file = join(config.dataDir, 'turnbridge.sqlite');
   log.info({ file }, 'state: embedded SQLite (WAL)');
@@ -44,7 +48,7 @@ export function createState(config: StateConfig, logger: Logger, opts: Omit<Stat
     file,
     dirMode: privateDirMode(config.agent?.runAs),
     onTightened: (path) => log.warn({ path }, 'the bridge\'s file was readable by other users: tightened (0600 files, 0700 directory)'),
-  }), typed);
+  }), { ...typed, logger });
 }
 
 /**

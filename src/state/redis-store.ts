@@ -1,6 +1,6 @@
 /**
- * The shared StateStore on Redis (REDIS_URL), for several replicas behind one app. The client is
- * node-redis (`@redis/client`, re-exported by @keyv/redis, which the project already uses).
+ * The shared StateStore on Redis (REDIS_URL), for several replicas behind one app, on the
+ * process's command connection (redis/: ioredis, shared with the other features).
  *
  * Layout under the prefix (default "turnbridge:"):
  *   kv:<ns>:<key>      JSON string, PX for TTL; setIfNotExists = SET NX PX (atomic across replicas)
@@ -12,23 +12,20 @@
  * Every value is sealed under the bridge's key (sealed-store.ts): whoever can reach Redis can
  * write there, and a forged grant, rule or ledger record would be a permission.
  */
-import { createClient } from '@keyv/redis';
 import type { BusKey } from '../bus-key.js';
+import type { RedisConnections } from '../redis/index.js';
 import { sealStore, type RejectedRecord } from './sealed-store.js';
 import type { StateStore, StateWrite } from './store.js';
 
 export interface RedisStoreOptions {
-  url: string;
+  /** The process's Redis connections (redis/connectRedis); the store does not close them. */
+  redis: RedisConnections;
   /** The bridge's key (TURNBRIDGE_BUS_KEY): records are written with its MAC and checked on read. */
   key: BusKey;
   /** A record failed the check and was ignored. */
   onRejected?: (r: RejectedRecord) => void;
   /** Key prefix (default "turnbridge:"). Tests use one per run. */
   prefix?: string;
-  /** Called with client errors (connection lost, ...); the store keeps trying to reconnect. */
-  onError?: (err: unknown) => void;
-  /** Give up connecting after this long per attempt (default 3000 ms). */
-  connectTimeoutMs?: number;
 }
 
 function checkNs(ns: string): string {
@@ -44,67 +41,70 @@ for _, k in ipairs(KEYS) do
 end
 return 1`;
 
+/** EXEC's answer: one [error, reply] per queued command; the first error rejects the batch. */
+function replies(exec: Array<[Error | null, unknown]> | null): unknown[] {
+  if (!exec) throw new Error('the Redis transaction was discarded');
+  return exec.map(([err, reply]) => {
+    if (err) throw err;
+    return reply;
+  });
+}
+
 export function createRedisStore(opts: RedisStoreOptions): StateStore {
   const prefix = opts.prefix ?? 'turnbridge:';
-  const client = createClient({
-    url: opts.url,
-    socket: { connectTimeout: opts.connectTimeoutMs ?? 3000, reconnectStrategy: (retries: number) => Math.min(2000, 50 * 2 ** retries) },
-  });
-  client.on('error', (err: unknown) => opts.onError?.(err));
-  let connecting: Promise<unknown> | undefined;
+  const client = opts.redis.commands;
   let closed = false;
-  const ready = async () => {
+  const ready = () => {
     if (closed) throw new Error('the state store is closed');
-    connecting ??= client.connect().catch((err: unknown) => {
-      connecting = undefined;
-      throw err;
-    });
-    await connecting;
   };
   const kv = (ns: string, key: string) => `${prefix}kv:${checkNs(ns)}:${key}`;
   const listKey = (name: string) => `${prefix}list:${name}`;
   const valuesKey = (name: string) => `${prefix}listv:${name}`;
+  const px = (ttlMs: number) => Math.max(1, Math.round(ttlMs));
   const parse = <T>(s: string | null | undefined): T | undefined => (s === null || s === undefined ? undefined : (JSON.parse(s) as T));
 
   const store: StateStore = {
     backend: 'redis',
     async get<T>(ns: string, key: string) {
-      await ready();
+      ready();
       return parse<T>(await client.get(kv(ns, key)));
     },
     async set(ns, key, value, ttlMs) {
       await store.write([{ op: 'set', ns, key, value, ...(ttlMs !== undefined ? { ttlMs } : {}) }]);
     },
     async setIfNotExists(ns, key, value, ttlMs) {
-      await ready();
+      ready();
       const json = JSON.stringify(value);
-      const r = ttlMs !== undefined
-        ? await client.set(kv(ns, key), json, { NX: true, PX: Math.max(1, Math.round(ttlMs)) })
-        : await client.set(kv(ns, key), json, { NX: true });
+      const r = ttlMs !== undefined ? await client.set(kv(ns, key), json, 'PX', px(ttlMs), 'NX') : await client.set(kv(ns, key), json, 'NX');
       return r === 'OK';
     },
     async setIfNoneExist(ns, keys, value, ttlMs) {
-      await ready();
+      ready();
       if (keys.length === 0) return true;
-      const px = ttlMs !== undefined ? String(Math.max(1, Math.round(ttlMs))) : '';
-      const r = await client.eval(SET_IF_NONE_EXIST, { keys: keys.map((k) => kv(ns, k)), arguments: [JSON.stringify(value), px] });
+      const ttl = ttlMs !== undefined ? String(px(ttlMs)) : '';
+      const r = await client.eval(SET_IF_NONE_EXIST, keys.length, ...keys.map((k) => kv(ns, k)), JSON.stringify(value), ttl);
       return Number(r) === 1;
     },
     async delete(ns, key) {
-      await ready();
+      ready();
       return (await client.del(kv(ns, key))) > 0;
     },
     async entries<T>(ns: string) {
-      await ready();
+      ready();
       const head = `${prefix}kv:${checkNs(ns)}:`;
       const keys: string[] = [];
-      for await (const batch of client.scanIterator({ MATCH: `${head}*`, COUNT: 500 })) keys.push(...(batch as unknown as string[]));
-      keys.sort();
-      if (keys.length === 0) return [];
-      const values = await client.mGet(keys);
+      let cursor = '0';
+      do {
+        const [next, batch] = await client.scan(cursor, 'MATCH', `${head}*`, 'COUNT', 500);
+        cursor = next;
+        keys.push(...batch);
+      } while (cursor !== '0');
+      const unique = [...new Set(keys)].sort();
+      if (unique.length === 0) return [];
+      const values = await client.mget(...unique);
       const out: Array<{ key: string; value: T }> = [];
-      keys.forEach((k, i) => {
-        const v = parse<T>(values[i] as string | null);
+      unique.forEach((k, i) => {
+        const v = parse<T>(values[i]);
         if (v !== undefined) out.push({ key: k.slice(head.length), value: v });
       });
       return out;
@@ -113,74 +113,65 @@ export function createRedisStore(opts: RedisStoreOptions): StateStore {
       await store.write([{ op: 'push', list, id, value }]);
     },
     async items<T>(list: string) {
-      await ready();
-      const ids = await client.zRange(listKey(list), 0, -1);
+      ready();
+      const ids = await client.zrange(listKey(list), 0, -1);
       if (ids.length === 0) return [];
-      const values = await client.hmGet(valuesKey(list), ids);
+      const values = await client.hmget(valuesKey(list), ...ids);
       const out: Array<{ id: string; value: T }> = [];
       ids.forEach((id, i) => {
-        const v = parse<T>(values[i] as string | null);
+        const v = parse<T>(values[i]);
         if (v !== undefined) out.push({ id, value: v });
       });
       return out;
     },
     async removeItem(list, id) {
-      await ready();
-      const [removed] = (await client.multi().zRem(listKey(list), id).hDel(valuesKey(list), id).exec()) as unknown as [number, number];
+      ready();
+      const [removed] = replies(await client.multi().zrem(listKey(list), id).hdel(valuesKey(list), id).exec());
       return Number(removed) > 0;
     },
     async write(writes: readonly StateWrite[]) {
-      await ready();
+      ready();
       if (writes.length === 0) return [];
-      // set and push alone are this with one write. Push order comes from the seq
-      // counter: one number per push is taken first, then everything goes in one MULTI.
+      // Every value is serialized before anything is sent: one that cannot be leaves the batch undone.
+      const json = writes.map((w) => (w.op === 'set' || w.op === 'claim' || w.op === 'push' ? JSON.stringify(w.value) : ''));
+      // Push order comes from the seq counter: one number per push is taken first, then
+      // everything goes in one MULTI.
       const pushes = writes.filter((w) => w.op === 'push').length;
-      let seq = pushes > 0 ? (await client.incrBy(`${prefix}seq`, pushes)) - pushes : 0;
+      let seq = pushes > 0 ? (await client.incrby(`${prefix}seq`, pushes)) - pushes : 0;
       const m = client.multi();
       // Where each write's replies start in EXEC's answer (a push queues three commands).
       const at: number[] = [];
       let n = 0;
-      for (const w of writes) {
+      writes.forEach((w, i) => {
         at.push(n);
         n += w.op === 'push' ? 3 : w.op === 'removeItem' ? 2 : 1;
         if (w.op === 'set' || w.op === 'claim') {
-          const json = JSON.stringify(w.value);
-          const nx = w.op === 'claim' ? { NX: true } : {};
-          if (w.ttlMs !== undefined) m.set(kv(w.ns, w.key), json, { ...nx, PX: Math.max(1, Math.round(w.ttlMs)) });
-          else m.set(kv(w.ns, w.key), json, nx);
+          const args: Array<string | number> = w.ttlMs !== undefined ? ['PX', px(w.ttlMs)] : [];
+          if (w.op === 'claim') args.push('NX');
+          m.call('SET', kv(w.ns, w.key), json[i]!, ...args);
         } else if (w.op === 'delete') m.del(kv(w.ns, w.key));
         else if (w.op === 'push') {
           // NX: an id already queued keeps its place; its value is replaced.
-          m.zAdd(listKey(w.list), { score: ++seq, value: w.id }, { NX: true }).hSet(valuesKey(w.list), w.id, JSON.stringify(w.value)).sAdd(`${prefix}lists`, w.list);
-        } else m.zRem(listKey(w.list), w.id).hDel(valuesKey(w.list), w.id);
-      }
-      const replies = (await m.exec()) as unknown[];
+          m.zadd(listKey(w.list), 'NX', ++seq, w.id).hset(valuesKey(w.list), w.id, json[i]!).sadd(`${prefix}lists`, w.list);
+        } else m.zrem(listKey(w.list), w.id).hdel(valuesKey(w.list), w.id);
+      });
+      const answered = replies(await m.exec());
       // SET NX answers null when the key was there: the claim was taken.
-      return writes.map((w, i) => w.op !== 'claim' || replies[at[i]!] === 'OK');
+      return writes.map((w, i) => w.op !== 'claim' || answered[at[i]!] === 'OK');
     },
     async lists() {
-      await ready();
-      const names = (await client.sMembers(`${prefix}lists`)).sort();
+      ready();
+      const names = (await client.smembers(`${prefix}lists`)).sort();
       const out: string[] = [];
       for (const name of names) {
-        if ((await client.zCard(listKey(name))) > 0) out.push(name);
-        else await client.sRem(`${prefix}lists`, name);
+        if ((await client.zcard(listKey(name))) > 0) out.push(name);
+        else await client.srem(`${prefix}lists`, name);
       }
       return out;
     },
     async close() {
-      if (closed) return;
+      // The connections are the process's (redis/), closed by their owner.
       closed = true;
-      if (!client.isOpen) return;
-      if (!client.isReady) {
-        client.destroy();
-        return;
-      }
-      try {
-        await client.close();
-      } catch {
-        client.destroy();
-      }
     },
   };
   return sealStore(store, { key: opts.key, ...(opts.onRejected ? { onRejected: opts.onRejected } : {}) });

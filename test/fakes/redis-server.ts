@@ -8,6 +8,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { silentLogger } from '../../src/log.js';
+import { connectRedis, type RedisConnections } from '../../src/redis/index.js';
+import { createRedisStore, type StateStore } from '../../src/state/index.js';
+import { testBusKey } from '../fixtures/bus-key.js';
 
 export interface RedisServer {
   readonly url: string;
@@ -78,4 +82,25 @@ export async function startRedisServer(port?: number, opts: RedisServerOptions =
   });
   const auth = opts.acl ? `${encodeURIComponent(opts.acl.user)}:${encodeURIComponent(opts.acl.password)}@` : '';
   return { url: `${opts.tls ? 'rediss' : 'redis'}://${auth}127.0.0.1:${p}`, port: p, stop: () => void server.kill('SIGKILL') };
+}
+
+/** A Redis state store on connections of its own (as another replica's would be), closed with it. */
+export function redisStateStore(url: string, prefix?: string): StateStore {
+  const redis = connectRedis(url, { logger: silentLogger });
+  const store = createRedisStore({ redis, key: testBusKey(), ...(prefix ? { prefix } : {}) });
+  return { ...store, close: async () => { await store.close(); await redis.close(); } };
+}
+
+const connected = new Set<RedisConnections>();
+
+/** Connections of their own to `url`, as one replica's; closed by closeConnections() in the test's after(). */
+export function connectionsTo(url: string): RedisConnections {
+  const redis = connectRedis(url, { logger: silentLogger });
+  connected.add(redis);
+  return redis;
+}
+
+export async function closeConnections(): Promise<void> {
+  await Promise.all([...connected].map((r) => r.close()));
+  connected.clear();
 }

@@ -4,13 +4,13 @@
  * may. Pacing state (next start, reservoir) lives in Redis and uses Redis' clock; priorities
  * and waiting order stay local, which is what the limiter pool needs (final edits first).
  *
- * While Redis cannot be reached the limiters pace locally (each replica on its own full
- * budget): replies keep flowing, a 429 then slows the bucket down as usual, and the state is
- * "degraded" until Redis answers again.
+ * While Redis cannot be reached (redis/ says degraded; and until it first connects) the limiters
+ * pace locally (each replica on its own full budget): replies keep flowing, a 429 then slows the
+ * bucket down as usual, and the state is "degraded" until Redis is back.
  */
 import Bottleneck from 'bottleneck';
-import { Redis } from 'ioredis';
 import type { Logger } from '../../log.js';
+import type { RedisConnections, RedisHealth } from '../../redis/index.js';
 import { bottleneckSettings, createBottleneckLimiter, DEFAULT_PRIORITY, type LimiterFactory, type RateLimiter } from './limiter-pool.js';
 import type { RateBudget } from '../surface.js';
 
@@ -27,7 +27,8 @@ export interface SharedLimiters {
 }
 
 export interface SharedLimitersOptions {
-  redisUrl: string;
+  /** The process's Redis connections (redis/): Bottleneck's connection is made on them. */
+  redis: RedisConnections;
   logger: Logger;
   /** Key prefix in Redis (default `tb`), so several bridges can share one Redis. */
   prefix?: string;
@@ -45,29 +46,19 @@ export function createSharedLimiters(opts: SharedLimitersOptions): SharedLimiter
   const prefix = opts.prefix ?? 'tb';
   const keyTtlMs = opts.keyTtlMs ?? 30 * 60_000;
   const logger = opts.logger.child({ component: 'shared-budgets' });
-  // Fail fast while Redis is away instead of queueing commands: the limiter then paces locally.
-  const client = new Redis(opts.redisUrl, {
-    enableOfflineQueue: false,
-    autoResendUnfulfilledCommands: false,
-    maxRetriesPerRequest: 1,
-    connectTimeout: 3_000,
-    retryStrategy: (times) => Math.min(200 * 2 ** Math.min(times, 5), 5_000),
-  });
-  const connection = new Bottleneck.IORedisConnection({ client });
-  let state: SharedBudgetState = 'connecting';
-  const setState = (next: SharedBudgetState, err?: unknown): void => {
+  const connection = opts.redis.bottleneck();
+  const stateOf = (h: RedisHealth): SharedBudgetState => (h === 'up' ? 'shared' : h);
+  let state: SharedBudgetState = stateOf(opts.redis.health);
+  const stopListening = opts.redis.onHealth((health, err) => {
+    const next = stateOf(health);
     if (next === state) return;
     const was = state;
     state = next;
     if (next === 'shared') logger.info({ was }, 'platform budgets shared through Redis');
-    else if (next === 'degraded') logger.warn({ err: (err as Error)?.message }, 'Redis unreachable: platform budgets paced by this replica alone until it is back');
-  };
+    else if (next === 'degraded') logger.warn({ err: err?.message }, 'Redis unreachable: platform budgets paced by this replica alone until it is back');
+  });
   // bottleneck's typings declare ready() a method; in 2.19.5 it is the promise itself.
   const ready = (connection as unknown as { ready: Promise<unknown> }).ready.then(() => true, () => false);
-  void ready.then((ok) => ok && setState('shared'));
-  client.on('ready', () => setState('shared'));
-  client.on('error', (err: Error) => setState('degraded', err));
-  client.on('end', () => setState('degraded'));
   connection.on('error', (err: Error) => logger.debug({ err: err.message }, 'bottleneck redis connection error'));
 
   const factory: LimiterFactory = (budget) => sharedLimiter(budget);
@@ -111,7 +102,8 @@ export function createSharedLimiters(opts: SharedLimitersOptions): SharedLimiter
           void gone.stop({ dropWaitingJobs: false }).catch(() => undefined);
           return limiter.schedule({ priority }, job);
         }
-        setState('degraded', err);
+        // Redis failing says so through its health; this job is paced here meanwhile.
+        logger.debug({ err: (err as Error)?.message, bucket: budget.key }, 'clustered limiter failed; this job is paced locally');
         return fallback().schedule(job, o);
       }
     }
@@ -138,8 +130,8 @@ export function createSharedLimiters(opts: SharedLimitersOptions): SharedLimiter
       return ok;
     },
     async close() {
-      await connection.disconnect(false).catch(() => undefined);
-      client.disconnect();
+      // The connection is the process's (redis/), closed by its owner.
+      stopListening();
     },
   };
 }

@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openState, createRedisStore, type State, type LedgerRecord } from '../../../src/state/index.js';
+import { createState, type State, type LedgerRecord } from '../../../src/state/index.js';
 import { silentLogger } from '../../../src/log.js';
 import { startRedisServer, type RedisServer, type RedisServerOptions } from '../../fakes/redis-server.js';
 import { pollUntil } from '../poll-until.js';
@@ -41,7 +41,7 @@ export async function startReplicaSet(opts: { env: NodeJS.ProcessEnv; config?: s
   // through NODE_EXTRA_CA_CERTS, read only at a process's start), so such a test never reads it.
   let opened: State | undefined;
   const state = new Proxy({} as State, {
-    get: (_t, prop) => Reflect.get(opened ??= openState(createRedisStore({ url: redis.url, key: testBusKey() }), { logger: silentLogger }), prop),
+    get: (_t, prop) => Reflect.get(opened ??= createState({ dataDir: tmpdir(), redisUrl: redis.url, busKey: TEST_BUS_KEY }, silentLogger), prop),
   });
   const children = new Map<string, BridgeChild>();
   const all: BridgeChild[] = [];

@@ -2,15 +2,14 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { createBridge, createPermissionBroker } from '../../../src/bridge/index.js';
-import { AUDIT_INPUT_MAX, AUDIT_NS, auditedInput, createRedisStore, createSqliteStore, openState, readAudit, type AuditEntry, type DecisionEntry, type StateStore } from '../../../src/state/index.js';
+import { AUDIT_INPUT_MAX, AUDIT_NS, auditedInput, createSqliteStore, openState, readAudit, type AuditEntry, type DecisionEntry, type StateStore } from '../../../src/state/index.js';
 import { createDelivery } from '../../../src/delivery/index.js';
 import type { PermissionRequest } from '../../../src/protocol/types.js';
 import { silentLogger } from '../../../src/log.js';
 import { createRecordingSurface } from '../../fakes/recording-surface.js';
 import { logCapture } from '../../fakes/log-capture.js';
-import { startRedisServer } from '../../fakes/redis-server.js';
+import { redisStateStore, startRedisServer } from '../../fakes/redis-server.js';
 import { ANA, BOB, conv, fakeRunner, makeConfig, makeMsg, makeProfile, memoryStore, waitFor } from '../../unit/bridge/helpers.js';
-import { testBusKey } from '../../fixtures/bus-key.js';
 
 const decisions = (l: AuditEntry[]) => l.filter((e): e is DecisionEntry => e.kind === 'decision');
 const bash = (command: string): PermissionRequest => ({ requestId: 'r', toolName: 'Bash', description: 'Run', input: { command } });
@@ -113,7 +112,7 @@ describe('audit trail: append-only', () => {
   it('a second write with the same id does not replace the record (a real redis-server)', async (t) => {
     const redis = await startRedisServer();
     t.after(() => redis.stop());
-    const store = createRedisStore({ url: redis.url, prefix: `audit-${process.pid}:`, key: testBusKey() });
+    const store = redisStateStore(redis.url, `audit-${process.pid}:`);
     t.after(() => store.close());
     await appendTwice(store);
   });

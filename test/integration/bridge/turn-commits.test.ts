@@ -10,11 +10,10 @@ import { after, before, describe, it } from 'node:test';
 import { createBridge } from '../../../src/bridge/index.js';
 import { BANNER_NO_PERMISSION } from '../../../src/bridge/turns/accept-message.js';
 import { silentLogger } from '../../../src/log.js';
-import { createRedisStore, createSqliteStore, type StateStore, type StateWrite } from '../../../src/state/index.js';
+import { createSqliteStore, type StateStore, type StateWrite } from '../../../src/state/index.js';
 import { createRecordingSurface } from '../../fakes/recording-surface.js';
-import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
+import { redisStateStore, startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
 import { ANA, BOB, conv, fakeRunner, makeConfig, makeMsg, makeProfile, waitFor } from '../../unit/bridge/helpers.js';
-import { testBusKey } from '../../fixtures/bus-key.js';
 
 /** One write-side call of the store, as "op ns/key" strings (a batch: one entry per write). */
 type Commit = string[];
@@ -77,7 +76,7 @@ after(() => redis.stop());
 
 const backends: Array<[string, () => StateStore]> = [
   ['sqlite', () => createSqliteStore({ file: ':memory:' })],
-  ['redis', () => createRedisStore({ url: redis.url, prefix: `t-${randomUUID()}:`, key: testBusKey() })],
+  ['redis', () => redisStateStore(redis.url, `t-${randomUUID()}:`)],
 ];
 
 for (const [name, open] of backends) {

@@ -9,7 +9,7 @@ import { createLimiterPool } from '../../../src/delivery/pacing/limiter-pool.js'
 import { createSharedLimiters, type SharedLimiters } from '../../../src/delivery/pacing/shared-limiter.js';
 import type { RateBudget } from '../../../src/delivery/surface.js';
 import { silentLogger } from '../../../src/log.js';
-import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
+import { startRedisServer, type RedisServer, closeConnections, connectionsTo } from '../../fakes/redis-server.js';
 import { waitFor } from '../../unit/bridge/helpers.js';
 
 let server: RedisServer;
@@ -21,11 +21,12 @@ before(async () => {
 
 after(async () => {
   await Promise.all(opened.map((s) => s.close()));
+  await closeConnections();
   server.stop();
 });
 
 async function replica(prefix: string, url = server.url): Promise<SharedLimiters> {
-  const s = createSharedLimiters({ redisUrl: url, logger: silentLogger, prefix });
+  const s = createSharedLimiters({ redis: connectionsTo(url), logger: silentLogger, prefix });
   opened.push(s);
   return s;
 }

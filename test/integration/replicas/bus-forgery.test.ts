@@ -13,7 +13,7 @@ import { createBusKey } from '../../../src/bus-key.js';
 import { silentLogger } from '../../../src/log.js';
 import { createReplicaBus, type ReplicaBus } from '../../../src/replicas/index.js';
 import { createRecordingSurface } from '../../fakes/recording-surface.js';
-import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
+import { startRedisServer, type RedisServer, closeConnections, connectionsTo } from '../../fakes/redis-server.js';
 import { testBusKey } from '../../fixtures/bus-key.js';
 import { pollUntil } from '../../e2e/poll-until.js';
 import { ANA, BOSS, click, fakeRunner, makeConfig, makeMsg, makeProfile, memoryStore, waitFor } from '../../unit/bridge/helpers.js';
@@ -28,11 +28,12 @@ before(async () => {
 after(async () => {
   await Promise.all(buses.map((b) => b.close()));
   raw.disconnect();
+  await closeConnections();
   server.stop();
 });
 
 function bus(id: string, prefix: string, drops: string[], over: { now?: () => number } = {}): ReplicaBus {
-  const b = createReplicaBus({ redisUrl: server.url, logger: silentLogger, id, prefix, key: testBusKey(), onDropped: (r) => void drops.push(r), ...over });
+  const b = createReplicaBus({ redis: connectionsTo(server.url), logger: silentLogger, id, prefix, key: testBusKey(), onDropped: (r) => void drops.push(r), ...over });
   buses.push(b);
   return b;
 }

@@ -7,7 +7,7 @@ import { strict as assert } from 'node:assert';
 import { after, before, describe, it } from 'node:test';
 import { createConversationGate, type ConversationGate } from '../../../src/replicas/conversation-gate.js';
 import { silentLogger } from '../../../src/log.js';
-import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
+import { startRedisServer, type RedisServer, closeConnections, connectionsTo } from '../../fakes/redis-server.js';
 
 let server: RedisServer;
 const gates: ConversationGate[] = [];
@@ -17,11 +17,12 @@ before(async () => {
 });
 after(async () => {
   await Promise.all(gates.map((g) => g.close()));
+  await closeConnections();
   server.stop();
 });
 
 function gate(prefix: string): ConversationGate {
-  const g = createConversationGate({ redisUrl: server.url, logger: silentLogger, prefix, alive: async (id) => !dead.has(id), pollMs: 50 });
+  const g = createConversationGate({ redis: connectionsTo(server.url), logger: silentLogger, prefix, alive: async (id) => !dead.has(id), pollMs: 50 });
   gates.push(g);
   return g;
 }

@@ -10,7 +10,7 @@ import type { PromptForm } from '../../../src/bridge/types.js';
 import { silentLogger } from '../../../src/log.js';
 import { createConversationGate, createReplicaBus, type ConversationGate, type ReplicaBus } from '../../../src/replicas/index.js';
 import { createRecordingSurface } from '../../fakes/recording-surface.js';
-import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
+import { startRedisServer, type RedisServer, closeConnections, connectionsTo } from '../../fakes/redis-server.js';
 import { ANA, BOB, click, fakeRunner, makeConfig, makeMsg, makeProfile, memoryStore, waitFor } from '../../unit/bridge/helpers.js';
 import { testBusKey } from '../../fixtures/bus-key.js';
 
@@ -23,13 +23,14 @@ before(async () => {
 after(async () => {
   await Promise.all(gates.map((g) => g.close()));
   await Promise.all(buses.map((b) => b.close()));
+  await closeConnections();
   server.stop();
 });
 
 function replica(id: string) {
   const surface = createRecordingSurface();
   const runner = fakeRunner();
-  const bus = createReplicaBus({ redisUrl: server.url, logger: silentLogger, id, prefix: 'fw', key: testBusKey() });
+  const bus = createReplicaBus({ redis: connectionsTo(server.url), logger: silentLogger, id, prefix: 'fw', key: testBusKey() });
   buses.push(bus);
   const bridge = createBridge({
     config: makeConfig(), logger: silentLogger, store: memoryStore(), runTurn: runner.runTurn, bus,
@@ -116,9 +117,9 @@ describe('one turn at a time per conversation across replicas (real redis-server
     const make = (id: string) => {
       const surface = createRecordingSurface();
       const runner = fakeRunner();
-      const bus = createReplicaBus({ redisUrl: server.url, logger: silentLogger, id, prefix: 'ord', key: testBusKey() });
+      const bus = createReplicaBus({ redis: connectionsTo(server.url), logger: silentLogger, id, prefix: 'ord', key: testBusKey() });
       buses.push(bus);
-      const gate = createConversationGate({ redisUrl: server.url, logger: silentLogger, prefix: 'ord', alive: (r) => bus.alive(r), pollMs: 50 });
+      const gate = createConversationGate({ redis: connectionsTo(server.url), logger: silentLogger, prefix: 'ord', alive: (r) => bus.alive(r), pollMs: 50 });
       gates.push(gate);
       const bridge = createBridge({
         config: makeConfig(), logger: silentLogger, store: memoryStore(), runTurn: runner.runTurn, bus, gate,

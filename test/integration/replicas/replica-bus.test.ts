@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { createReplicaBus, type ReplicaBus } from '../../../src/replicas/replica-bus.js';
 import { silentLogger } from '../../../src/log.js';
-import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
+import { startRedisServer, type RedisServer, closeConnections, connectionsTo } from '../../fakes/redis-server.js';
 import { testBusKey } from '../../fixtures/bus-key.js';
 
 let server: RedisServer;
@@ -18,11 +18,12 @@ before(async () => {
 });
 after(async () => {
   await Promise.all(buses.map((b) => b.close()));
+  await closeConnections();
   server.stop();
 });
 
 function bus(id: string, prefix: string, heartbeatTtlMs?: number): ReplicaBus {
-  const b = createReplicaBus({ redisUrl: server.url, logger: silentLogger, id, prefix, heartbeatTtlMs, serves: ['slack'], key: testBusKey() });
+  const b = createReplicaBus({ redis: connectionsTo(server.url), logger: silentLogger, id, prefix, heartbeatTtlMs, serves: ['slack'], key: testBusKey() });
   buses.push(b);
   return b;
 }
@@ -59,7 +60,7 @@ describe('replica bus (ioredis pub/sub + heartbeat keys on a real redis-server)'
 
   it('heartbeats: live replicas are listed; a killed one is gone after its TTL, a closed one at once', async () => {
     const a = bus('A2', 'b2', 300);
-    const b = createReplicaBus({ redisUrl: server.url, logger: silentLogger, id: 'B2', prefix: 'b2', heartbeatTtlMs: 300, key: testBusKey() });
+    const b = createReplicaBus({ redis: connectionsTo(server.url), logger: silentLogger, id: 'B2', prefix: 'b2', heartbeatTtlMs: 300, key: testBusKey() });
     const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/replicas/bus-child.ts', server.url, 'K2', 'b2', '300'], { stdio: ['ignore', 'pipe', 'inherit'] });
     await new Promise<void>((resolve, reject) => {
       child.stdout!.on('data', (d: Buffer) => String(d).includes('ready') && resolve());

@@ -16,7 +16,7 @@ import { createSharedSlots, type SharedPermit, type SharedSlots } from '../../..
 import type { PermissionRequest } from '../../../src/protocol/types.js';
 import { silentLogger } from '../../../src/log.js';
 import { createRecordingSurface } from '../../fakes/recording-surface.js';
-import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
+import { startRedisServer, type RedisServer, closeConnections, connectionsTo } from '../../fakes/redis-server.js';
 import { ANA, click, conv, fakeRunner, makeConfig, makeMsg, makeProfile, memoryStore, waitFor } from '../../unit/bridge/helpers.js';
 
 let server: RedisServer;
@@ -31,11 +31,12 @@ before(async () => {
 after(async () => {
   for (const s of open) await s.close();
   redis.disconnect();
+  await closeConnections();
   server.stop();
 });
 
-function slots(limit: number, over: { prefix?: string; lockTimeoutMs?: number; url?: string; logger?: typeof silentLogger; probeEveryMs?: number } = {}): SharedSlots {
-  const s = createSharedSlots({ redisUrl: over.url ?? server.url, limit, logger: over.logger ?? silentLogger, retryIntervalMs: 5, ...over });
+function slots(limit: number, over: { prefix?: string; lockTimeoutMs?: number; url?: string; logger?: typeof silentLogger } = {}): SharedSlots {
+  const s = createSharedSlots({ redis: connectionsTo(over.url ?? server.url), limit, logger: over.logger ?? silentLogger, retryIntervalMs: 5, ...over });
   open.push(s);
   return s;
 }
@@ -176,10 +177,12 @@ describe('shared cap on running turns (TURNBRIDGE_SHARED_MAX_CONCURRENT)', () =>
     assert.equal(await held(prefix), 0);
   });
 
-  it('a holder killed -9 loses its slots when their lock timeout lapses (the cap heals)', async () => {
+  it('a holder killed -9 loses its slots when their lock timeout lapses (the cap heals)', async (t) => {
     const prefix = `c${++prefixes}`;
     const holder = fileURLToPath(new URL('../../fixtures/shared-slot-holder.ts', import.meta.url));
     const child = spawn(process.execPath, ['--import', 'tsx', holder, server.url, prefix, '2', '400'], { cwd: fileURLToPath(new URL('../../../', import.meta.url)), stdio: ['ignore', 'pipe', 'inherit'] });
+    // A failed assertion before the kill below must not leave the holder (and this test) running.
+    t.after(() => child.kill('SIGKILL'));
     await new Promise<void>((resolve, reject) => {
       child.stdout!.on('data', (d: Buffer) => d.toString().includes('held') && resolve());
       child.on('exit', (code) => reject(new Error(`holder exited ${code}`)));
@@ -206,7 +209,7 @@ describe('shared cap on running turns (TURNBRIDGE_SHARED_MAX_CONCURRENT)', () =>
     const own = await startRedisServer();
     const lines: Array<Record<string, unknown>> = [];
     const logger = pino({ level: 'info' }, { write: (s: string) => void lines.push(JSON.parse(s)) });
-    const s = slots(1, { url: own.url, prefix: 'down', logger, probeEveryMs: 20, lockTimeoutMs: 300 });
+    const s = slots(1, { url: own.url, prefix: 'down', logger, lockTimeoutMs: 300 });
     let available = 0;
     s.onAvailable(() => available++);
     let running: SharedPermit | undefined;

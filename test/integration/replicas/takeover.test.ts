@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { createReplicaBus, type ReplicaBus } from '../../../src/replicas/replica-bus.js';
 import { createTakeover, type Takeover } from '../../../src/replicas/takeover.js';
 import { silentLogger } from '../../../src/log.js';
-import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
+import { startRedisServer, type RedisServer, closeConnections, connectionsTo } from '../../fakes/redis-server.js';
 import { testBusKey } from '../../fixtures/bus-key.js';
 
 let server: RedisServer;
@@ -19,11 +19,12 @@ before(async () => {
 });
 after(async () => {
   for (const o of open.reverse()) await o.close();
+  await closeConnections();
   server.stop();
 });
 
 function bus(id: string, prefix: string): ReplicaBus {
-  const b = createReplicaBus({ redisUrl: server.url, logger: silentLogger, id, prefix, heartbeatTtlMs: 60_000, key: testBusKey() });
+  const b = createReplicaBus({ redis: connectionsTo(server.url), logger: silentLogger, id, prefix, heartbeatTtlMs: 60_000, key: testBusKey() });
   open.push(b);
   return b;
 }
@@ -38,7 +39,7 @@ describe('takeover (redis-semaphore mutex per departed replica)', () => {
     const survivors = ['A', 'B', 'C'].map((id) => {
       const b = bus(id, 't1');
       const t = createTakeover({
-        bus: b, redisUrl: server.url, logger: silentLogger, prefix: 't1',
+        bus: b, redis: connectionsTo(server.url), logger: silentLogger, prefix: 't1',
         recover: async (holder) => {
           calls.push(`${id}:${holder}`);
           await slow;
@@ -72,7 +73,7 @@ describe('takeover (redis-semaphore mutex per departed replica)', () => {
     await a.ready();
     let left = 1;
     const calls: string[] = [];
-    const t = createTakeover({ bus: a, redisUrl: server.url, logger: silentLogger, prefix: 't2', recover: async (h) => (calls.push(h), { left }) });
+    const t = createTakeover({ bus: a, redis: connectionsTo(server.url), logger: silentLogger, prefix: 't2', recover: async (h) => (calls.push(h), { left }) });
     open.push(t);
     await gone.close();
     assert.deepEqual(await t.sweep(), ['H']);
@@ -92,7 +93,7 @@ describe('takeover (redis-semaphore mutex per departed replica)', () => {
     const order: string[] = [];
     let release!: () => void;
     const slow = new Promise<void>((r) => (release = r));
-    const taker = createTakeover({ bus: a, redisUrl: server.url, logger: silentLogger, prefix: 't3', recover: async () => {
+    const taker = createTakeover({ bus: a, redis: connectionsTo(server.url), logger: silentLogger, prefix: 't3', recover: async () => {
       order.push('taker starts');
       await slow;
       order.push('taker done');
@@ -104,7 +105,7 @@ describe('takeover (redis-semaphore mutex per departed replica)', () => {
     while (order.length === 0) await new Promise((r) => setTimeout(r, 10));
     // K comes back (a new process with the same id) while the taker works.
     const back = bus('K', 't3');
-    const self = createTakeover({ bus: back, redisUrl: server.url, logger: silentLogger, prefix: 't3', recover: async () => ({ left: 0 }) });
+    const self = createTakeover({ bus: back, redis: connectionsTo(server.url), logger: silentLogger, prefix: 't3', recover: async () => ({ left: 0 }) });
     open.push(self);
     const own = self.own(async () => void order.push('own recovery'));
     // A few Redis round trips: its claim attempts have reached Redis by then, and failed.

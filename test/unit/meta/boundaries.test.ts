@@ -22,6 +22,7 @@ const RANKS: Array<Record<string, string[]>> = [
   { protocol: ['protocol/'] },
   { profile: ['profile/'] },
   { config: ['config/'] },
+  { redis: ['redis/'] },
   { state: ['state/'], replicas: ['replicas/'], runner: ['runner/'] },
   { 'delivery (surface, types)': ['delivery/surface.ts', 'delivery/types.ts'] },
   { 'delivery/pacing': ['delivery/pacing/'] },
@@ -91,6 +92,15 @@ test('only platforms/* import @slack/bolt or discord.js', () => {
     const rel = relative(SRC, f);
     for (const spec of specifiers(readFileSync(f, 'utf8'))) {
       if (/^(@slack\/|discord\.js|@discordjs\/)/.test(spec)) assert.ok(rel.startsWith('platforms/'), `${rel} imports ${spec}`);
+    }
+  }
+});
+
+test('only redis/ reaches Redis: one client library (ioredis), one owner of the connections', () => {
+  for (const f of files(SRC)) {
+    const rel = relative(SRC, f);
+    for (const spec of specifiers(readFileSync(f, 'utf8'))) {
+      if (/^(ioredis|redis|@keyv\/redis)$/.test(spec) || spec.startsWith('@redis/')) assert.ok(rel.startsWith('redis/'), `${rel} imports ${spec}`);
     }
   }
 });
