@@ -9,7 +9,7 @@ import { webApi } from '@slack/bolt';
 import { fail, pass, warn, type CheckResult } from '../../check-result.js';
 import type { SlackConfig } from './config.js';
 import { SLACK_AGENT_SCOPE, SLACK_BOT_SCOPES } from './scopes.js';
-import { slackErrorCode } from './web-errors.js';
+import { slackErrorCode } from './web-api.js';
 
 const S = 'Slack';
 

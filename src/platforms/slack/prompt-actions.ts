@@ -9,7 +9,7 @@ import type { BridgeInbound, PromptAction } from '../../bridge/types.js';
 import type { Logger } from '../../log.js';
 import { FORM_BLOCK, FORM_CALLBACK, FORM_INPUT, PROMPT_ACTION_IDS, parseFormMetadata, renderForm } from './prompt-blocks.js';
 import { slackClickEvent, slackUser } from './clicker.js';
-import { slackErrorCode } from './web-errors.js';
+import { slackErrorCode } from './web-api.js';
 
 const ACTION_BY_ID = new Map(Object.entries(PROMPT_ACTION_IDS).map(([action, id]) => [id, action as PromptAction]));
 

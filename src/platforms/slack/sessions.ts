@@ -21,7 +21,7 @@ import type { Conversation } from '../../chat.js';
 import type { ActivityAbout, ConversationActivity, RateBudget } from '../../delivery/surface.js';
 import type { Logger } from '../../log.js';
 import { SLACK_AGENT_SCOPE as AGENT_SCOPE } from './scopes.js';
-import { slackErrorCode, toSurfaceError } from './web-errors.js';
+import { slackErrorCode, toSurfaceError } from './web-api.js';
 
 export type SessionStatus = 'active' | 'processing' | 'suspended' | 'closed';
 

@@ -16,8 +16,7 @@ import type { webApi } from '@slack/bolt';
 import type { Logger } from '../../log.js';
 import type { NativeStream, NativeStreaming, RateBudget } from '../../delivery/surface.js';
 import { renderMessage } from './blocks.js';
-import { decodeMessageId, encodeMessageId } from './ids.js';
-import { callSlack, slackErrorCode, toSurfaceError } from './web-errors.js';
+import { callSlack, decodeMessageId, encodeMessageId, slackErrorCode, toSurfaceError } from './web-api.js';
 
 /** Slack's stream budgets, per workspace, before headroom. */
 export const SLACK_STREAM_LIMITS = {

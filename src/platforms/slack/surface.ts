@@ -9,10 +9,9 @@ import type { ActivityAbout, ConversationActivity, FileLimits, FilePost, RateBud
 import { ACTION_STOP, escapeMrkdwn, neutralizeMentions, renderMessage } from './blocks.js';
 import { PROMPT_ACTION_IDS, renderPrompt } from './prompt-blocks.js';
 import type { SlackConfig } from './config.js';
-import { decodeMessageId, encodeMessageId } from './ids.js';
+import { callSlack, decodeMessageId, encodeMessageId, slackErrorCode } from './web-api.js';
 import { createSlackSessions, type SlackSessions } from './sessions.js';
 import { createSlackStreaming } from './stream.js';
-import { callSlack, slackErrorCode } from './web-errors.js';
 
 /** Slack's published budgets, before headroom. */
 export const SLACK_LIMITS = {

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { boltLoggerFrom, repeatGate } from '../../../../src/platforms/slack/bolt-logger.js';
+import { boltLoggerFrom, repeatGate } from '../../../../src/platforms/slack/platform.js';
 import { logCapture } from '../../../fakes/log-capture.js';
 
 test('"http request failed fetch failed" from three Slack loggers and three retries is logged once a minute', () => {

@@ -70,6 +70,6 @@ test('the slack: section accepts snake_case and camelCase keys and names bad fie
 });
 
 test('Bolt log lines are scrubbed of tokens', async () => {
-  const { scrubSecrets } = await import('../../../../src/platforms/slack/bolt-logger.js');
+  const { scrubSecrets } = await import('../../../../src/platforms/slack/platform.js');
   assert.equal(scrubSecrets('auth xoxb-123-456-abcDEF and xapp-1-A1-2-ff {"token":"verif123","x":1}'), 'auth xoxb-[redacted] and xapp-[redacted] {"token":"[redacted]","x":1}');
 });

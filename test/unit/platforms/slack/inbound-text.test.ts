@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mentionsUser, normalizeInboundText } from '../../../../src/platforms/slack/inbound-text.js';
+import { mentionsUser, normalizeInboundText } from '../../../../src/platforms/slack/events.js';
 
 const names: Record<string, string> = { U1: 'ana' };
 const resolveUser = async (id: string): Promise<string | undefined> => names[id];

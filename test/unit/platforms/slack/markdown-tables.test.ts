@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { tablesAsCode } from '../../../../src/platforms/slack/markdown-tables.js';
-import { renderMessage } from '../../../../src/platforms/slack/blocks.js';
+import { renderMessage, tablesAsCode } from '../../../../src/platforms/slack/blocks.js';
 
 test('a GFM table becomes an aligned code block; text around it is untouched', () => {
   const md = 'Results:\n\n| name | ms |\n|---|---:|\n| runner | 190 |\n| reference a\\|b | 583 |\n\nDone **ok**.';

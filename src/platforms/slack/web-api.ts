@@ -1,7 +1,8 @@
 /**
- * Web API failures -> turnbridge errors. A 429 becomes RateLimitedError{retryAfterMs} (the
- * client is built with rejectRateLimitedCalls, so it never sleeps on its own queue); the rest
- * becomes TB_PLATFORM_ERROR carrying Slack's error string.
+ * Slack's Web API as the platform calls it. Failures -> turnbridge errors: a 429 becomes
+ * RateLimitedError{retryAfterMs} (the client is built with rejectRateLimitedCalls, so it never
+ * sleeps on its own queue); the rest becomes TB_PLATFORM_ERROR carrying Slack's error string.
+ * And the message ids the core carries for Slack messages (below).
  */
 import { RateLimitedError, TurnbridgeError } from '../../errors.js';
 
@@ -54,4 +55,23 @@ export async function callSlack<T>(method: string, fn: () => Promise<T>): Promis
   } catch (e) {
     throw toSurfaceError(e, method);
   }
+}
+
+/*
+ * Opaque ids the core carries for Slack messages: "<channel>:<ts>". The conversation travels
+ * beside the id in MessageRef, so the team is not repeated here.
+ */
+export interface SlackMessageId {
+  channel: string;
+  ts: string;
+}
+
+export function encodeMessageId(channel: string, ts: string): string {
+  return `${channel}:${ts}`;
+}
+
+export function decodeMessageId(id: string): SlackMessageId {
+  const i = id.indexOf(':');
+  if (i <= 0 || i === id.length - 1) throw new Error(`not a Slack message id: ${JSON.stringify(id)} (expected "<channel>:<ts>")`);
+  return { channel: id.slice(0, i), ts: id.slice(i + 1) };
 }
