@@ -9,15 +9,7 @@
  * "already finished". (A `new` / `reset` during a turn is seen through the shared reset mark in
  * the state, so that replicas see it too.)
  *
- * | phase       | means                                                             | events that move it                      |
- * |-------------|-------------------------------------------------------------------|------------------------------------------|
- * | gated       | accepted; waits (without a slot) for the conversation's ticket     | ungate → queued; stop, interrupt → stopping; end |
- * | queued      | waits for an agent slot here                                      | start → running; gate; stop, interrupt → stopping; end |
- * | running     | holds a slot; the agent runs                                      | stop, interrupt → stopping; agent-ended → finishing; end |
- * | stopping    | Stop or shutdown: the agent is aborted / the wait cancelled       | interrupt (shutdown wins); agent-ended → finishing; end |
- * | finishing   | the agent ended; the reply's final state is being written         | end → done / interrupted                 |
- * | done        | over (answered, failed or stopped)                                | (final)                                  |
- * | interrupted | over: ended by the bridge's shutdown                              | (final)                                  |
+ * The phases, what each means and the events that move it: docs/architecture.md, "States".
  */
 import type { UserRef } from '../../chat.js';
 import { BoundedMap } from '../../bounded-map.js';

@@ -4,17 +4,8 @@
  * and changes nothing). Pure, so the table is tested on its own
  * (test/unit/delivery/message-slot-state.test.ts).
  *
- * | state    | means                                                         | events that move it                         |
- * |----------|---------------------------------------------------------------|---------------------------------------------|
- * | posting  | no message yet: the post waits (the message before, the limiter) or is being sent | posted → shown; give-up → given-up |
- * | shown    | posted: edits follow the desired content                      | give-up → given-up; remove → removing       |
- * | given-up | attempts ran out (or refused for good); nothing is sent       | retry → shown, or posting when never posted; remove → removing |
- * | removing | retire(): no more edits; the delete runs                      | removed → removed; remove-failed → shown (final) |
- * | removed  | deleted from the conversation                                 | (final)                                     |
- *
- * `priority` (posting, shown, given-up): 'final' once the reply's final state reached the slot
- * (`finalize`, never back); its calls then overtake queued live edits. A removal always runs at
- * final priority, and what follows a failed removal is the fallback: the slot's final content.
+ * The states, what each means, the events that move it and its priority: docs/architecture.md,
+ * "States".
  */
 import type { MessageContent, MessageRef } from '../../chat.js';
 import type { RunPriority } from '../pacing/index.js';

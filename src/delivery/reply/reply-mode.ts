@@ -3,12 +3,7 @@
  * (startStream, fallBackToEdits, park, resumeStream, continueBelow, finish); a transition that is
  * not in MOVES is refused and logged, never half applied.
  *
- * | mode      | what shows the answer                          | leaves by                                                 |
- * |-----------|------------------------------------------------|-----------------------------------------------------------|
- * | editing   | post + edit (the last slot is live)             | finish                                                    |
- * | streaming | a native stream; status/thinking/Stop on `control` | fallBackToEdits, park, continueBelow, finish           |
- * | parked    | post + edit while the stream's first start waits | resumeStream, continueBelow, finish                     |
- * | finished  | nothing more: the final state is being written | (final)                                                   |
+ * The modes, what shows the answer in each and how it is left: docs/architecture.md, "States".
  */
 import type { MessageSlot } from '../message/index.js';
 import type { StreamLane } from '../stream/index.js';
