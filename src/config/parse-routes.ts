@@ -1,13 +1,36 @@
 import { resolve } from 'node:path';
-import type { Approvals, RouteConfig } from './types.js';
+import type { Approvals, RouteConfig, SuggestedPrompt } from './types.js';
 import { type Source, checkId, checkKnownKeys, checkPositive, checkString, checkStringList, fail, isRecord } from './field-checks.js';
 import { checkRoutePlace, checkRoutePlatform } from './route-ids.js';
 
 /** What a route may restrict, on `routes:` entries and on `dm:`. */
 const RESTRICTION_KEYS = ['allow_users', 'approvers', 'approver_groups', 'approval_timeout_secs', 'approvers_only', 'approvals'] as const;
-const ROUTE_KEYS = ['platform', 'space', 'channel', 'profile', 'allow_channels', 'options', ...RESTRICTION_KEYS] as const;
+const ROUTE_KEYS = ['platform', 'space', 'channel', 'profile', 'allow_channels', 'options', 'suggested_prompts', ...RESTRICTION_KEYS] as const;
 /** A DM is matched by being one: no platform, space or channel; no channel list either. */
-const DM_KEYS = ['profile', 'options', ...RESTRICTION_KEYS] as const;
+const DM_KEYS = ['profile', 'options', 'suggested_prompts', ...RESTRICTION_KEYS] as const;
+
+/** Slack shows at most four (assistant.threads.setSuggestedPrompts; features.agent_view in the manifest schema). */
+export const MAX_SUGGESTED_PROMPTS = 4;
+
+/**
+ * `suggested_prompts:` — up to four, each a string (its own title) or {title, message}: the title
+ * is what the button shows, the message what it sends.
+ */
+export function checkSuggestedPrompts(src: Source, field: string, v: unknown): SuggestedPrompt[] {
+  const example = 'a list of up to 4 prompts, each a string or {title, message}, e.g. [{title: Status, message: "What is the build status?"}]';
+  if (!Array.isArray(v) || v.length === 0) fail(src, field, v, example);
+  if (v.length > MAX_SUGGESTED_PROMPTS) fail(src, field, `${v.length} prompts`, example, `Slack shows at most ${MAX_SUGGESTED_PROMPTS}: keep the ones people need most`);
+  return v.map((p, i) => {
+    const at = `${field}[${i}]`;
+    if (typeof p === 'string') {
+      const text = checkString(src, at, p);
+      return { title: text, message: text };
+    }
+    if (!isRecord(p)) fail(src, at, p, 'a string, or {title, message}');
+    checkKnownKeys(src, at, p, ['title', 'message']);
+    return { title: checkString(src, `${at}.title`, p.title), message: checkString(src, `${at}.message`, p.message) };
+  });
+}
 
 /** `approvals:` — author (default) or approvers. */
 export function checkApprovals(src: Source, field: string, v: unknown): Approvals {
@@ -38,6 +61,7 @@ function parseRestrictions(src: Source, at: string, r: Record<string, unknown>, 
     if (!isRecord(r.options)) fail(src, `${at}.options`, r.options, 'a mapping of platform-specific switches, e.g. {reply: inline}');
     route.options = r.options;
   }
+  if (r.suggested_prompts !== undefined) route.suggestedPrompts = checkSuggestedPrompts(src, `${at}.suggested_prompts`, r.suggested_prompts);
 }
 
 /** `routes:` — a list of {platform?, space?, channel?, profile, allow_users?, allow_channels?, approvers?, approver_groups?, approval_timeout_secs?, approvals?, options?}. */

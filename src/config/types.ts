@@ -26,6 +26,17 @@ export interface RouteConfig {
   approversOnly?: boolean;
   /** approvers: the turn's author may not Allow here, another approver must (the author may still Deny and Stop). */
   approvals?: Approvals;
+  /**
+   * Prompts offered to people who open a conversation here, where the platform shows them (Slack:
+   * at the top of an agent app's Messages tab, so on `dm:` or a route a DM reaches). At most 4.
+   */
+  suggestedPrompts?: SuggestedPrompt[];
+}
+
+/** One suggested prompt: its short title, and the message it sends. */
+export interface SuggestedPrompt {
+  title: string;
+  message: string;
 }
 
 /**

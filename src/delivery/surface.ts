@@ -72,6 +72,9 @@ export interface Surface extends SurfaceExtras {
   reactBudgets?(source: SourceMessageRef, state: ReactionState): RateBudget[];
 }
 
+/** What a reply does when its first stream start would wait past the grace (NativeStreaming.lateStart). */
+export type LateStart = 'edit' | 'hand-over';
+
 /**
  * Optional native streaming (Slack chat.startStream / appendStream / stopStream). The core's
  * post + edit path is the defined fallback: `start()` may answer null (not here, not now, or
@@ -94,8 +97,9 @@ export interface NativeStreaming {
    * Optional: what a reply does when its first start would wait for budget past a short grace
    * (a busy workspace). 'edit' (default): the reply goes on with post + edit. 'hand-over': the
    * answer shows on the control message meanwhile, and the stream carries the rest once it starts.
+   * A function answers per conversation (Slack: a route's own streaming mode).
    */
-  readonly lateStart?: 'edit' | 'hand-over';
+  readonly lateStart?: LateStart | ((conversation: Conversation) => LateStart);
   /**
    * Start a streamed message showing `markdown` (non-empty). Null = streaming is not available
    * here (use post + edit for this reply). Throws RateLimitedError on 429; other errors are

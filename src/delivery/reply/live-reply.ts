@@ -140,7 +140,8 @@ export function createLiveReply(deps: LiveReplyDeps): LiveReply {
       startGraceMs: deps.streamStartGraceMs ?? (caps.minEditIntervalMs > 0 ? Math.max(MIN_START_GRACE_MS, caps.minEditIntervalMs) : 1000),
       onShown: () => onShown({ text: 'streamed' }),
       onFallback: (leftover, didStream) => fallBackToEdits(leftover, didStream),
-      ...(streaming.lateStart === 'hand-over' ? { onPark: park, handOver: resumeStream } : {}),
+      ...((typeof streaming.lateStart === 'function' ? streaming.lateStart(conversation) : streaming.lateStart) === 'hand-over'
+        ? { onPark: park, handOver: resumeStream } : {}),
     });
     parts.streamHere(lane.refs, 0);
     return { kind: 'streaming', control, lane };

@@ -7,12 +7,16 @@
  *   Slack has already stopped the streams it lists; the session stays `processing` until the app
  *   moves it, which the turn's end does, or, with nothing running here (a stale status), this.
  *   A refusal is told to that person alone (an ephemeral message in the thread).
- * - app_home_opened: subscribed because Slack's agent guide asks for it; not used yet.
+ * - app_home_opened (tab "messages"): someone opened their DM with the app; the suggested prompts
+ *   of the route that DM takes (`suggested_prompts:`) are set there, for a person the bridge
+ *   admits (a stranger is not shown them). At most once a minute per DM.
  *
  * Redeliveries repeat the event id: claimed once in the bridge state (across replicas too).
  */
 import type { App, webApi } from '@slack/bolt';
 import type { BridgeInbound } from '../../bridge/types.js';
+import { BoundedMap } from '../../bounded-map.js';
+import type { SuggestedPrompt } from '../../config/types.js';
 import type { Logger } from '../../log.js';
 import { slackUser } from './clicker.js';
 import type { SlackSessions } from './sessions.js';
@@ -24,7 +28,12 @@ export interface AgentListenerDeps {
   sessions?: SlackSessions;
   resolveUser(id: string): Promise<string | undefined>;
   groupsOf(user: string): Promise<string[]>;
+  /** The suggested prompts of the route a DM takes (route-options.ts). */
+  suggestedPrompts?(team: string, channel: string): readonly SuggestedPrompt[];
 }
+
+/** A Messages tab opened again within this is not asked again. */
+const SUGGEST_EVERY_MS = 60_000;
 
 /** The fields of agent_session_stopped this module reads. */
 interface StoppedEvent {
@@ -64,6 +73,21 @@ export function registerAgentListeners(app: App, deps: AgentListenerDeps): void 
     }
   });
 
-  // Slack's agent guide subscribes agents to it; acked and ignored.
-  app.event('app_home_opened', async () => {});
+  const suggested = new BoundedMap<string, number>(5_000);
+  app.event('app_home_opened', async ({ event, body, context }) => {
+    const e = event as { tab?: string; channel?: string; user?: string };
+    const bridge = deps.bridge();
+    if (e.tab !== 'messages' || !e.channel || !e.user || !deps.suggestedPrompts || !deps.sessions) return;
+    const team = context.teamId ?? (body as { team_id?: string }).team_id ?? '';
+    const prompts = deps.suggestedPrompts(team, e.channel);
+    if (prompts.length === 0) return;
+    const skip = (reason: string): void => logger.debug({ channel: e.channel, user: e.user, reason }, 'slack suggested prompts not set');
+    if (deps.sessions.state.kind === 'off') return skip('the app is not an agent');
+    const last = suggested.get(e.channel);
+    if (last !== undefined && Date.now() - last < SUGGEST_EVERY_MS) return skip('set less than a minute ago');
+    const user = await slackUser(e.user, undefined, deps.groupsOf);
+    if (bridge?.admits && !(await bridge.admits({ platform: 'slack', conversation: { space: team, channel: e.channel, thread: '' }, user, direct: true }))) return skip('not admitted here');
+    suggested.set(e.channel, Date.now());
+    await deps.sessions.suggest(e.channel, prompts);
+  });
 }

@@ -19,6 +19,7 @@ import { attachmentRef } from '../index.js';
 import { registerAgentListeners } from './agent-events.js';
 import { ACTION_RERUN, ACTION_STOP } from './blocks.js';
 import { createGroupsOf, slackClickEvent } from './clicker.js';
+import type { SuggestedPrompt } from '../../config/types.js';
 import type { SlackConfig } from './config.js';
 import { slackDownloads, slackRemoteFiles, type SlackFile } from './files.js';
 import { registerPromptListeners } from './prompt-actions.js';
@@ -56,8 +57,10 @@ export interface SlackListenerDeps {
   userGroups?: readonly string[];
   /** Members of a user group (the surface's cached usergroups.users.list, shared with approver groups). */
   groupMembers?: (groupId: string) => Promise<readonly string[]>;
-  /** The threads' agent sessions (agent-events.ts clears a stale one). */
+  /** The threads' agent sessions (agent-events.ts clears a stale one, sets a DM's suggested prompts). */
   sessions?: SlackSessions;
+  /** The suggested prompts of the route a DM takes. */
+  suggestedPrompts?(team: string, channel: string): readonly SuggestedPrompt[];
 }
 
 /** Kept by the platform across Bolt app rebuilds (reconnect attempts). */
@@ -190,7 +193,7 @@ export function registerSlackListeners(app: App, deps: SlackListenerDeps, state:
   });
 
   registerPromptListeners(app, { logger, client, bridge: deps.bridge, userName: resolveUser, groupsOf });
-  registerAgentListeners(app, { logger, client, bridge: deps.bridge, sessions: deps.sessions, resolveUser, groupsOf });
+  registerAgentListeners(app, { logger, client, bridge: deps.bridge, sessions: deps.sessions, resolveUser, groupsOf, ...(deps.suggestedPrompts ? { suggestedPrompts: deps.suggestedPrompts } : {}) });
 
   app.action(new RegExp(`^(${ACTION_STOP}|${ACTION_RERUN})$`), async ({ ack, body, action, respond }) => {
     await ack();

@@ -14,6 +14,7 @@ import { namedUserGroups } from './clicker.js';
 import { parseSlackConfig, type SlackConfig } from './config.js';
 import { createListenerState, registerSlackListeners } from './events.js';
 import { slackDownloads } from './files.js';
+import { checkSlackRouteOptions, dmSuggestedPrompts } from './route-options.js';
 import { createSlackSurface, type SlackSurface } from './surface.js';
 import { slackErrorCode } from './web-api.js';
 
@@ -100,7 +101,9 @@ export function createSlackPlatform(opts: SlackPlatformOptions): SlackPlatform {
     logger: boltLoggerFrom(logger, 'web-api'),
   });
   const client = new webApi.WebClient(cfg.botToken, clientOptions());
-  const surface = createSlackSurface({ client, config: cfg, logger });
+  const routes = { routes: opts.config.routes ?? [], ...(opts.config.dm ? { dm: opts.config.dm } : {}) };
+  checkSlackRouteOptions({ ...routes, file: opts.config.file });
+  const surface = createSlackSurface({ client, config: cfg, logger, routes });
   // A turn queued before a restart gets its files again: same host checks, token and limits.
   surface.fetchAttachments = slackDownloads(cfg, logger).refetch;
   const listenerState = createListenerState();
@@ -154,7 +157,8 @@ export function createSlackPlatform(opts: SlackPlatformOptions): SlackPlatform {
       logLevel: LogLevel.WARN,
       clientOptions: clientOptions(),
     });
-    registerSlackListeners(a, { config: cfg, logger, client, bridge: () => bridge, userGroups, groupMembers: surface.groupMembers?.bind(surface), sessions: surface.sessions }, listenerState);
+    registerSlackListeners(a, { config: cfg, logger, client, bridge: () => bridge, userGroups, groupMembers: surface.groupMembers?.bind(surface), sessions: surface.sessions,
+      suggestedPrompts: (team, channel) => dmSuggestedPrompts(routes, team, channel) }, listenerState);
     a.error(async (err) => {
       logger.error({ err: err?.message ?? String(err), code: (err as { code?: string })?.code }, 'slack listener error');
     });

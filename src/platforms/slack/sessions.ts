@@ -19,6 +19,7 @@
 import type { webApi } from '@slack/bolt';
 import type { Conversation } from '../../chat.js';
 import type { ActivityAbout, ConversationActivity, RateBudget } from '../../delivery/surface.js';
+import type { SuggestedPrompt } from '../../config/types.js';
 import type { Logger } from '../../log.js';
 import { SLACK_AGENT_SCOPE as AGENT_SCOPE } from './scopes.js';
 import { slackErrorCode, toSurfaceError } from './web-api.js';
@@ -68,6 +69,13 @@ export interface SlackSessions {
    * any call is made.
    */
   fromScopes(scopes: readonly string[] | undefined): void;
+  /**
+   * Suggested prompts at the top of the app's Messages tab in a DM (assistant.threads.setSuggestedPrompts,
+   * without thread_ts: "Including it in a call for an agent app will cause the call to silently
+   * fail"). Not while sessions are off (an app that is not an agent has no such tab); a refusal
+   * for the app as a whole is said once and ends the asking.
+   */
+  suggest(channel: string, prompts: readonly SuggestedPrompt[]): Promise<void>;
   /** Stop the refresh timers. */
   close(): void;
 }
@@ -91,6 +99,7 @@ export function createSlackSessions(opts: SlackSessionsOptions): SlackSessions {
   const { client, logger } = opts;
   let state: SessionsState = { kind: 'unknown' };
   let warnedStop = false;
+  let suggesting = true;
   /** Threads with a session in a status other than active/closed, and their refresh timers. */
   const threads = new Map<string, { status: SessionStatus; refresh?: NodeJS.Timeout }>();
   const keyOf = (c: Conversation): string => `${c.space}:${c.channel}:${c.thread}`;
@@ -177,6 +186,22 @@ export function createSlackSessions(opts: SlackSessionsOptions): SlackSessions {
     fromScopes(scopes) {
       if (scopes === undefined || state.kind !== 'unknown' || scopes.includes(AGENT_SCOPE)) return;
       turnOff('no_assistant_write', `the bot token has no ${AGENT_SCOPE} (the app is not declared an agent)`);
+    },
+    async suggest(channel, prompts) {
+      if (!suggesting || state.kind === 'off' || prompts.length === 0) return;
+      try {
+        // @slack/web-api 8.2 types thread_ts as required; Slack's page says an agent app must leave it out.
+        const args = { channel_id: channel, prompts: prompts.map((p) => ({ title: p.title, message: p.message })) };
+        await client.assistant.threads.setSuggestedPrompts(args as webApi.AssistantThreadsSetSuggestedPromptsArguments);
+      } catch (e) {
+        const code = slackErrorCode(e);
+        if (code && NOT_THIS_APP.has(code)) {
+          suggesting = false;
+          logger.warn({ err: code }, `slack suggested prompts are off: assistant.threads.setSuggestedPrompts was refused (they need the app declared an agent, with ${AGENT_SCOPE})`);
+          return;
+        }
+        logger.warn({ err: code ?? (e as Error)?.message, channel }, 'slack suggested prompts not set');
+      }
     },
     statusOf(c) {
       return state.kind === 'off' ? undefined : threads.get(keyOf(c))?.status;

@@ -16,6 +16,7 @@ import type { webApi } from '@slack/bolt';
 import type { Logger } from '../../log.js';
 import type { NativeStream, NativeStreaming, RateBudget } from '../../delivery/surface.js';
 import { renderMessage } from './blocks.js';
+import type { SlackStreaming } from './config.js';
 import { callSlack, decodeMessageId, encodeMessageId, slackErrorCode, toSurfaceError } from './web-api.js';
 
 /** Slack's stream budgets, per workspace, before headroom. */
@@ -45,7 +46,10 @@ const ENDED = new Set([
 
 export interface SlackStreamingOptions {
   client: webApi.WebClient;
-  mode: 'auto' | 'native';
+  /** The bridge-wide mode (slack.streaming / SLACK_STREAMING). */
+  mode: SlackStreaming;
+  /** The mode for one conversation (a route's `options.streaming`); default `mode`. */
+  modeOf?: (c: Conversation) => SlackStreaming;
   /** Multiplies the budgets (tests run against a time-scaled fake). */
   rateScale: number;
   headroom: number;
@@ -57,13 +61,14 @@ export interface SlackStreamingOptions {
 const isDm = (c: Conversation): boolean => c.channel.startsWith('D');
 
 export function createSlackStreaming(opts: SlackStreamingOptions): NativeStreaming {
-  const { client, mode, logger } = opts;
+  const { client, logger } = opts;
+  const modeOf = (c: Conversation): SlackStreaming => opts.modeOf?.(c) ?? opts.mode;
   /** Workspaces (team id) and channels (team:channel) where Slack said streaming is not available. */
   const unavailable = new Set<string>();
   const scaled = (perMinute: number): number => Math.max(1, Math.floor(perMinute * opts.headroom * opts.rateScale));
 
   function remember(c: Conversation, code: string): void {
-    if (mode !== 'auto') return;
+    if (modeOf(c) !== 'auto') return;
     const key = UNSUPPORTED_HERE.has(code) ? `${c.space}:${c.channel}` : c.space;
     if (unavailable.has(key)) return;
     unavailable.add(key);
@@ -115,8 +120,10 @@ export function createSlackStreaming(opts: SlackStreamingOptions): NativeStreami
     };
   }
 
-  const available = (c: Conversation): boolean =>
-    c.thread !== '' && !(mode === 'auto' && (unavailable.has(c.space) || unavailable.has(`${c.space}:${c.channel}`)));
+  const available = (c: Conversation): boolean => {
+    const mode = modeOf(c);
+    return c.thread !== '' && mode !== 'edit' && !(mode === 'auto' && (unavailable.has(c.space) || unavailable.has(`${c.space}:${c.channel}`)));
+  };
 
   return {
     maxChars: STREAM_MAX_CHARS,
@@ -136,7 +143,7 @@ export function createSlackStreaming(opts: SlackStreamingOptions): NativeStreami
     },
     // Tier 2 starts (~18/min) are short in a busy workspace: auto serves such a reply with post +
     // edit; native shows the first text through edits and hands over to the stream when it starts.
-    lateStart: mode === 'native' ? 'hand-over' : 'edit',
+    lateStart: (c) => (modeOf(c) === 'native' ? 'hand-over' : 'edit'),
     async start(c: Conversation, o: { markdown: string; recipient?: UserRef }): Promise<NativeStream | null> {
       if (!available(c)) return null;
       const recipient = o.recipient && !isDm(c) ? { recipient_user_id: o.recipient.id, recipient_team_id: c.space } : {};
@@ -148,6 +155,7 @@ export function createSlackStreaming(opts: SlackStreamingOptions): NativeStreami
         return openStream(c, res.ts);
       } catch (e) {
         const code = (e as { found?: unknown }).found;
+        const mode = modeOf(c);
         if (mode === 'auto' && typeof code === 'string' && (UNSUPPORTED.has(code) || UNSUPPORTED_HERE.has(code))) {
           remember(c, code);
           return null;

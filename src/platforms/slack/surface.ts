@@ -4,6 +4,7 @@
  */
 import type { Conversation, MessageContent, MessageRef, PermissionPromptView, SourceMessageRef } from '../../chat.js';
 import type { webApi } from '@slack/bolt';
+import type { BridgeConfig } from '../../config/types.js';
 import type { Logger } from '../../log.js';
 import type { ActivityAbout, ConversationActivity, FileLimits, FilePost, RateBudget, ReactionState, Surface, SurfaceCapabilities } from '../../delivery/surface.js';
 import { ACTION_STOP, escapeMrkdwn, neutralizeMentions, renderMessage } from './blocks.js';
@@ -11,6 +12,7 @@ import { PROMPT_ACTION_IDS, renderPrompt } from './prompt-blocks.js';
 import type { SlackConfig } from './config.js';
 import { callSlack, decodeMessageId, encodeMessageId, slackErrorCode } from './web-api.js';
 import { createSlackSessions, type SlackSessions } from './sessions.js';
+import { anyRouteStreams, streamingFor } from './route-options.js';
 import { createSlackStreaming } from './stream.js';
 
 /** Slack's published budgets, before headroom. */
@@ -71,6 +73,8 @@ export interface SlackSurfaceOptions {
   /** `streaming` absent = edit (post + chat.update only). */
   config: Pick<SlackConfig, 'reactions' | 'typing' | 'rateScale'> & { streaming?: SlackConfig['streaming'] };
   logger: Logger;
+  /** The bridge's routes: a route's `options.streaming` sets the mode for its conversations. */
+  routes?: Pick<BridgeConfig, 'routes' | 'dm'>;
 }
 
 export interface SlackSurface extends Surface {
@@ -158,11 +162,14 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
     return c.thread ? hits : hits.reverse();
   }
 
-
   const sessions = createSlackSessions({ client, logger, rateScale: scale, headroom: HEADROOM });
   const mode = config.streaming ?? 'edit';
-  const streaming = mode === 'edit' ? undefined
-    : createSlackStreaming({ client, mode, rateScale: scale, headroom: HEADROOM, logger, sessionStatus: (c) => sessions.statusOf(c) });
+  const routes = opts.routes;
+  const streaming = mode === 'edit' && !(routes && anyRouteStreams(routes)) ? undefined : createSlackStreaming({
+    client, mode, rateScale: scale, headroom: HEADROOM, logger,
+    ...(routes ? { modeOf: (c: Conversation) => streamingFor(routes, mode, c) } : {}),
+    sessionStatus: (c) => sessions.statusOf(c),
+  });
 
   return {
     platform: 'slack',

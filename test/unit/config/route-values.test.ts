@@ -90,3 +90,31 @@ describe('people lists', () => {
     assert.equal(problemLines(configError(() => loadConfig({ file, env: {} }))).fix, 'write it as discord:80351110224678912');
   });
 });
+
+describe('suggested prompts', () => {
+  it('strings (their own title) and {title, message}, on a route and on dm:', () => {
+    const file = join(dir, 'prompts.yaml');
+    writeFileSync(file, [
+      'routes:', '  - profile: a.yaml', '    channel: C0123ABCD', '    suggested_prompts: ["What changed?", {title: Status, message: "What is the build status?"}]',
+      'dm:', '  suggested_prompts:', '    - title: Review', '      message: Review my last commit',
+    ].join('\n'));
+    const c = loadConfig({ file, env: {} });
+    assert.deepEqual(c.routes[0]!.suggestedPrompts, [{ title: 'What changed?', message: 'What changed?' }, { title: 'Status', message: 'What is the build status?' }]);
+    assert.deepEqual(c.dm!.suggestedPrompts, [{ title: 'Review', message: 'Review my last commit' }]);
+  });
+
+  it('more than 4, an empty list, a blank message or an unknown key: refused, naming the field', () => {
+    const cases: Array<[string, string, RegExp]> = [
+      ['suggested_prompts: [a, b, c, d, e]', 'routes[0].suggested_prompts', /at most 4/],
+      ['suggested_prompts: []', 'routes[0].suggested_prompts', /up to 4 prompts/],
+      ['suggested_prompts: [{title: Status, message: "  "}]', 'routes[0].suggested_prompts[0].message', /a non-empty string/],
+      ['suggested_prompts: [{title: Status, message: go, icon: x}]', 'routes[0].suggested_prompts[0].icon', /title, message/],
+      ['suggested_prompts: [42]', 'routes[0].suggested_prompts[0]', /a string, or \{title, message\}/],
+    ];
+    for (const [route, field, why] of cases) {
+      const e = configError(() => loadConfig({ file: routesFile(route), env: {} }), 'TB_CONFIG_INVALID');
+      assert.equal(e.field, field, route);
+      assert.match(`${e.message} ${e.hint ?? ''}`, why, route);
+    }
+  });
+});
