@@ -57,3 +57,14 @@ test('docs/architecture.md names only files in the repository', () => {
   // Paths in the layer tree and the walk are relative to src/ unless they start with a top folder.
   assert.deepEqual(unresolved(doc, code), []);
 });
+
+test('the walk of one Slack mention (docs/architecture.md) names at most 40 files of src/', () => {
+  const doc = readFileSync(join(ROOT, 'docs/architecture.md'), 'utf8');
+  const start = doc.indexOf('## One Slack mention, event to final edit');
+  assert.ok(start >= 0, 'docs/architecture.md has the walk');
+  const head = doc.indexOf('| step |', start);
+  const table = doc.slice(head, doc.indexOf('\n\n', head));
+  const named = new Set([...table.matchAll(/`([\w./-]+\.ts)`/g)].map((m) => m[1]!).filter((f) => !f.startsWith('test/')));
+  assert.ok(named.size > 0 && named.size <= 40, `the walk names ${named.size} files of src/`);
+  for (const f of named) assert.ok(repo.has(join('src', f)), `the walk names ${f}, which is not in src/`);
+});
