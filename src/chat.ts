@@ -83,12 +83,55 @@ export interface PermissionPromptView {
   decidedAt?: number;
   /** How it was allowed or denied. */
   how?: PromptHow;
-  /** The reason given with "Deny with a reason". */
+  /** The reason given with "Deny with a reason" (a plan sent back: the feedback). */
   reason?: string;
+  /**
+   * A card instead of Allow / Deny (issue 26): the agent's question(s) with their options, or its
+   * plan with Approve / Keep planning. `inputPreview`, the rule and the edit choices do not apply.
+   */
+  card?: PromptCard;
 }
 
-/** once / for this thread (a rule for the author's requests) / for everyone here (a rule for anyone's) / with edited input / with a reason. */
-export type PromptHow = 'once' | 'thread' | 'thread_all' | 'edited' | 'reason';
+/** What a card shows: the agent asks (AskUserQuestion), or its plan is ready (ExitPlanMode). */
+export type PromptCard = QuestionCard | PlanCard;
+
+/** One to four questions in one card; the agent hears the answers once every one has its answer. */
+export interface QuestionCard {
+  kind: 'question';
+  questions: CardQuestion[];
+}
+
+export interface CardQuestion {
+  /** The question as asked (the answer is keyed by it). */
+  text: string;
+  /** A short label for it (claude: at most 12 characters). */
+  header?: string;
+  options: CardOption[];
+  /** Several options may be chosen (checkboxes / a select menu, then Submit). */
+  multiSelect: boolean;
+  /** Answered: the value the agent gets (labels joined with ", ", or the typed text), who gave it, and whether it was typed ("Other…"). */
+  answer?: { value: string; by: UserRef; typed?: boolean };
+}
+
+export interface CardOption {
+  label: string;
+  description?: string;
+}
+
+/** The plan itself is shown above the card, in the reply (split like any reply). */
+export interface PlanCard {
+  kind: 'plan';
+  /** False: the agent sent no plan text (the card says so). */
+  shown: boolean;
+  /** The profile (its name) the thread's next turns use once the plan is approved, when that changes. */
+  next?: string;
+}
+
+/**
+ * once / for this thread (a rule for the author's requests) / for everyone here (a rule for
+ * anyone's) / with edited input / with a reason; cards: answered, skipped, approved, sent back.
+ */
+export type PromptHow = 'once' | 'thread' | 'thread_all' | 'edited' | 'reason' | 'answered' | 'skipped' | 'approved' | 'revised';
 
 /** The user's message that started a turn, as the platform can find it again. */
 export interface SourceMessageRef {

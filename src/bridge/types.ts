@@ -54,21 +54,44 @@ export type PromptAction = 'allow' | 'allow_thread' | 'allow_thread_all' | 'edit
 export const PROMPT_ACTIONS: readonly PromptAction[] = ['allow', 'allow_thread', 'allow_thread_all', 'edit', 'deny', 'deny_reason', 'show_input'];
 
 /**
+ * The choices on a card (chat.ts PromptCard). Questions: `answer` an option (single choice),
+ * `pick` options in a select menu (kept until Submit), `submit` a multi-select, `other` opens the
+ * free-text form, `skip` declines every question. Plans: `approve`, `revise` opens the feedback form.
+ */
+export type CardAction = 'answer' | 'pick' | 'submit' | 'other' | 'skip' | 'approve' | 'revise';
+export const CARD_ACTIONS: readonly CardAction[] = ['answer', 'pick', 'submit', 'other', 'skip', 'approve', 'revise'];
+
+/** Which question of a card (0-based) a click is about, and the options chosen (0-based, as the card lists them). */
+export interface CardChoice {
+  question: number;
+  options?: number[];
+}
+
+/**
  * A form the platform shows the clicker (a Slack modal, a Discord modal, a dialog on the local
- * page). `reason` and `edit` come back as a FormSubmitEvent; `view` only shows text.
+ * page). `reason`, `edit`, `other` and `feedback` come back as a FormSubmitEvent; `view` only shows text.
  */
 export type PromptForm =
   | { kind: 'reason'; promptId: string; title: string; label: string; toolName: string }
   | { kind: 'edit'; promptId: string; title: string; label: string; toolName: string; initial: string; format: 'command' | 'json' }
-  | { kind: 'view'; promptId: string; title: string; toolName: string; text: string };
+  | { kind: 'view'; promptId: string; title: string; toolName: string; text: string }
+  /** "Other…" on a question: the typed answer to question `question`; `label` is the question. */
+  | { kind: 'other'; promptId: string; title: string; label: string; toolName: string; question: number }
+  /** "Keep planning" on a plan: the feedback the agent reads. */
+  | { kind: 'feedback'; promptId: string; title: string; label: string; toolName: string };
+
+/** The kinds of form that are submitted. */
+export type FormKind = 'reason' | 'edit' | 'other' | 'feedback';
 
 /** A button click, decoded by the platform. */
 export interface ActionEvent {
   platform: string;
-  /** A prompt choice, 'stop' for the Stop control, or 'rerun' for Run again on an interrupted reply. */
-  action: PromptAction | 'stop' | 'rerun';
+  /** A prompt or card choice, 'stop' for the Stop control, or 'rerun' for Run again on an interrupted reply. */
+  action: PromptAction | CardAction | 'stop' | 'rerun';
   /** The opaque id the core put in the button (promptId or stopActionId). */
   id: string;
+  /** Card clicks: the question, and the options chosen. */
+  choice?: CardChoice;
   user: UserRef;
   /** Tell only the clicker something (ephemeral where the platform allows it). */
   notifyPrivately(text: string): Promise<void>;
@@ -91,12 +114,14 @@ export interface ConversationStopEvent {
   notifyPrivately(text: string): Promise<void>;
 }
 
-/** A submitted reason / edited input form. */
+/** A submitted form: a reason, an edited input, a typed answer, a plan's feedback. */
 export interface FormSubmitEvent {
   platform: string;
-  kind: 'reason' | 'edit';
+  kind: FormKind;
   /** The promptId the form was opened for. */
   id: string;
+  /** `other`: the question (0-based) the typed answer is for. */
+  question?: number;
   value: string;
   user: UserRef;
   notifyPrivately(text: string): Promise<void>;

@@ -20,6 +20,8 @@ export interface RouteConfig {
   approverGroups?: string[];
   /** Permission prompt timeout here (overrides permission_timeout_secs; still below the turn timeout). */
   approvalTimeoutSecs?: number;
+  /** How long a question or plan card waits here (overrides question_timeout_secs; the turn's clock is held meanwhile). */
+  questionTimeoutSecs?: number;
   /** Platform-specific switches (e.g. discord `reply: inline`). */
   options?: Record<string, unknown>;
   /** The older spelling of `approvals: approvers` (turnbridge.yaml `approvers_only: true`). */
@@ -121,6 +123,8 @@ export interface BridgeConfig {
   sharedMaxConcurrent?: number;
   /** Permission prompt timeout (default 600), always below the turn's own timeout. */
   permissionTimeoutSecs: number;
+  /** How long a question or plan card waits (default 3600); the turn's clock is held meanwhile. */
+  questionTimeoutSecs?: number;
   /** Embedded session store directory (default ./data). */
   dataDir: string;
   redisUrl?: string;

@@ -14,6 +14,7 @@ import { LineSplitter } from './line-splitter.js';
 import { signalGroup } from './process-group.js';
 import { StderrTail } from './stderr-tail.js';
 import { TurnState } from './turn-state.js';
+import { createDeadline, type Deadline } from './turn-clock.js';
 import type { RunHandlers, RunLogger, RunOptions, RunResult, TurnInput } from './types.js';
 
 /** No logger given: log nothing (and load no logging library). */
@@ -31,7 +32,7 @@ interface Stopping { why: StopWhy; kill: NodeJS.Timeout }
 type Exit = { kind: 'exited'; code: number | null; signal: NodeJS.Signals | null } | { kind: 'spawn-failed'; error: NodeJS.ErrnoException };
 /** The agent process's life in one turn (the transitions are in run()). */
 type Life =
-  | { kind: 'running'; deadline: NodeJS.Timeout; stdout: 'open' | 'ended'; stop?: Stopping }
+  | { kind: 'running'; deadline: Deadline; stdout: 'open' | 'ended'; stop?: Stopping }
   | { kind: 'draining'; exit: Exit; drain: NodeJS.Timeout; stop?: Stopping }
   | { kind: 'settled'; exit: Exit; stop?: Stopping };
 
@@ -170,7 +171,9 @@ export async function run(profile: Profile, turn: TurnInput, handlers: RunHandle
         return;
       }
       const signal = AbortSignal.any([ctl.signal, turnEnded.signal]);
-      handlers.onPermissionRequest(request, { signal, cwd: launch.cwd }).then(
+      // A person asked (a question, a plan) may hold the turn's clock while they answer.
+      const holdClock = (): (() => void) => (life.kind === 'running' ? life.deadline.hold() : () => {});
+      handlers.onPermissionRequest(request, { signal, cwd: launch.cwd, holdClock }).then(
         (decision) => respond(request.requestId, decision),
         (e: unknown) => {
           log.warn({ err: (e as Error)?.message }, 'permission handler failed; denying');
@@ -204,12 +207,12 @@ export async function run(profile: Profile, turn: TurnInput, handlers: RunHandle
     /**
      * The agent's life as ONE value, changed only below (stop, exited, outputEnded, drained,
      * settle); its timers live in the state that arms them:
-     * - running: the turn's `deadline` armed; `stdout` open or ended; `stop` once a Stop or the
+     * - running: the turn's `deadline` armed (or held while a person answers); `stdout` open or ended; `stop` once a Stop or the
      *   timeout sent SIGTERM (its `kill` timer sends SIGKILL after the grace);
      * - draining: the process exited but a grandchild holds stdout open; `drain` ends the turn anyway;
      * - settled: exit seen and stdout ended (or given up on): the result is out.
      */
-    let life: Life = { kind: 'running', deadline: setTimeout(() => stop('timeout'), timeoutMs), stdout: 'open' };
+    let life: Life = { kind: 'running', deadline: createDeadline(timeoutMs, () => stop('timeout')), stdout: 'open' };
 
     /** Timeout or Stop: SIGTERM to the group, SIGKILL after the grace. Once only, while the process runs. */
     const stop = (why: StopWhy) => {
@@ -227,7 +230,7 @@ export async function run(profile: Profile, turn: TurnInput, handlers: RunHandle
     /** The process exited, or never started: the turn ends once stdout has ended too. */
     const exited = (exit: Exit) => {
       if (life.kind !== 'running') return;
-      clearTimeout(life.deadline);
+      life.deadline.clear();
       if (exit.kind === 'spawn-failed' || life.stdout === 'ended') {
         settle({ kind: 'settled', exit, stop: life.stop });
         return;

@@ -31,9 +31,11 @@ export interface RunHandlers {
    * A permission_request (profile permission true). Resolve with the decision; the runner
    * writes the permission_response. `signal` aborts when the turn ends or times out first
    * (the runner then answers deny itself when stdin is still writable). `cwd` is the agent's
-   * working directory (what its relative paths mean; the runner always sets it).
+   * working directory (what its relative paths mean; the runner always sets it). `holdClock`
+   * stops the turn's timeout until the function it returns is called (a person answering a
+   * question: turn-clock.ts).
    */
-  onPermissionRequest?(request: PermissionRequest, ctx: { signal: AbortSignal; cwd?: string }): Promise<PermissionDecision>;
+  onPermissionRequest?(request: PermissionRequest, ctx: { signal: AbortSignal; cwd?: string; holdClock?: () => () => void }): Promise<PermissionDecision>;
   /** The first valid session_id, as soon as it is seen. */
   onSessionId?(sessionId: string): void;
   /** A chunk of the agent's stderr (debug output; never shown to chat users by default). */

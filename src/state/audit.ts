@@ -12,7 +12,7 @@ import type { StateStore } from './store.js';
 
 /** How the decision came about. */
 export type DecisionSource =
-  | 'once' | 'thread' | 'edited' | 'rule' // allow
+  | 'once' | 'thread' | 'edited' | 'rule' | 'answer' // allow (answer: a question card answered, the answers in `edited`)
   | 'button' | 'reason' | 'timeout' | 'expired' | 'unavailable'; // deny
 
 /** A person as the trail keeps them: where they are, who, and the name when known. `cli` = a shell user of the host. */

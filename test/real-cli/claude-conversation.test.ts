@@ -9,20 +9,13 @@ import { FakeAnthropic, type ModelCall } from '../fakes/model-apis/index.js';
 import type { PermissionDecision, PermissionRequest } from '../../src/protocol/types.js';
 import { RealCliWorld, skipUnless, answer, thinking, taskLines } from './real-cli-harness.js';
 import { okTurn, scriptSteps } from './shared-checks.js';
+import { COLOR, FEATURES } from '../fixtures/card-agents/questions.mjs';
 
 const skip = skipUnless('claude');
 let world: RealCliWorld<FakeAnthropic>;
 before(async () => { if (!skip) world = await new RealCliWorld('claude', new FakeAnthropic()).start(); });
 after(async () => { await world?.close(); });
 
-const COLOR = {
-  question: 'Which color should the button be?', header: 'Color', multiSelect: false,
-  options: [{ label: 'Red', description: 'Warm and loud' }, { label: 'Blue', description: 'Calm' }, { label: 'Green', description: 'Natural' }],
-};
-const FEATURES = {
-  question: 'Which features do you want?', header: 'Features', multiSelect: true,
-  options: [{ label: 'Search', description: 'Find things' }, { label: 'Export', description: 'CSV files' }, { label: 'Dark mode', description: 'Easy on the eyes' }],
-};
 
 /** A turn whose model asks `questions` once; `decide` answers as the bridge would. */
 async function askTurn(questions: object[], decide: (req: PermissionRequest) => PermissionDecision, opts: Parameters<typeof world.turn>[1] = {}) {

@@ -1,4 +1,4 @@
-import type { Conversation, MessageRef, PermissionPromptView, PromptHow, PromptState, UserRef } from '../../chat.js';
+import type { MessageRef, PermissionPromptView, PromptCard, PromptHow, PromptState, UserRef } from '../../chat.js';
 import { randomUUID } from 'node:crypto';
 import type { Surface } from '../../delivery/surface.js';
 import type { PromptPost, PromptRender, PromptShown } from '../../delivery/types.js';
@@ -11,77 +11,11 @@ import { formatInputPreview } from './input-preview.js';
 import { ruleFor } from './permission-rules.js';
 import { editForm, pendingView, readEdit, readReason, reasonForm, viewForm } from './prompt-forms.js';
 import { createThreadRuleAnswers } from './thread-rule-answers.js';
-import type { ActionEvent, FormAnswer, FormSubmitEvent } from '../types.js';
+import { cardOf, cardTimeout, closedCardText, isCardTool, withCard } from './cards.js';
+import { createCardPrompts, isCardAction } from './card-prompts.js';
+import type { PermissionBroker, PermissionBrokerOptions, PromptRequest } from './broker-types.js';
 
-export interface PromptRequest {
-  turnId: string;
-  surface: Surface;
-  conversation: Conversation;
-  /** The person who started the turn. */
-  author: UserRef;
-  request: PermissionRequest;
-  /** Aborted by the runner when the turn ends first. */
-  signal: AbortSignal;
-  /** Answer deny after this long. */
-  timeoutMs: number;
-  log: Logger;
-  /** Who may decide besides the author (default: the broker's approvers). */
-  approvers?: ApproverPolicy;
-  /** The agent's working directory (the conversation's workspace): path rules are inside it. */
-  workspace?: string;
-  /**
-   * Post the prompt through delivery (LiveReply.postPrompt: below the turn's reply, paced and
-   * retried like every message; the reply continues below it). The broker only decides.
-   */
-  post(render: PromptRender): PromptPost;
-  /** A person must decide (no rule answered): the turn may give its slot away meanwhile. */
-  onWaiting?: () => void;
-  /** The prompt could not be shown (the platform refused it for good): the line the reply shows. */
-  onNotShown?: (line: string) => void;
-  /** A thread rule answered the request without a prompt: the line the reply shows. */
-  onAutoAllowed?: (line: string) => void;
-}
-
-export interface PermissionBroker {
-  /** Answer from a thread rule, or show a prompt and resolve with the first valid decision, a timeout deny, or an expiry deny. */
-  request(req: PromptRequest): Promise<PermissionDecision>;
-  /** A prompt click. Unknown or settled ids are answered privately. */
-  handleAction(ev: ActionEvent): Promise<void>;
-  /** A submitted reason or edited input. */
-  handleFormSubmit(ev: FormSubmitEvent): Promise<FormAnswer>;
-  /** The turn ended: its open prompts show "expired". */
-  expireTurn(turnId: string, note?: string): void;
-  /** Every open prompt shows "expired" (shutdown). */
-  expireAll(note?: string): void;
-  /** Resolves once every prompt edit started so far has landed (or failed). */
-  idle(): Promise<void>;
-  readonly open: number;
-  /** Whether this broker holds an open prompt with this id (else another replica may). */
-  holds(promptId: string): boolean;
-}
-
-export interface PermissionBrokerOptions {
-  approvers: readonly string[];
-  /** TURNBRIDGE_ADMINS: decide any prompt (read on each click: the array may change). */
-  admins?: readonly string[];
-  logger: Logger;
-  idFactory?: () => string;
-  /** How many settled prompt ids are remembered for "already decided" answers (default 1000). */
-  rememberSettled?: number;
-  /**
-   * The ledger: a prompt is recorded as being posted before its post goes out (resolves once on
-   * disk), recorded once shown, and forgotten once its final state landed.
-   */
-  record?: {
-    posting(p: { id: string; turnId: string; platform: string; conversation: Conversation; view: PermissionPromptView }): Promise<void>;
-    shown(p: { id: string; turnId: string; platform: string; ref: MessageRef; view: PermissionPromptView }): void;
-    settled(id: string): void;
-  };
-  /** Thread rules ("Allow for this thread"); absent = that choice is not offered. */
-  rules?: Rules;
-  audit?: AuditTrail;
-  now?: () => number;
-}
+export type { PermissionBroker, PermissionBrokerOptions, PromptRequest } from './broker-types.js';
 
 /**
  * A prompt's life as ONE value: `posting` (opened; delivery posts it when the limiter lets it go),
@@ -91,7 +25,7 @@ export interface PermissionBrokerOptions {
 type PromptLife =
   | { kind: 'posting'; resolve(d: PermissionDecision): void }
   | { kind: 'shown'; resolve(d: PermissionDecision): void; timer: NodeJS.Timeout }
-  | { kind: 'settled'; state: PromptState; decidedBy?: UserRef };
+  | { kind: 'settled'; state: PromptState; decidedBy?: UserRef; card?: PromptCard['kind'] };
 
 interface Prompt {
   readonly id: string;
@@ -123,6 +57,7 @@ interface Settlement {
   reason?: string;
   rule?: string;
   editedInput?: Record<string, unknown>;
+  card?: PromptCard;
 }
 
 const EXPIRED_NOTE = 'the turn ended before anyone decided';
@@ -154,7 +89,7 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
     if (life.kind === 'settled') return;
     if (life.kind === 'shown') clearTimeout(life.timer);
     const { resolve } = life;
-    p.life = { kind: 'settled', state: s.state, decidedBy: s.decidedBy };
+    p.life = { kind: 'settled', state: s.state, decidedBy: s.decidedBy, ...(p.view.card ? { card: p.view.card.kind } : {}) };
     // Kept as its life alone, newest last; the oldest settled ones are forgotten past the bound.
     prompts.delete(p.id);
     prompts.set(p.id, { life: p.life });
@@ -175,6 +110,7 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
       reason: s.reason,
       decidedAt,
       ...(s.editedInput ? { inputPreview: formatInputPreview(s.editedInput) } : {}),
+      ...(s.card ? { card: s.card } : {}),
     };
     opts.audit?.record({
       at: decidedAt,
@@ -213,9 +149,26 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
     return refusalText(p.author, action, p.policy, samePerson({ platform, user }, { platform: p.surface.platform, user: p.author }));
   }
 
+  const cards = createCardPrompts<Prompt>({
+    mayAnswer: (p, platform, user) => mayDecide(p, platform, user, 'deny'),
+    refusal: (p, platform, user) => refusal(p, platform, user, 'deny'),
+    isOpen: (p) => p.life.kind !== 'settled',
+    closedText,
+    settle,
+    refresh(p) {
+      const view = p.view;
+      track((async () => {
+        if (!(await p.post.update(view))) p.log.warn({ promptId: p.id }, 'could not update the card');
+        const ref = await p.ref;
+        if (ref && p.life.kind !== 'settled') opts.record?.shown({ id: p.id, turnId: p.turnId, platform: p.surface.platform, ref, view });
+      })());
+    },
+  });
+
   function closedText(id: string): string {
     const life = prompts.get(id)?.life;
     const done = life?.kind === 'settled' ? life : undefined;
+    if (done?.card) return closedCardText(done.card, done.state, done.decidedBy);
     if (done?.state === 'allowed' || done?.state === 'denied') return `This request was already ${done.state} by ${mention(done.decidedBy)}.`;
     if (done?.state === 'timeout') return 'This permission request timed out and was denied.';
     return 'This permission request has expired; nothing was changed.';
@@ -225,10 +178,12 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
     const id = idFactory();
     const log = req.log.child({ promptId: id });
     const policy = req.approvers ?? defaultPolicy;
-    const rule = opts.rules ? ruleFor(req.request.toolName, req.request.input, req.workspace) : undefined;
+    // A card is answered, never allowed by a rule: none is offered (cards.ts isCardTool).
+    const card = isCardTool(req.request.toolName) ? req.card ?? cardOf(req.request) : undefined;
+    const rule = opts.rules && !isCardTool(req.request.toolName) ? ruleFor(req.request.toolName, req.request.input, req.workspace) : undefined;
     const createdAt = now();
     const timeoutMs = Math.max(0, req.timeoutMs);
-    const view = pendingView(id, req.request, req.author, req.surface.platform, policy, rule, createdAt + timeoutMs);
+    const view = withCard(pendingView(id, req.request, req.author, req.surface.platform, policy, rule, createdAt + timeoutMs), card);
     return new Promise<PermissionDecision>((resolve) => {
       // Rendered when delivery lets the post go: the expiry counts from when the prompt shows. What
       // can be seen is on disk first (write-ahead): a crash right after the post leaves a record
@@ -270,9 +225,8 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
     const left = Math.max(0, (p.view.expiresAt ?? now() + timeoutMs) - now());
     const timer = setTimeout(() => {
       const mins = timeoutMs >= 60_000 ? `${Math.round(timeoutMs / 60_000)} min` : `${Math.round(timeoutMs / 1000)} s`;
-      settle(p, { behavior: 'deny', message: `No one answered the permission request within ${mins}; denied.` }, {
-        state: 'timeout', source: 'timeout', note: `timed out after ${mins}: denied`,
-      });
+      const said = p.view.card ? cardTimeout(p.view.card, mins) : { message: `No one answered the permission request within ${mins}; denied.`, note: `timed out after ${mins}: denied` };
+      settle(p, { behavior: 'deny', message: said.message }, { state: 'timeout', source: 'timeout', note: said.note });
     }, left);
     p.life = { kind: 'shown', resolve: p.life.resolve, timer };
     return shown.ref;
@@ -282,7 +236,7 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
     async request(req) {
       if (req.signal.aborted) return { behavior: 'deny', message: 'The turn ended before the request was shown.' };
       const key = conversationKey(req.surface.platform, req.conversation);
-      const auto = await threadRules?.answer(req, key);
+      const auto = isCardTool(req.request.toolName) ? undefined : await threadRules?.answer(req, key);
       if (auto) return auto;
       if (req.signal.aborted) return { behavior: 'deny', message: 'The turn ended before the request was shown.' };
       return show(req, key);
@@ -297,6 +251,7 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
         await ev.notifyPrivately(closedText(ev.id));
         return;
       }
+      if (p.view.card || isCardAction(ev.action)) return cards.action(p, ev);
       if (ev.action === 'show_input') {
         // The full input may hold what the fold hid (secrets in a file body): only those who may
         // decide (author, approvers, admins; approvers_only does not bar the author from reading).
@@ -357,6 +312,7 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
     async handleFormSubmit(ev) {
       const p = openPrompt(ev.id);
       if (!p) return { ok: false, error: closedText(ev.id) };
+      if (p.view.card || ev.kind === 'other' || ev.kind === 'feedback') return cards.form(p, ev);
       const kind: DecisionAction = ev.kind === 'reason' ? 'deny' : 'allow';
       if (!(await mayDecide(p, ev.platform, ev.user, kind))) {
         p.log.info({ platform: ev.platform, user: ev.user.id, form: ev.kind }, 'permission form refused: not the author or an approver');

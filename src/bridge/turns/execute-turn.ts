@@ -2,7 +2,7 @@ import type { ReplyOutcome } from '../../delivery/types.js';
 import type { Attachment, PermissionDecision } from '../../protocol/types.js';
 import { processStartTime } from '../../runner/index.js';
 import type { RunResult } from '../../runner/types.js';
-import { policyFor } from '../approvals/index.js';
+import { askPerson, recentOutput } from './ask-person.js';
 import type { BridgeContext } from './context.js';
 import { conversationDirs, conversationPlaces, type ConversationDirs } from './conversation-dirs.js';
 import { sendOutbox, skippedNotices, takeTurnOutbox } from './outbox.js';
@@ -11,16 +11,6 @@ import type { TurnActivity } from './conversation-activity.js';
 import { releaseTicket } from './conversation-order.js';
 import { holdsSlot, stopCauseOf } from './turn-registry.js';
 import { createTurnReactions, type Turn } from './turn.js';
-
-/** Permission prompts time out before the turn's own timeout (what is left of it, minus a margin). */
-export function permissionTimeoutMs(ctx: BridgeContext, turn: Turn): number {
-  const configured = (turn.route?.approvalTimeoutSecs ?? ctx.config.permissionTimeoutSecs) * 1000;
-  const turnMs = turn.profile.timeoutSecs * 1000;
-  if (!(turnMs > 0) || turn.startedAt === undefined) return configured;
-  const left = turnMs - (ctx.now() - turn.startedAt);
-  const margin = Math.min(5000, turnMs * 0.1);
-  return Math.max(0, Math.min(configured, left - margin));
-}
 
 function failedResult(error: string): RunResult {
   return { reply: '', sessionId: '', error, exitCode: 1, timedOut: false, cancelled: false, partials: [], notices: [], durationMs: 0 };
@@ -111,6 +101,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
     // Agent text pings no one unless the profile opts in (allow_mentions).
     const guard = createMentionGuard(turn.profile.allowMentions ? undefined : turn.surface.neutralizeMentions?.bind(turn.surface));
     let lastRole: string | undefined;
+    const said = recentOutput();
     let result: RunResult;
     let dirs: (ConversationDirs & { outbox: string }) | undefined;
     try {
@@ -124,6 +115,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
         {
           onPartial: (chunk) => {
             lastRole = chunk.role;
+            said.push(chunk);
             const text = guard.push(chunk.text);
             if (text) turn.reply?.append({ ...chunk, text });
           },
@@ -139,43 +131,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
             if (startTime !== undefined) turn.ledger.agent(pid, startTime);
             reactions.working();
           },
-          onPermissionRequest: (request, { signal, cwd }): Promise<PermissionDecision> => {
-            if (!turn.surface.capabilities.buttons) {
-              return Promise.resolve({ behavior: 'deny', message: 'This chat cannot show permission buttons.' });
-            }
-            let waited = false;
-            return ctx.broker.request({
-              turnId: turn.id,
-              surface: turn.surface,
-              conversation: msg.conversation,
-              author: msg.user,
-              request,
-              signal,
-              // the agent's cwd: what its relative paths mean, and where path rules may point
-              workspace: cwd,
-              timeoutMs: permissionTimeoutMs(ctx, turn),
-              approvers: policyFor(ctx.config, turn.route),
-              log,
-              onAutoAllowed: (line) => turn.reply?.addNotice(`_${line}_`),
-              // Through delivery: below the reply, paced and retried like any message.
-              post: (render) => (turn.reply ? turn.reply.postPrompt(render) : turn.delivery.prompt(msg.conversation, render)),
-              onNotShown: (line) => turn.reply?.addNotice(line),
-              // While a person decides, the turn's slot goes to someone else (bounded by
-              // limits.promptWaits). Only a real prompt parks: a rule answers without waiting.
-              onWaiting: () => {
-                waited = true;
-                activity?.waiting();
-                if (!ctx.queue.park(turn)) return;
-                ctx.queue.pump();
-                ctx.updateGauges();
-              },
-            }).finally(async () => {
-              if (waited) activity?.answered();
-              // the answer goes back once the turn holds a slot again (maxConcurrent holds)
-              await ctx.queue.unpark(turn);
-              ctx.updateGauges();
-            });
-          },
+          onPermissionRequest: (request, at): Promise<PermissionDecision> => askPerson(ctx, turn, request, { ...at, said: said.take(), activity }),
         },
         { signal: turn.abort.signal, logger: log, launch: ctx.launchPolicy, dirs },
       );

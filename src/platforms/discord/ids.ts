@@ -2,6 +2,7 @@
  * Opaque ids the core sees, and the button custom_ids Discord carries back (1-100 characters).
  */
 import type { Conversation } from '../../chat.js';
+import type { CardAction, CardChoice, FormKind, PromptAction } from '../../bridge/types.js';
 import { createHash } from 'node:crypto';
 
 /** Inline conversations in a server channel are per author: thread = 'user:<authorId>'. */
@@ -22,41 +23,48 @@ export function decodeMessageRef(id: string): { channelId: string; messageId: st
   return { channelId: id.slice(0, slash), messageId: id.slice(slash + 1) };
 }
 
-export type ButtonAction = 'allow' | 'allow_thread' | 'allow_thread_all' | 'edit' | 'deny' | 'deny_reason' | 'show_input' | 'stop' | 'rerun';
-export type FormKind = 'reason' | 'edit';
+export type ButtonAction = PromptAction | CardAction | 'stop' | 'rerun';
+const ACTIONS = 'allow|allow_thread|allow_thread_all|edit|deny|deny_reason|show_input|stop|rerun|answer|pick|submit|other|skip|approve|revise';
 const MAX_CUSTOM_ID = 100;
+const DECODE = new RegExp(`^tb:(${ACTIONS})((?:\\.\\d{1,3}){0,2})([:~])(.+)$`, 's');
 
 /**
- * Encodes `tb:<action>:<id>`. Ids too long for Discord's 100-character limit are replaced by a
- * hash kept in `longIds`, so decoding gives the original back while this process runs.
+ * Encodes `tb:<action>:<id>`; a card's control adds its question and option (`tb:answer.0.2:<id>`:
+ * question 0, option 2). Ids too long for Discord's 100-character limit are replaced by a hash
+ * kept in `longIds`, so decoding gives the original back while this process runs.
  */
 export class CustomIds {
   private readonly longIds = new Map<string, string>();
 
-  encode(action: ButtonAction | `form-${FormKind}`, id: string): string {
-    const plain = `tb:${action}:${id}`;
+  encode(action: ButtonAction | `form-${FormKind}`, id: string, args: readonly number[] = []): string {
+    const head = `tb:${action}${args.map((a) => `.${a}`).join('')}`;
+    const plain = `${head}:${id}`;
     if (plain.length <= MAX_CUSTOM_ID) return plain;
     const hash = createHash('sha256').update(id).digest('base64url').slice(0, 32);
     this.longIds.set(hash, id);
-    return `tb:${action}~${hash}`;
+    return `${head}~${hash}`;
   }
 
-  decode(customId: string): { action: ButtonAction; id: string } | undefined {
-    const m = /^tb:(allow|allow_thread|allow_thread_all|edit|deny|deny_reason|show_input|stop|rerun)([:~])(.+)$/s.exec(customId);
+  /** A button's or a select menu's custom_id -> its action, the opaque id, and a card's question and option. */
+  decode(customId: string): { action: ButtonAction; id: string; choice?: CardChoice } | undefined {
+    const m = DECODE.exec(customId);
     if (!m) return undefined;
-    const id = m[2] === ':' ? m[3] : this.longIds.get(m[3]!);
-    return id === undefined ? undefined : { action: m[1] as ButtonAction, id };
+    const id = m[3] === ':' ? m[4] : this.longIds.get(m[4]!);
+    if (id === undefined) return undefined;
+    const args = m[2] ? m[2].slice(1).split('.').map(Number) : [];
+    const choice: CardChoice | undefined = args.length ? { question: args[0]!, ...(args.length > 1 ? { options: [args[1]!] } : {}) } : undefined;
+    return { action: m[1] as ButtonAction, id, ...(choice ? { choice } : {}) };
   }
 
-  /** A modal's custom_id: `tb:form-<kind>:<promptId>`. */
-  encodeForm(kind: FormKind, id: string): string {
-    return this.encode(`form-${kind}`, id);
+  /** A modal's custom_id: `tb:form-<kind>:<promptId>` (an "Other…" answer: `tb:form-other.<question>:<promptId>`). */
+  encodeForm(kind: FormKind, id: string, question?: number): string {
+    return this.encode(`form-${kind}`, id, question === undefined ? [] : [question]);
   }
 
-  decodeForm(customId: string): { kind: FormKind; id: string } | undefined {
-    const m = /^tb:form-(reason|edit)([:~])(.+)$/s.exec(customId);
+  decodeForm(customId: string): { kind: FormKind; id: string; question?: number } | undefined {
+    const m = /^tb:form-(reason|edit|other|feedback)(?:\.(\d{1,3}))?([:~])(.+)$/s.exec(customId);
     if (!m) return undefined;
-    const id = m[2] === ':' ? m[3] : this.longIds.get(m[3]!);
-    return id === undefined ? undefined : { kind: m[1] as FormKind, id };
+    const id = m[3] === ':' ? m[4] : this.longIds.get(m[4]!);
+    return id === undefined ? undefined : { kind: m[1] as FormKind, id, ...(m[2] !== undefined ? { question: Number(m[2]) } : {}) };
   }
 }

@@ -11,18 +11,21 @@
 import type { UserRef } from '../../chat.js';
 import {
   LabelBuilder, MessageFlags, ModalBuilder, TextInputBuilder, TextInputStyle,
-  type ButtonInteraction, type Interaction, type ModalSubmitInteraction,
+  type ButtonInteraction, type Interaction, type ModalSubmitInteraction, type StringSelectMenuInteraction,
 } from 'discord.js';
 import type { Logger } from '../../log.js';
 import type { ActionEvent, BridgeInbound, PromptForm } from '../../bridge/types.js';
 import type { CustomIds } from './ids.js';
 import { FORM_INPUT_ID, inputChunks, renderModal } from './prompt-render.js';
+import { OTHER_VALUE } from './card-render.js';
 import { codeBlock } from './render.js';
 
 /** Clicks answered with a modal or an ephemeral reply, so not acknowledged up front. */
-const ANSWERED_BY_BRIDGE = new Set(['edit', 'deny_reason', 'show_input']);
+const ANSWERED_BY_BRIDGE = new Set(['edit', 'deny_reason', 'show_input', 'other', 'revise']);
 
-function userOf(interaction: ButtonInteraction | ModalSubmitInteraction): UserRef {
+type Component = ButtonInteraction | StringSelectMenuInteraction;
+
+function userOf(interaction: Component | ModalSubmitInteraction): UserRef {
   const member = interaction.member;
   const roles = member && 'roles' in member
     ? (Array.isArray(member.roles) ? member.roles : [...member.roles.cache.keys()])
@@ -33,7 +36,7 @@ function userOf(interaction: ButtonInteraction | ModalSubmitInteraction): UserRe
   return { id: interaction.user.id, name, ...(roles ? { roles: roles.filter((r) => r !== interaction.guildId) } : {}) };
 }
 
-function modalOf(form: Extract<PromptForm, { kind: 'reason' | 'edit' }>, ids: CustomIds): ModalBuilder {
+function modalOf(form: Exclude<PromptForm, { kind: 'view' }>, ids: CustomIds): ModalBuilder {
   const m = renderModal(form, ids);
   const c = m.components[0]!;
   const input = new TextInputBuilder().setCustomId(FORM_INPUT_ID).setStyle(TextInputStyle.Paragraph).setRequired(true).setMaxLength(c.component.max_length);
@@ -43,15 +46,25 @@ function modalOf(form: Extract<PromptForm, { kind: 'reason' | 'edit' }>, ids: Cu
 }
 
 /** Tell only this person: a reply when nothing answered the interaction yet, else a follow-up. */
-async function tell(interaction: ButtonInteraction | ModalSubmitInteraction, content: string): Promise<void> {
+async function tell(interaction: Component | ModalSubmitInteraction, content: string): Promise<void> {
   const body = { content, flags: MessageFlags.Ephemeral as const, allowedMentions: { parse: [] } };
   if (interaction.replied || interaction.deferred) await interaction.followUp(body);
   else await interaction.reply(body);
 }
 
 export function createInteractionHandler(ids: CustomIds, logger: Logger, bridge: BridgeInbound): (i: Interaction) => Promise<void> {
-  async function onButton(interaction: ButtonInteraction): Promise<void> {
-    const decoded = ids.decode(interaction.customId);
+  /**
+   * A button, or a card's select menu (claude's options: what was chosen is the click's choice;
+   * "Other…" chosen opens the typed-answer form, so that pick is not acknowledged up front).
+   */
+  async function onComponent(interaction: Component): Promise<void> {
+    let decoded = ids.decode(interaction.customId);
+    if (decoded && interaction.isStringSelectMenu()) {
+      const values = interaction.values;
+      decoded = values.includes(OTHER_VALUE)
+        ? { ...decoded, action: 'other' }
+        : { ...decoded, ...(decoded.choice ? { choice: { question: decoded.choice.question, options: values.map(Number) } } : {}) };
+    }
     const early = !decoded || !ANSWERED_BY_BRIDGE.has(decoded.action);
     if (early) {
       try {
@@ -71,6 +84,7 @@ export function createInteractionHandler(ids: CustomIds, logger: Logger, bridge:
       platform: 'discord',
       action: decoded.action,
       id: decoded.id,
+      ...(decoded.choice ? { choice: decoded.choice } : {}),
       user: userOf(interaction),
       notifyPrivately: (text: string) => tell(interaction, text),
       async openForm(form) {
@@ -108,7 +122,7 @@ export function createInteractionHandler(ids: CustomIds, logger: Logger, bridge:
     let answer;
     try {
       answer = await bridge.handleFormSubmit({
-        platform: 'discord', kind: decoded.kind, id: decoded.id, value, user: userOf(interaction),
+        platform: 'discord', kind: decoded.kind, id: decoded.id, ...(decoded.question !== undefined ? { question: decoded.question } : {}), value, user: userOf(interaction),
         notifyPrivately: (text) => tell(interaction, text),
       });
     } catch (e) {
@@ -128,7 +142,7 @@ export function createInteractionHandler(ids: CustomIds, logger: Logger, bridge:
   }
 
   return async (interaction: Interaction): Promise<void> => {
-    if (interaction.isButton()) return onButton(interaction);
+    if (interaction.isButton() || interaction.isStringSelectMenu()) return onComponent(interaction);
     if (interaction.isModalSubmit()) return onModal(interaction);
   };
 }

@@ -16,12 +16,14 @@ import type { PermissionPromptView } from '../../chat.js';
 import { CHOICE_LABELS, addedRule, allowedHow, ruleChoicesLine, ruleWhose } from '../../prompt-words.js';
 import type { PromptAction, PromptForm } from '../../bridge/types.js';
 import type { CustomIds } from './ids.js';
-import { DISCORD_MAX_CONTENT, MAX_INPUT_CHARS, STYLE, codeBlock, oneLine, subtext, type DiscordActionRow, type DiscordButton, type DiscordMessageBody } from './render.js';
+import { DISCORD_MAX_CONTENT, FORM_INPUT_ID, MAX_INPUT_CHARS, STYLE, codeBlock, oneLine, subtext, type DiscordActionRow, type DiscordButton, type DiscordMessageBody, type DiscordModal } from './render.js';
+import { renderCard, renderCardModal } from './card-render.js';
+
+export { FORM_INPUT_ID } from './render.js';
 
 const MAX_DECIDERS_SHOWN = 5;
 /** Discord's text input holds at most 4,000 characters; labels 45, modal titles 45. */
 const DISCORD_INPUT_MAX = 4000;
-export const FORM_INPUT_ID = 'value';
 
 const ts = (ms: number, style: 't' | 'R' | 'f') => `<t:${Math.floor(ms / 1000)}:${style}>`;
 
@@ -67,6 +69,7 @@ function btn(ids: CustomIds, action: PromptAction, style: number, promptId: stri
 const code = (rule: string): string => `\`${oneLine(rule, 200).replace(/`/g, "'")}\``;
 
 export function renderPrompt(view: PermissionPromptView, ids: CustomIds): DiscordMessageBody {
+  if (view.card) return renderCard(view, view.card, ids);
   const parts = [heading(view), `Tool: \`${oneLine(view.toolName, 100).replace(/`/g, "'")}\``];
   if (view.description) parts.push(oneLine(view.description, 300));
   const codeAt = parts.push(codeBlock(view.inputPreview)) - 1;
@@ -109,16 +112,10 @@ export function renderPrompt(view: PermissionPromptView, ids: CustomIds): Discor
   return { content, components, allowed_mentions: { parse: [] } };
 }
 
-/** A modal (interaction callback type 9) for a reason or an edit form. */
-export interface DiscordModal {
-  custom_id: string;
-  title: string;
-  components: Array<{ type: 18; label: string; component: { type: 4; custom_id: string; style: 2; required: true; max_length: number; value?: string; placeholder?: string } }>;
-}
-
 const cut = (s: string, n: number) => (s.length <= n ? s : `${s.slice(0, n - 1)}…`);
 
-export function renderModal(form: Extract<PromptForm, { kind: 'reason' | 'edit' }>, ids: CustomIds): DiscordModal {
+export function renderModal(form: Extract<PromptForm, { kind: 'reason' | 'edit' | 'other' | 'feedback' }>, ids: CustomIds): DiscordModal {
+  if (form.kind === 'other' || form.kind === 'feedback') return renderCardModal(form, ids);
   return {
     custom_id: ids.encodeForm(form.kind, form.promptId),
     title: cut(form.title, 45),

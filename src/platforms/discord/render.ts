@@ -24,7 +24,26 @@ export const DISCORD_CAPABILITIES: SurfaceCapabilities = {
 export const STYLE = { primary: 1, secondary: 2, success: 3, danger: 4 } as const;
 
 export interface DiscordButton { type: 2; style: number; label: string; custom_id: string }
-export interface DiscordActionRow { type: 1; components: DiscordButton[] }
+/** A string select menu (alone in its row): options' labels, values and descriptions at most 100 characters, 25 options. */
+export interface DiscordSelect {
+  type: 3;
+  custom_id: string;
+  placeholder?: string;
+  min_values: number;
+  max_values: number;
+  options: Array<{ label: string; value: string; description?: string }>;
+}
+/** A modal (interaction callback type 9) for a form (a reason, an edited input, a typed answer, a plan's feedback). */
+export interface DiscordModal {
+  custom_id: string;
+  title: string;
+  components: Array<{ type: 18; label: string; component: { type: 4; custom_id: string; style: 2; required: true; max_length: number; value?: string; placeholder?: string } }>;
+}
+
+/** The custom_id of a modal's one text input. */
+export const FORM_INPUT_ID = 'value';
+
+export interface DiscordActionRow { type: 1; components: Array<DiscordButton | DiscordSelect> }
 
 export interface DiscordMessageBody {
   content: string;

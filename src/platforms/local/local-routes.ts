@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../log.js';
 import type { BridgeInbound } from '../../bridge/index.js';
-import { PROMPT_ACTIONS, type PromptAction } from '../../bridge/types.js';
+import { CARD_ACTIONS, PROMPT_ACTIONS, type CardAction, type CardChoice, type FormKind, type PromptAction } from '../../bridge/types.js';
 import { bearerToken, readJsonBody, sameSecret, sendJson, sendText, type RouteHandler } from '../../http/index.js';
 import type { LocalConfig } from './local-config.js';
 import type { LocalFiles } from './local-files.js';
@@ -20,6 +20,8 @@ const STATIC: Record<string, { file: string; type: string }> = {
   '/local/markdown.js': { file: 'markdown.js', type: 'text/javascript; charset=utf-8' },
   '/local/app.css': { file: 'app.css', type: 'text/css; charset=utf-8' },
   '/local/prompt.js': { file: 'prompt.js', type: 'text/javascript; charset=utf-8' },
+  '/local/card.js': { file: 'card.js', type: 'text/javascript; charset=utf-8' },
+  '/local/dom.js': { file: 'dom.js', type: 'text/javascript; charset=utf-8' },
 };
 
 export interface LocalRoutesOptions {
@@ -46,6 +48,17 @@ function cookieValue(header: string | undefined, name: string): string | undefin
     if (k === name) return v.join('=');
   }
   return undefined;
+}
+
+/** A card click's question and options: small non-negative integers (the broker checks them against the card). */
+export function readChoice(raw: unknown): CardChoice | string | undefined {
+  if (raw === undefined) return undefined;
+  const c = raw as { question?: unknown; options?: unknown };
+  const small = (n: unknown) => Number.isInteger(n) && (n as number) >= 0 && (n as number) < 100;
+  if (!raw || typeof raw !== 'object' || !small(c.question)) return 'choice.question must be a whole number from 0 to 99';
+  if (c.options === undefined) return { question: c.question as number };
+  if (!Array.isArray(c.options) || c.options.length > 20 || !c.options.every(small)) return 'choice.options must be a list of at most 20 whole numbers from 0 to 99';
+  return { question: c.question as number, options: c.options as number[] };
 }
 
 export function conversationOf(page: string): Conversation {
@@ -105,16 +118,20 @@ export function createLocalRoutes(opts: LocalRoutesOptions): RouteHandler {
 
   async function action(req: IncomingMessage, res: ServerResponse, bridge: BridgeInbound): Promise<void> {
     const body = await readJsonBody(req);
-    const b = (body ?? {}) as { page?: unknown; action?: unknown; id?: unknown };
+    const b = (body ?? {}) as { page?: unknown; action?: unknown; id?: unknown; choice?: unknown };
     if (typeof b.page !== 'string' || !PAGE_ID.test(b.page)) return sendJson(res, 400, { error: 'page must match [A-Za-z0-9_-]{1,64}' });
-    const action = b.action as PromptAction | 'stop';
-    if (action !== 'stop' && !PROMPT_ACTIONS.includes(action)) return sendJson(res, 400, { error: `action must be one of ${[...PROMPT_ACTIONS, 'stop'].join(', ')}` });
+    const action = b.action as PromptAction | CardAction | 'stop';
+    const actions: readonly string[] = [...PROMPT_ACTIONS, ...CARD_ACTIONS, 'stop'];
+    if (!actions.includes(action)) return sendJson(res, 400, { error: `action must be one of ${actions.join(', ')}` });
     if (typeof b.id !== 'string' || b.id === '' || b.id.length > 200) return sendJson(res, 400, { error: 'id must be a non-empty string' });
+    const choice = readChoice(b.choice);
+    if (typeof choice === 'string') return sendJson(res, 400, { error: choice });
     const page = b.page;
     await bridge.handleAction({
       platform: 'local',
       action,
       id: b.id,
+      ...(choice ? { choice } : {}),
       user,
       notifyPrivately: async (text) => hub.toast(page, text),
       openForm: async (form) => hub.form(page, form),
@@ -144,15 +161,19 @@ export function createLocalRoutes(opts: LocalRoutesOptions): RouteHandler {
   /** A submitted reason / edited input: 200 when taken, 422 with the reason it was not (the dialog stays open). */
   async function form(req: IncomingMessage, res: ServerResponse, bridge: BridgeInbound): Promise<void> {
     const body = await readJsonBody(req);
-    const b = (body ?? {}) as { page?: unknown; kind?: unknown; id?: unknown; value?: unknown };
+    const b = (body ?? {}) as { page?: unknown; kind?: unknown; id?: unknown; value?: unknown; question?: unknown };
     if (typeof b.page !== 'string' || !PAGE_ID.test(b.page)) return sendJson(res, 400, { error: 'page must match [A-Za-z0-9_-]{1,64}' });
-    if (b.kind !== 'reason' && b.kind !== 'edit') return sendJson(res, 400, { error: 'kind must be reason or edit' });
+    const kinds: readonly FormKind[] = ['reason', 'edit', 'other', 'feedback'];
+    if (!kinds.includes(b.kind as FormKind)) return sendJson(res, 400, { error: `kind must be one of ${kinds.join(', ')}` });
+    const kind = b.kind as FormKind;
+    const question = b.question === undefined ? undefined : readChoice({ question: b.question });
+    if (typeof question === 'string') return sendJson(res, 400, { error: 'question must be a whole number from 0 to 99' });
     if (typeof b.id !== 'string' || b.id === '' || b.id.length > 200) return sendJson(res, 400, { error: 'id must be a non-empty string' });
     if (typeof b.value !== 'string' || b.value.length > MAX_TEXT) return sendJson(res, 400, { error: `value must be a string of at most ${MAX_TEXT} characters` });
     if (!bridge.handleFormSubmit) return sendJson(res, 501, { error: 'this bridge takes no forms' });
     const page = b.page;
     const answer = await bridge.handleFormSubmit({
-      platform: 'local', kind: b.kind, id: b.id, value: b.value, user, notifyPrivately: async (text) => hub.toast(page, text),
+      platform: 'local', kind, id: b.id, ...(question ? { question: question.question } : {}), value: b.value, user, notifyPrivately: async (text) => hub.toast(page, text),
     });
     if (answer.ok) sendJson(res, 200, { ok: true });
     else sendJson(res, 422, { error: answer.error });

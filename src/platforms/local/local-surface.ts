@@ -1,5 +1,6 @@
-import type { Conversation, MessageContent, MessageRef, PermissionPromptView, SourceMessageRef, UserRef } from '../../chat.js';
+import type { Conversation, MessageContent, MessageRef, PermissionPromptView, PromptCard, SourceMessageRef, UserRef } from '../../chat.js';
 import { CHOICE_LABELS, addedRule, allowedHow, ruleChoicesLine, ruleWhose } from '../../prompt-words.js';
+import { CARD_LABELS, answeredLine, answerers, cardOutcome, cardTitle, planIntro, planNext } from '../../card-words.js';
 import { TurnbridgeError } from '../../errors.js';
 import type { RateBudget, ReactionState, Surface, SurfaceCapabilities } from '../../delivery/index.js';
 import type { LocalConfig } from './local-config.js';
@@ -105,8 +106,35 @@ function pageView(view: PermissionPromptView, me: string): PermissionPromptView 
       allowed: allowedHow(view.how),
       addedRule: addedRule(view.how),
       ruleWhose: ruleWhose(view.how, person(view.ruleFor)),
+      ...(view.card ? { card: cardWords(view, view.card, (u) => person(u) ?? 'someone') } : {}),
     },
   };
+}
+
+/** A card's words on the page (card-words.ts, as Slack and Discord say them). */
+function cardWords(view: PermissionPromptView, card: PromptCard, person: (u: UserRef) => string): PageCardWords {
+  const d = view.deciders;
+  return {
+    labels: CARD_LABELS,
+    title: cardTitle(card),
+    ...(card.kind === 'plan' ? { intro: planIntro(card), next: planNext(card) } : { answered: card.questions.map((q) => answeredLine(q, person) ?? null) }),
+    ...(d ? { answerers: answerers(person(d.author), [...d.users, ...d.groups.map((g) => `group ${g}`)]) } : {}),
+    outcome: cardOutcome(view),
+  };
+}
+
+/** The words of a card on the page. */
+export interface PageCardWords {
+  labels: typeof CARD_LABELS;
+  title: string;
+  /** A plan: where the plan is and what the choices do; what an approval changes ('' when nothing). */
+  intro?: string;
+  next?: string;
+  /** A question card: each question's answer line, null while open. */
+  answered?: Array<string | null>;
+  answerers?: string;
+  /** A decided card: "Answered", "Plan approved", … */
+  outcome: string;
 }
 
 /** The words of a prompt on the page; the rule itself is put in between `ruleChoices` as code by the page. */
@@ -116,6 +144,7 @@ export interface PageWords {
   allowed: string;
   addedRule: boolean;
   ruleWhose: string;
+  card?: PageCardWords;
 }
 
 function copy(content: MessageContent): MessageContent {

@@ -17,8 +17,9 @@
 import type { PermissionPromptView } from '../../chat.js';
 import type { types } from '@slack/bolt';
 import { CHOICE_LABELS, addedRule, allowedHow, ruleChoicesLine, ruleWhose } from '../../prompt-words.js';
-import type { PromptAction, PromptForm } from '../../bridge/types.js';
+import type { FormKind, PromptAction, PromptForm } from '../../bridge/types.js';
 import { FALLBACK_TEXT_LIMIT, SECTION_TEXT_LIMIT, escapeMrkdwn, plainCut, type RenderedMessage } from './blocks.js';
+import { renderCard, renderCardForm } from './card-blocks.js';
 
 type Block = types.KnownBlock;
 
@@ -102,6 +103,7 @@ function outcomeLine(view: PermissionPromptView): { mrkdwn: string; plain: strin
 }
 
 export function renderPrompt(view: PermissionPromptView): RenderedMessage {
+  if (view.card) return renderCard(view, view.card, slackTime);
   const title = `:lock: *Permission request:* \`${escapeMrkdwn(plainCut(view.toolName, 200))}\``;
   const desc = view.description ? `\n${escapeMrkdwn(plainCut(view.description, 1_000))}` : '';
   const blocks: Block[] = [{ type: 'section', text: { type: 'mrkdwn', text: plainCut(title + desc, SECTION_TEXT_LIMIT) } }];
@@ -141,7 +143,9 @@ export function renderPrompt(view: PermissionPromptView): RenderedMessage {
 export interface FormMetadata {
   /** promptId */
   p: string;
-  k: 'reason' | 'edit';
+  k: FormKind;
+  /** `other`: the question the typed answer is for. */
+  q?: number;
   /** channel and thread of the prompt, for a private answer. */
   c?: string;
   t?: string;
@@ -162,7 +166,10 @@ export function renderForm(form: PromptForm, where: { channel?: string; thread?:
     if (form.text.length > MAX_VIEW_BLOCKS * 2_900) chunks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `… ${form.text.length - MAX_VIEW_BLOCKS * 2_900} more characters not shown` }] });
     return { type: 'modal', title: { type: 'plain_text', text: form.title }, close: { type: 'plain_text', text: 'Close' }, blocks: [head, ...chunks] };
   }
-  const meta: FormMetadata = { p: form.promptId, k: form.kind, ...(where.channel ? { c: where.channel } : {}), ...(where.thread ? { t: where.thread } : {}) };
+  const meta: FormMetadata = {
+    p: form.promptId, k: form.kind, ...(form.kind === 'other' ? { q: form.question } : {}), ...(where.channel ? { c: where.channel } : {}), ...(where.thread ? { t: where.thread } : {}),
+  };
+  if (form.kind === 'other' || form.kind === 'feedback') return renderCardForm(form, JSON.stringify(meta), { callback: FORM_CALLBACK, block: FORM_BLOCK, action: FORM_INPUT });
   const input: types.PlainTextInput = {
     type: 'plain_text_input',
     action_id: FORM_INPUT,
@@ -185,7 +192,9 @@ export function renderForm(form: PromptForm, where: { channel?: string; thread?:
 export function parseFormMetadata(raw: string | undefined): FormMetadata | undefined {
   try {
     const m = JSON.parse(raw ?? '') as Partial<FormMetadata>;
-    if (typeof m.p === 'string' && (m.k === 'reason' || m.k === 'edit')) return m as FormMetadata;
+    if (typeof m.p !== 'string' || !(m.k === 'reason' || m.k === 'edit' || m.k === 'other' || m.k === 'feedback')) return undefined;
+    if (m.q !== undefined && !Number.isInteger(m.q)) return undefined;
+    return m as FormMetadata;
   } catch {
     // not ours
   }

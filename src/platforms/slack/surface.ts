@@ -9,6 +9,7 @@ import type { Logger } from '../../log.js';
 import type { ActivityAbout, ConversationActivity, FileLimits, FilePost, RateBudget, ReactionState, Surface, SurfaceCapabilities } from '../../delivery/surface.js';
 import { ACTION_STOP, escapeMrkdwn, neutralizeMentions, renderMessage } from './blocks.js';
 import { PROMPT_ACTION_IDS, renderPrompt } from './prompt-blocks.js';
+import { CARD_ACTION } from './card-blocks.js';
 import type { SlackConfig } from './config.js';
 import { callSlack, decodeMessageId, encodeMessageId, slackErrorCode } from './web-api.js';
 import { createSlackSessions, type SlackSessions } from './sessions.js';
@@ -44,6 +45,7 @@ const SLACK_FILE_LIMITS: Omit<FileLimits, 'maxFileBytes'> = { maxFiles: 10, maxM
 /** Pages of a conversation read when recovery looks for a message by its marker (200 messages a page). */
 const FIND_PAGES = 10;
 const MARKED_ACTIONS = new Set([...Object.values(PROMPT_ACTION_IDS), ACTION_STOP]);
+const marked = (actionId: string | undefined): boolean => MARKED_ACTIONS.has(actionId ?? '') || CARD_ACTION.test(actionId ?? '');
 
 /** A message of files carries its marker as the block id of its caption (files.completeUploadExternal `blocks`). */
 function carriesFileMarker(blocks: unknown, marker: string): boolean {
@@ -51,13 +53,13 @@ function carriesFileMarker(blocks: unknown, marker: string): boolean {
 }
 
 /**
- * A prompt's buttons carry its id as their value, a live reply's Stop button its stop id: the
- * markers recovery looks for.
+ * A prompt's (and a card's) buttons carry its id as their value, a live reply's Stop button its
+ * stop id: the markers recovery looks for.
  */
 function carriesMarker(blocks: unknown, marker: string): boolean {
   if (!Array.isArray(blocks)) return false;
   return blocks.some((b: { type?: string; elements?: Array<{ action_id?: string; value?: string }> }) =>
-    b?.type === 'actions' && (b.elements ?? []).some((e) => e.value === marker && MARKED_ACTIONS.has(e.action_id ?? '')));
+    b?.type === 'actions' && (b.elements ?? []).some((e) => e.value === marker && marked(e.action_id)));
 }
 
 /** How long a user group's member list is reused. */

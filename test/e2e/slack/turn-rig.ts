@@ -34,7 +34,7 @@ export interface TurnRig {
   config: BridgeConfig;
   /** Bot messages in a thread that are replies (prompts excluded), oldest first. */
   replies(channel: string, thread: string): FakeMessage[];
-  /** The permission prompts posted in a thread. */
+  /** The permission prompts (and cards) posted in a thread. */
   prompts(channel: string, thread: string): FakeMessage[];
   /**
    * Waits until the reply to the user message `source` is final and returns its parts: the bridge
@@ -50,7 +50,8 @@ export interface TurnRig {
   close(): Promise<void>;
 }
 
-export const isPrompt = (m: FakeMessage): boolean => m.blocks.some((b) => b.type === 'section' && String(b.text?.text ?? '').startsWith(':lock:'));
+/** A permission prompt, or a card (a question: ❓, a plan: 📋; src/platforms/slack/card-blocks.ts). */
+export const isPrompt = (m: FakeMessage): boolean => m.blocks.some((b) => b.type === 'section' && /^:(lock|question|clipboard):/.test(String(b.text?.text ?? '')));
 export const isFinal = (m: FakeMessage): boolean => buttons(m).length === 0 && !contextLines(m).some((l) => l.includes(':hourglass_flowing_sand:'));
 /** The answer across a reply's parts. */
 export const answerOf = (parts: FakeMessage[]): string => parts.map((p) => visibleText(p)).join('');

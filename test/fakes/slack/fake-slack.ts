@@ -366,9 +366,26 @@ export class FakeSlack extends EventEmitter {
     return { ts, eventIds };
   }
 
-  /** A button click (block_actions), as Socket Mode delivers it. Resolves when acked. */
-  async click(c: { user: string; userName?: string; actionId: string; value: string; channel: string; messageTs: string }): Promise<void> {
+  /**
+   * A button click (block_actions), as Socket Mode delivers it. Resolves when acked. `ticked`:
+   * the checkboxes the person ticked in the message first (action_id -> the options' values), sent
+   * as Slack sends them, in the click's `state.values` under their block (each must be an option
+   * of that checkboxes element).
+   */
+  async click(c: { user: string; userName?: string; actionId: string; value: string; channel: string; messageTs: string; ticked?: Record<string, string[]> }): Promise<void> {
     const msg = this.state.messages.get(`${c.channel}:${c.messageTs}`);
+    const values: Record<string, Record<string, unknown>> = {};
+    for (const [actionId, picked] of Object.entries(c.ticked ?? {})) {
+      const block = msg?.blocks.find((b) => b.type === 'actions' && (b.elements ?? []).some((e: any) => e.action_id === actionId && e.type === 'checkboxes'));
+      if (!block) throw new Error(`fake slack: no checkboxes ${actionId} on that message`);
+      const element = block.elements.find((e: any) => e.action_id === actionId);
+      const options = picked.map((v) => {
+        const o = element.options.find((x: any) => x.value === v);
+        if (!o) throw new Error(`fake slack: checkboxes ${actionId} have no option ${v}`);
+        return o;
+      });
+      values[block.block_id ?? 'b'] = { ...values[block.block_id ?? 'b'], [actionId]: { type: 'checkboxes', selected_options: options } };
+    }
     await this.deliver({
       type: 'interactive',
       accepts_response_payload: true,
@@ -382,6 +399,7 @@ export class FakeSlack extends EventEmitter {
         message: { type: 'message', ts: c.messageTs, user: msg?.user, text: msg?.text ?? '', blocks: msg?.blocks ?? [], ...(msg?.thread_ts ? { thread_ts: msg.thread_ts } : {}) },
         response_url: `${this.baseUrl}/respond/${randomUUID()}`,
         actions: [{ action_id: c.actionId, block_id: 'b', value: c.value, type: 'button', action_ts: this.nextTs(), text: { type: 'plain_text', text: c.actionId } }],
+        ...(c.ticked ? { state: { values } } : {}),
       },
     });
   }

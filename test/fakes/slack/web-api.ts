@@ -1,9 +1,10 @@
 /**
  * Web API method handlers of the fake Slack: state (messages, reactions, users) plus the
  * documented limits the bridge must respect (chat.update text <= 4,000; markdown blocks
- * <= 12,000 in total; section text <= 3,000; <= 50 blocks) and the streaming rules
- * (chat.startStream / appendStream / stopStream, see stream-api.ts) and agent sessions
- * (agents.sessions.*, see agent-sessions.ts).
+ * <= 12,000 in total; section text <= 3,000; <= 50 blocks; an actions block's 25 elements with
+ * unique action_ids, button text <= 75, checkboxes of 1-10 options, option text <= 75) and the
+ * streaming rules (chat.startStream / appendStream / stopStream, see stream-api.ts) and agent
+ * sessions (agents.sessions.*, see agent-sessions.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { AGENT_METHODS, handleAgentMethod, type AgentState } from './agent-sessions.js';
@@ -97,7 +98,19 @@ export function blockErrors(blocks: unknown): string | undefined {
       for (const e of b.elements ?? []) if (typeof e?.text === 'string' && e.text.length > 3000) return 'invalid_blocks';
     }
     if (b.type === 'actions') {
-      for (const e of b.elements ?? []) if (typeof e?.value === 'string' && e.value.length > 2000) return 'invalid_blocks';
+      const els: Array<Record<string, any>> = b.elements ?? [];
+      if (els.length === 0 || els.length > 25) return 'invalid_blocks';
+      // action_ids are unique within a block (Block Kit reference: actions block)
+      if (new Set(els.map((e) => e?.action_id)).size !== els.length) return 'invalid_blocks';
+      for (const e of els) {
+        if (typeof e?.value === 'string' && e.value.length > 2000) return 'invalid_blocks';
+        if (e?.type === 'button' && String(e.text?.text ?? '').length > 75) return 'invalid_blocks';
+        if (e?.type === 'checkboxes') {
+          const opts: Array<Record<string, any>> = e.options ?? [];
+          if (opts.length === 0 || opts.length > 10) return 'invalid_blocks';
+          if (opts.some((o) => String(o.text?.text ?? '').length > 75 || String(o.description?.text ?? '').length > 75 || String(o.value ?? '').length > 150)) return 'invalid_blocks';
+        }
+      }
     }
   }
   if (markdown > 12_000) return 'msg_blocks_too_long';

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import type { BridgeContext } from '../../../src/bridge/turns/context.js';
-import { permissionTimeoutMs } from '../../../src/bridge/turns/execute-turn.js';
+import { permissionTimeoutMs } from '../../../src/bridge/turns/ask-person.js';
 import type { Turn } from '../../../src/bridge/turns/turn.js';
 import { makeConfig, makeProfile } from './helpers.js';
 

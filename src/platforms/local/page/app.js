@@ -2,6 +2,7 @@
 // One conversation per tab: its id lives in sessionStorage.
 import { escapeHtml, renderMarkdown } from './markdown.js';
 import { openForm, renderPrompt } from './prompt.js';
+import { el } from './dom.js';
 
 const $ = (id) => document.getElementById(id);
 const randomId = () => (crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random()}`).replace(/[^A-Za-z0-9_-]/g, '');
@@ -22,13 +23,6 @@ const REACTIONS = { working: '…', success: '✓', failure: '✗' };
 
 function nearBottom() {
   return log.scrollHeight - log.scrollTop - log.clientHeight < 80;
-}
-
-function el(tag, attrs = {}, html) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) node.setAttribute(k, v);
-  if (html !== undefined) node.innerHTML = html;
-  return node;
 }
 
 function renderUser(item) {
@@ -125,10 +119,10 @@ async function post(path, body) {
   }
 }
 
-/** A reason / edited input: null when taken, else why not (shown in the dialog, which stays open). */
-async function submitForm(kind, id, value) {
+/** A reason, an edited input, a typed answer, a plan's feedback: null when taken, else why not (shown in the dialog, which stays open). */
+async function submitForm(kind, id, value, question) {
   try {
-    const res = await fetch('/local/form', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ page, kind, id, value }) });
+    const res = await fetch('/local/form', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ page, kind, id, value, question }) });
     if (res.ok) return null;
     const detail = await res.json().catch(() => ({}));
     return detail.error ?? `The bridge answered ${res.status}.`;
@@ -137,8 +131,9 @@ async function submitForm(kind, id, value) {
   }
 }
 
-function act(action, id) {
-  return post('/local/action', { action, id });
+/** A click: Stop, a prompt's choice, a card's (with the question and options it is about). */
+function act(action, id, choice) {
+  return post('/local/action', { action, id, choice });
 }
 
 let typingTimer;

@@ -1,22 +1,8 @@
 // Permission prompts on the local page: the choices (a rule for the author's requests, or for everyone's), who may decide, a live countdown, the
 // outcome (who, what, when), and the dialog for a reason, an edited input or the full input.
 import { escapeHtml, renderInline } from './markdown.js';
-
-function el(tag, attrs = {}, html) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) node.setAttribute(k, v);
-  if (html !== undefined) node.innerHTML = html;
-  return node;
-}
-
-// One 24-hour HH:MM:SS everywhere on the page (the locale's default mixed AM/PM with agents' 24-hour times).
-const clock = (ms) => new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
-
-/** "4:32" until `at`, "0:00" after. */
-export function countdown(at, now = Date.now()) {
-  const s = Math.max(0, Math.round((at - now) / 1000));
-  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
-}
+import { renderCard } from './card.js';
+import { clock, countdown, el } from './dom.js';
 
 function tickCountdowns() {
   for (const node of document.querySelectorAll('[data-expires]')) node.textContent = countdown(Number(node.dataset.expires));
@@ -64,6 +50,7 @@ const CHOICES = [
 
 export function renderPrompt(item, act) {
   const v = item.view;
+  if (v.card) return renderCard(item, act);
   const node = el('div', { class: 'msg prompt', 'data-testid': 'permission-prompt', 'data-id': item.id, 'data-state': v.state });
   const head = el('div', {}, `<span class="tool">Permission: ${escapeHtml(v.toolName)}</span>`);
   // The description is the agent's markdown (`date` is code): rendered inline, escaped first.
@@ -107,12 +94,16 @@ export function renderPrompt(item, act) {
   return node;
 }
 
-/** Show a form the bridge asked for; `submit(kind, id, value)` resolves to an error text or null. */
+/** What a form's submit button says, and how it looks. */
+const SUBMIT = { edit: ['Allow', 'allow'], reason: ['Deny', 'deny'], other: ['Send', 'allow'], feedback: ['Send back', 'deny'] };
+
+/** Show a form the bridge asked for; `submit(kind, id, value, question)` resolves to an error text or null. */
 export function openForm(form, submit) {
   document.querySelector('dialog.form')?.remove();
   const dialog = el('dialog', { class: 'form', 'data-testid': 'prompt-form', 'data-kind': form.kind });
   const box = el('form', { method: 'dialog' });
-  box.append(el('h2', {}, escapeHtml(form.title)), el('div', { class: 'sub' }, `Permission request: <code>${escapeHtml(form.toolName)}</code>`));
+  const sub = form.kind === 'other' ? escapeHtml(form.label) : form.kind === 'feedback' ? 'The agent reads your feedback and keeps planning.' : `Permission request: <code>${escapeHtml(form.toolName)}</code>`;
+  box.append(el('h2', {}, escapeHtml(form.title)), el('div', { class: 'sub', 'data-testid': 'form-sub' }, sub));
   const error = el('div', { class: 'error', 'data-testid': 'form-error', role: 'alert' });
   const row = el('div', { class: 'buttons' });
   const close = el('button', { type: 'button', 'data-testid': 'form-cancel' }, form.kind === 'view' ? 'Close' : 'Cancel');
@@ -121,15 +112,16 @@ export function openForm(form, submit) {
     box.append(el('pre', { 'data-testid': 'form-text' }, escapeHtml(form.text)));
     row.append(close);
   } else {
-    const label = el('label', {}, escapeHtml(form.label));
+    const label = el('label', {}, escapeHtml(form.kind === 'other' ? 'Your answer (sent to the agent as it is)' : form.label));
     const input = el('textarea', { 'data-testid': 'form-input', rows: form.kind === 'edit' ? '6' : '3' });
     input.value = form.kind === 'edit' ? form.initial : '';
     label.append(input);
-    const ok = el('button', { type: 'submit', class: form.kind === 'edit' ? 'allow' : 'deny', 'data-testid': 'form-submit' }, form.kind === 'edit' ? 'Allow' : 'Deny');
+    const [text, cls] = SUBMIT[form.kind] ?? ['Send', 'allow'];
+    const ok = el('button', { type: 'submit', class: cls, 'data-testid': 'form-submit' }, text);
     box.addEventListener('submit', async (e) => {
       e.preventDefault();
       ok.disabled = true;
-      const problem = await submit(form.kind, form.promptId, input.value);
+      const problem = await submit(form.kind, form.promptId, input.value, form.question);
       ok.disabled = false;
       if (problem) error.textContent = problem; // the text stays in the box
       else dialog.close();

@@ -44,7 +44,7 @@ describe('discord render', () => {
     const pending = renderPrompt({ promptId: 'p', toolName: 'Bash', inputPreview: 'a```b'.repeat(500), state: 'pending' }, ids);
     assert.ok(pending.content.length <= 2000);
     assert.equal(pending.content.split('```').length, 3);
-    assert.deepEqual(pending.components[0]!.components.map((b) => b.label), ['Allow once', 'Deny', 'Deny with reason']);
+    assert.deepEqual(pending.components[0]!.components.map((b) => (b.type === 2 ? b.label : b.placeholder)), ['Allow once', 'Deny', 'Deny with reason']);
     const denied = renderPrompt({ promptId: 'p', toolName: 'Bash', inputPreview: '{}', state: 'denied', decidedBy: { id: '1' } }, ids);
     assert.match(denied.content, /Denied\*\* by <@1>/);
     assert.deepEqual(denied.components, []);
@@ -62,7 +62,7 @@ describe('discord render', () => {
     assert.ok(body.content.includes('end of meaning'), 'what it matches, whole');
     assert.match(body.content, /-# <@42> or an approver \(<@7>, <@8>\) may decide/);
     assert.equal(body.content.split('```').length, 3, 'the code block is closed');
-    assert.deepEqual(body.components.map((r) => r.components.map((b) => b.label)), [
+    assert.deepEqual(body.components.map((r) => r.components.map((b) => (b.type === 2 ? b.label : b.placeholder))), [
       ['Allow once', 'Allow for this thread', 'Deny', 'Deny with reason'], ['Allow for everyone in this thread', 'Show full input'],
     ]);
   });
