@@ -21,7 +21,7 @@ const PARTIAL_EVERY_SLACK_MS = 100;
 
 async function scenario(replies: number, mode: 'edit' | 'auto' | 'native'): Promise<void> {
   const fake = await FakeSlack.start({ timeScale: SCALE });
-  const platform = createSlackPlatform({ config: baseConfig({ rate_scale: SCALE, streaming: mode }), env: slackEnv(fake), logger: silentLogger });
+  const platform = createSlackPlatform({ config: baseConfig(slackEnv(fake), { rate_scale: SCALE, streaming: mode }), logger: silentLogger });
   const delivery = createDelivery(platform.surface, { logger: silentLogger });
   const realMs = (SLACK_SECONDS * 1000) / SCALE;
   const every = PARTIAL_EVERY_SLACK_MS / SCALE;

@@ -9,14 +9,14 @@ import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type CoreBridge, createBridge, createMetrics, type Platform, type PlatformFactoryOptions } from './bridge/index.js';
-import { createBusKey, missingBusKey } from './bus-key.js';
+import { createBusKey } from './bus-key.js';
 import { isTurnbridgeError, problemLines, TurnbridgeError } from './errors.js';
 import { createHttpServer, type HttpServer } from './http/index.js';
 import { createDelivery, createSharedLimiters, type SharedLimiters } from './delivery/index.js';
 import { createLogger, logsPretty, type Logger } from './log.js';
 import type { ReplicaBus, SharedSlots, Takeover } from './replicas/index.js';
 import { connectRedis } from './redis/index.js';
-import { createLocalPlatform, parseLocalConfig } from './platforms/local/index.js';
+import { createLocalPlatform } from './platforms/local/index.js';
 import { dotEnvVars } from './config/bridge-env.js';
 import { withSecretFiles } from './config/secret-files.js';
 import { onParentGone } from './parent-watch.js';
@@ -113,14 +113,16 @@ function sandboxDetail(requested: BridgeConfig['agent']['sandbox']): { requested
 export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningTurnbridge> {
   const env = withSecretFiles(opts.env ?? process.env);
   const print = opts.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+  // Everything is checked before anything is created (the store, the workspace, a socket, Redis
+  // connections): every setting of turnbridge.yaml and the environment, the platforms' included;
+  // then the profiles, against the environment turns get (process.env: the runner expands
+  // profiles from it); then what the security settings need of this host (run_as, the box).
   const config = loadConfig({ env, file: opts.configFile });
-  parseLocalConfig(config.platforms.local, config.file); // config mistakes surface before anything binds
-  // So do broken profiles, before the store, the workspace and the sockets; checked against the
-  // environment turns get (process.env: the runner expands profiles from it).
   await preflightProfiles(config, process.env);
   const logger = opts.logger ?? createLogger({ level: config.logLevel });
+  const wanted = choosePlatforms(config);
+  const securityLines = checkSecurity(config, wanted.slack || wanted.discord, logger);
   const metrics = createMetrics({ processMetrics: true });
-  if (config.redisUrl && !config.busKey) throw missingBusKey('REDIS_URL');
   // With Redis, every replica spends one set of platform budgets (bottleneck clustered on Redis)
   // and clicks reach the replica that holds the agent (the replica bus).
   // One owner of this process's Redis connections and of their health (redis/).
@@ -162,9 +164,7 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
     await redis?.close();
   };
 
-  const wanted = choosePlatforms(env, config);
-  const securityLines = checkSecurity(config, wanted.slack || wanted.discord, logger);
-  const base: PlatformFactoryOptions = { config, env, logger };
+  const base: PlatformFactoryOptions = { config, logger };
   const platforms: Platform[] = [];
   const started: Platform[] = [];
   let local: ReturnType<typeof createLocalPlatform> | undefined;
@@ -210,7 +210,7 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
   const checks = startStartupChecks(config, env, logger);
   http.addReadyDetail('checks', () => checks.current());
   http.addReadyDetail('sandbox', () => sandboxDetail(config.agent.sandbox));
-  if (bus) await showReplica(http, metrics, bridge, bus, shared, env);
+  if (bus) await showReplica(http, metrics, bridge, bus, shared, config);
   if (sharedSlots) {
     const s = sharedSlots;
     http.addReadyDetail('sharedSlots', () => ({ limit: s.limit, held: s.held, state: s.state }));
@@ -269,9 +269,10 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
  * Several replicas: /readyz and /metrics say which replica this is, the Discord shards it runs,
  * the turns it holds and whether the platform budgets are shared (or paced alone, Redis away).
  */
-async function showReplica(http: HttpServer, metrics: ReturnType<typeof createMetrics>, bridge: CoreBridge, bus: ReplicaBus, shared: SharedLimiters | undefined, env: NodeJS.ProcessEnv): Promise<void> {
+async function showReplica(http: HttpServer, metrics: ReturnType<typeof createMetrics>, bridge: CoreBridge, bus: ReplicaBus, shared: SharedLimiters | undefined, config: BridgeConfig): Promise<void> {
   const { Gauge } = await import('prom-client');
-  const shards = env.DISCORD_SHARD_COUNT ? `${env.DISCORD_SHARDS ?? 'all'}/${env.DISCORD_SHARD_COUNT}` : '';
+  const sharded = config.platforms.discord?.shards;
+  const shards = sharded ? `${sharded.ids.join(',')}/${sharded.count}` : '';
   new Gauge({ name: 'turnbridge_replica_info', help: 'This replica (always 1), with its id and Discord shards.', labelNames: ['replica', 'shards'], registers: [metrics.registry] })
     .set({ replica: bus.id, shards }, 1);
   new Gauge({

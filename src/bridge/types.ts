@@ -187,9 +187,8 @@ export interface Platform {
 
 /** What main.ts hands every platform factory (createSlackPlatform, createDiscordPlatform, createLocalPlatform). */
 export interface PlatformFactoryOptions {
+  /** The configuration, the platform's own settings (tokens too, never logged) in `config.platforms`. */
   config: BridgeConfig;
-  /** The bridge's environment (tokens are read from here, never logged). */
-  env: NodeJS.ProcessEnv;
   logger: Logger;
 }
 

@@ -1,13 +1,8 @@
 import type { BridgeConfig } from './types.js';
 
-function truthy(v: string | undefined): boolean {
-  return v !== undefined && /^(1|true|yes|on)$/i.test(v.trim());
-}
-
-/** Which platforms this environment asks for (a token turns a platform on; local when none, or asked). */
-export function choosePlatforms(env: NodeJS.ProcessEnv, config: BridgeConfig): { slack: boolean; discord: boolean; local: boolean } {
-  const slack = Boolean(env.SLACK_BOT_TOKEN?.trim());
-  const discord = Boolean(env.DISCORD_TOKEN?.trim());
-  const localAsked = truthy(env.TURNBRIDGE_LOCAL) || config.platforms.local?.enabled === true;
-  return { slack, discord, local: localAsked || (!slack && !discord) };
+/** Which platforms to start: those whose token is set; the local page when none is, or when asked (TURNBRIDGE_LOCAL, local.enabled). */
+export function choosePlatforms(config: Pick<BridgeConfig, 'platforms'>): { slack: boolean; discord: boolean; local: boolean } {
+  const slack = config.platforms.slack !== undefined;
+  const discord = config.platforms.discord !== undefined;
+  return { slack, discord, local: config.platforms.local?.enabled === true || (!slack && !discord) };
 }

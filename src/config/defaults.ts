@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -15,8 +16,14 @@ export const DEFAULTS = {
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 
-/** Platform sections passed raw to each platform. */
-export const PLATFORM_KEYS = ['slack', 'discord', 'local'] as const;
+/** Attachment limits of Slack and Discord (platforms/attachments.ts). */
+export const DEFAULT_MAX_ATTACHMENT_BYTES = 20 * 1024 * 1024;
+export const DEFAULT_MAX_ATTACHMENTS = 10;
+
+/** Where agents work when their profile names no cwd: outside the bridge's directory and data dir. */
+export function defaultWorkspace(): string {
+  return join(homedir(), '.turnbridge', 'workspace');
+}
 
 /**
  * The repository root, found from this source file's location (not the cwd): the nearest

@@ -74,16 +74,6 @@ export function splitCommaList(v: string): string[] {
   return v.split(',').map((s) => s.trim()).filter((s) => s !== '');
 }
 
-/** Reject keys outside `known`, listing the known ones. */
-export function checkKnownKeys(src: Source, where: string, obj: Record<string, unknown>, known: readonly string[]): void {
-  for (const key of Object.keys(obj)) {
-    if (!known.includes(key)) {
-      const field = where ? `${where}.${key}` : key;
-      fail(src, field, key, `one of the known keys: ${known.join(', ')}`, 'remove it or fix its spelling (see turnbridge.example.yaml)');
-    }
-  }
-}
-
 /**
  * A bind address: an IPv4 or IPv6 literal (`[::1]` too) or a host name. Something that looks like
  * an IPv4 address but is not one (`0.0.0.0x`, `127.0.0.256`) is a typo, not a name to look up.

@@ -1,26 +1,20 @@
+/**
+ * loadConfig: turnbridge.yaml (TURNBRIDGE_CONFIG, --config, or ./turnbridge.yaml) and the
+ * environment read through the settings table (schema.ts), then the checks that span settings.
+ * Every mistake is a TB_CONFIG_INVALID naming the file or variable, the field and the fix.
+ */
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { parseDocument } from 'yaml';
-import type { BridgeConfig, RouteConfig } from './types.js';
-import { checkBusKey, missingBusKey } from '../bus-key.js';
+import type { BridgeConfig } from './types.js';
+import { missingBusKey } from '../bus-key.js';
 import { TurnbridgeError, yamlErrorText } from '../errors.js';
-import { DEFAULTS, LOG_LEVELS, PLATFORM_KEYS, defaultProfilePath } from './defaults.js';
-import {
-  type Source,
-  checkHost,
-  checkInt,
-  checkKnownKeys,
-  checkPositive,
-  checkString,
-  checkStringList,
-  fail,
-  isRecord,
-  splitCommaList,
-} from './field-checks.js';
+import { fail, isRecord } from './field-checks.js';
 import { checkApprovers } from './approvals-check.js';
-import { checkApprovals, parseDmRoute, parseRoutes } from './parse-routes.js';
+import { checkSlackRouteOptions, discordConfig, slackConfig } from './platform-configs.js';
+import { BRIDGE } from './schema.js';
 import { secretFilePaths } from './secret-files.js';
-import { SECURITY_KEYS, checkIdentityList, defaultAccess, defaultLimits, defaultWorkspace, securityFromEnv, securityFromFile, type SecurityValues } from './security-config.js';
+import { envValue, readSection } from './table.js';
 
 export interface LoadConfigOptions {
   /** Environment to read (default process.env). */
@@ -30,12 +24,6 @@ export interface LoadConfigOptions {
   /** Directory for relative paths from the environment and for ./turnbridge.yaml (default process.cwd()). */
   cwd?: string;
 }
-
-/** Top-level keys of turnbridge.yaml. */
-export const KNOWN_KEYS = [
-  'default_profile', 'routes', 'dm', 'approvers', 'approvals', 'queue_depth', 'max_concurrent', 'shared_max_concurrent', 'permission_timeout_secs',
-  'data_dir', 'redis_url', 'host', 'port', 'shutdown_grace_secs', 'log_level', ...SECURITY_KEYS, ...PLATFORM_KEYS,
-] as const;
 
 function readConfigFile(file: string): Record<string, unknown> {
   let text: string;
@@ -93,47 +81,6 @@ function pickFile(env: NodeJS.ProcessEnv, cwd: string, file?: string): string | 
   return existsSync(local) ? local : undefined;
 }
 
-type Values = Partial<Omit<BridgeConfig, 'dm'>> & { security?: SecurityValues; dm?: Omit<RouteConfig, 'profile'> & { profile?: string } };
-
-function fromFile(raw: Record<string, unknown>, file: string): Values {
-  const src: Source = { file };
-  const base = dirname(file);
-  // Tokens never go in this file (it is often committed): say where they do go.
-  for (const key of ['metrics_token', 'local_token', 'bus_key']) {
-    const name = `TURNBRIDGE_${key.toUpperCase()}`;
-    if (raw[key] !== undefined) fail(src, key, '[hidden]', 'no tokens in turnbridge.yaml', `remove it and set ${name}_FILE (a file holding the token) or ${name} in the environment`);
-  }
-  checkKnownKeys(src, '', raw, KNOWN_KEYS);
-  const out: Values = { security: securityFromFile(src, raw, base) };
-  const path = (field: string, v: unknown) => resolve(base, checkString(src, field, v));
-  if (raw.default_profile !== undefined) out.defaultProfile = path('default_profile', raw.default_profile);
-  if (raw.routes !== undefined) out.routes = parseRoutes(src, raw.routes, base);
-  if (raw.approvers !== undefined) out.approvers = checkIdentityList(src, 'approvers', raw.approvers);
-  if (raw.approvals !== undefined) out.approvals = checkApprovals(src, 'approvals', raw.approvals);
-  if (raw.dm !== undefined && raw.dm !== null) out.dm = parseDmRoute(src, raw.dm, base);
-  if (raw.queue_depth !== undefined) out.queueDepth = checkInt(src, 'queue_depth', raw.queue_depth, 0, 1000);
-  if (raw.max_concurrent !== undefined) out.maxConcurrent = checkInt(src, 'max_concurrent', raw.max_concurrent, 1, 1000);
-  if (raw.shared_max_concurrent !== undefined) out.sharedMaxConcurrent = checkInt(src, 'shared_max_concurrent', raw.shared_max_concurrent, 1, 100_000);
-  if (raw.permission_timeout_secs !== undefined) {
-    out.permissionTimeoutSecs = checkPositive(src, 'permission_timeout_secs', raw.permission_timeout_secs, 86_400);
-  }
-  if (raw.data_dir !== undefined) out.dataDir = path('data_dir', raw.data_dir);
-  if (raw.redis_url !== undefined) out.redisUrl = checkRedisUrl(src, 'redis_url', raw.redis_url);
-  if (raw.host !== undefined) out.host = checkHost(src, 'host', raw.host);
-  if (raw.port !== undefined) out.port = checkInt(src, 'port', raw.port, 0, 65_535);
-  if (raw.shutdown_grace_secs !== undefined) out.shutdownGraceSecs = checkPositive(src, 'shutdown_grace_secs', raw.shutdown_grace_secs, 3600);
-  if (raw.log_level !== undefined) out.logLevel = checkLogLevel(src, 'log_level', raw.log_level);
-  const platforms: Record<string, Record<string, unknown>> = {};
-  for (const key of PLATFORM_KEYS) {
-    const section = raw[key];
-    if (section === undefined || section === null) continue;
-    if (!isRecord(section)) fail(src, key, section, `a mapping of ${key} settings`, `see the ${key}: section of turnbridge.example.yaml`);
-    platforms[key] = section;
-  }
-  out.platforms = platforms;
-  return out;
-}
-
 /**
  * The bridge-wide `approvals: approvers` is a floor: a route's `approvals: author` would read as
  * an exception it is not, so it is refused.
@@ -158,104 +105,33 @@ function checkSharedCap(c: Pick<BridgeConfig, 'sharedMaxConcurrent' | 'redisUrl'
   });
 }
 
-function checkRedisUrl(src: Source, field: string, v: unknown): string {
-  const s = checkString(src, field, v);
-  if (!/^rediss?:\/\//.test(s)) fail(src, field, '[a non-redis URL]', 'a redis:// or rediss:// URL');
-  return s;
-}
-
-function checkLogLevel(src: Source, field: string, v: unknown): string {
-  const s = typeof v === 'string' ? v.trim().toLowerCase() : v;
-  if (typeof s !== 'string' || !(LOG_LEVELS as readonly string[]).includes(s)) fail(src, field, v, `one of ${LOG_LEVELS.join(', ')}`);
-  return s;
-}
-
-function fromEnv(env: NodeJS.ProcessEnv, cwd: string): Omit<Values, 'dm'> {
-  const src: Source = { label: 'environment' };
-  const out: Omit<Values, 'dm'> = { security: securityFromEnv(env, cwd) };
-  const val = (name: string): string | undefined => {
-    const v = env[name];
-    return v === undefined || v.trim() === '' ? undefined : v.trim();
-  };
-  const profile = val('TURNBRIDGE_PROFILE');
-  if (profile) out.defaultProfile = isAbsolute(profile) ? profile : resolve(cwd, profile);
-  const dataDir = val('TURNBRIDGE_DATA_DIR');
-  if (dataDir) out.dataDir = resolve(cwd, dataDir);
-  const host = val('HOST');
-  if (host) out.host = checkHost(src, 'HOST', host);
-  const port = val('PORT');
-  if (port) out.port = checkInt(src, 'PORT', port, 0, 65_535);
-  const redis = val('REDIS_URL');
-  if (redis) out.redisUrl = checkRedisUrl(src, 'REDIS_URL', redis);
-  const busKey = val('TURNBRIDGE_BUS_KEY');
-  if (busKey) out.busKey = checkBusKey(env.TURNBRIDGE_BUS_KEY_FILE ? 'TURNBRIDGE_BUS_KEY_FILE' : 'TURNBRIDGE_BUS_KEY', busKey);
-  const previousKey = val('TURNBRIDGE_BUS_KEY_PREVIOUS');
-  if (previousKey) out.busKeyPrevious = checkBusKey(env.TURNBRIDGE_BUS_KEY_PREVIOUS_FILE ? 'TURNBRIDGE_BUS_KEY_PREVIOUS_FILE' : 'TURNBRIDGE_BUS_KEY_PREVIOUS', previousKey);
-  const heartbeat = val('TURNBRIDGE_REPLICA_HEARTBEAT_MS');
-  if (heartbeat) out.replicaHeartbeatMs = checkInt(src, 'TURNBRIDGE_REPLICA_HEARTBEAT_MS', heartbeat, 300, 600_000);
-  const level = val('LOG_LEVEL');
-  if (level) out.logLevel = checkLogLevel(src, 'LOG_LEVEL', level);
-  const max = val('TURNBRIDGE_MAX_CONCURRENT');
-  if (max) out.maxConcurrent = checkInt(src, 'TURNBRIDGE_MAX_CONCURRENT', max, 1, 1000);
-  const sharedMax = val('TURNBRIDGE_SHARED_MAX_CONCURRENT');
-  if (sharedMax) out.sharedMaxConcurrent = checkInt(src, 'TURNBRIDGE_SHARED_MAX_CONCURRENT', sharedMax, 1, 100_000);
-  const depth = val('TURNBRIDGE_QUEUE_DEPTH');
-  if (depth) out.queueDepth = checkInt(src, 'TURNBRIDGE_QUEUE_DEPTH', depth, 0, 1000);
-  const approvers = val('TURNBRIDGE_APPROVERS');
-  if (approvers) out.approvers = checkIdentityList(src, 'TURNBRIDGE_APPROVERS', approvers);
-  const approvals = val('TURNBRIDGE_APPROVALS');
-  if (approvals) out.approvals = checkApprovals(src, 'TURNBRIDGE_APPROVALS', approvals);
-  const permTimeout = val('TURNBRIDGE_PERMISSION_TIMEOUT_SECS');
-  if (permTimeout) out.permissionTimeoutSecs = checkPositive(src, 'TURNBRIDGE_PERMISSION_TIMEOUT_SECS', permTimeout, 86_400);
-  return out;
-}
-
 /**
  * Build the bridge configuration: defaults, then turnbridge.yaml (when there is one), then the
- * environment, which overrides the basics so a one-profile deployment needs no file.
+ * environment, which wins, so a one-profile deployment needs no file. The platform sections are
+ * read whether or not their platform is on; Slack and Discord are configured when their token is set.
  * Throws TurnbridgeError TB_CONFIG_INVALID naming the file, the field, what was found and what is expected.
  */
 export function loadConfig(opts: LoadConfigOptions = {}): BridgeConfig {
   const env = opts.env ?? process.env;
   const cwd = opts.cwd ?? process.cwd();
   const file = pickFile(env, cwd, opts.file);
-  const { security: fileSec = {}, ...fileValues }: Values = file ? fromFile(readConfigFile(file), file) : {};
-  const { security: envSec = {}, ...envValues } = fromEnv(env, cwd);
-  const { dm: fileDm, ...fileRest } = fileValues;
-  const merged: Omit<BridgeConfig, 'access' | 'limits' | 'agent' | 'allowedHosts'> = {
-    defaultProfile: defaultProfilePath(),
-    routes: [],
-    approvers: [],
-    queueDepth: DEFAULTS.queueDepth,
-    maxConcurrent: DEFAULTS.maxConcurrent,
-    permissionTimeoutSecs: DEFAULTS.permissionTimeoutSecs,
-    dataDir: resolve(cwd, DEFAULTS.dataDir),
-    host: DEFAULTS.host,
-    port: DEFAULTS.port,
-    shutdownGraceSecs: DEFAULTS.shutdownGraceSecs,
-    logLevel: DEFAULTS.logLevel,
-    platforms: {},
-    ...fileRest,
-    ...envValues,
-  };
-  if (file) merged.file = file;
-  if (fileDm) merged.dm = { ...fileDm, profile: fileDm.profile ?? merged.defaultProfile };
-  checkRouteApprovals(merged, envValues.approvals !== undefined);
-  checkSharedCap(merged, envValues.sharedMaxConcurrent !== undefined ? undefined : file);
-  // Redis is reachable by more than this process: nothing read from it is trusted unsigned.
-  if (merged.redisUrl && !merged.busKey) throw missingBusKey(envValues.redisUrl ? 'REDIS_URL' : `${file}: redis_url`);
-  const protectedPaths = [cwd, resolve(cwd, '.env'), merged.dataDir, ...(file ? [file] : []), ...secretFilePaths(env, cwd)];
-  const agent = { workspace: defaultWorkspace(), sandbox: 'auto' as const, ...fileSec.agent, ...envSec.agent, protectedPaths };
-  const { localToken, metricsToken } = envSec;
-  const access = { ...defaultAccess(), ...fileSec.access, ...envSec.access };
-  checkApprovers({ ...merged, access }, { fromEnv: envValues.approvals !== undefined });
-  return {
+  const { agent: agentValues, slack, discord, local, ...merged } = readSection(BRIDGE, file ? readConfigFile(file) : undefined, '', { file, env, cwd });
+  const fromEnv = (name: string) => envValue(env, name) !== undefined;
+  const config: BridgeConfig = {
     ...merged,
-    access,
-    limits: { ...defaultLimits(merged.maxConcurrent), ...fileSec.limits, ...envSec.limits },
-    agent,
-    allowedHosts: envSec.allowedHosts ?? fileSec.allowedHosts ?? [],
-    ...(localToken ? { localToken } : {}),
-    ...(metricsToken ? { metricsToken } : {}),
+    ...(file ? { file } : {}),
+    agent: { ...agentValues, protectedPaths: [cwd, resolve(cwd, '.env'), merged.dataDir, ...(file ? [file] : []), ...secretFilePaths(env, cwd)] },
+    platforms: {
+      ...(slack.botToken ? { slack: slackConfig(slack) } : {}),
+      ...(discord.token ? { discord: discordConfig(discord, merged.routes, file) } : {}),
+      local,
+    },
   };
+  if (config.platforms.slack) checkSlackRouteOptions(config);
+  checkRouteApprovals(config, fromEnv('TURNBRIDGE_APPROVALS'));
+  checkSharedCap(config, fromEnv('TURNBRIDGE_SHARED_MAX_CONCURRENT') ? undefined : file);
+  // Redis is reachable by more than this process: nothing read from it is trusted unsigned.
+  if (config.redisUrl && !config.busKey) throw missingBusKey(fromEnv('REDIS_URL') ? 'REDIS_URL' : `${file}: redis_url`);
+  checkApprovers(config, { fromEnv: fromEnv('TURNBRIDGE_APPROVALS') });
+  return config;
 }

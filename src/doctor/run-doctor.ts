@@ -1,7 +1,7 @@
 /**
- * Runs every section of the doctor against one configuration: config, Slack, Discord (only
- * those with tokens), profiles, routes, store, security. Platform checks load their platform's module
- * only when that platform is on.
+ * Runs every section of the doctor against one configuration: config (the platform sections and
+ * tokens too, read as start reads them), Slack, Discord (only those with tokens), profiles,
+ * routes, store, security. Platform checks load their platform's module only when that platform is on.
  */
 import type { BridgeConfig } from '../config/types.js';
 import { choosePlatforms, loadConfig } from '../config/index.js';
@@ -52,31 +52,10 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorReport> {
     }
     checks.push(pass('Config', config.file ? `config file ${config.file} is valid` : 'no turnbridge.yaml: running on environment settings and defaults'));
   }
-  const wanted = choosePlatforms(env, config);
-  if (wanted.slack) {
-    checks.push(...(await guarded('Slack', async () => {
-      const { parseSlackConfig } = await import('../platforms/slack/config.js');
-      let cfg;
-      try {
-        cfg = parseSlackConfig(env, config.platforms.slack ?? {}, config.file, config.host);
-      } catch (e) {
-        return [configError('Slack', e)];
-      }
-      return (await import('../platforms/slack/doctor.js')).slackDoctorChecks(cfg, config);
-    })));
-  }
-  if (wanted.discord) {
-    checks.push(...(await guarded('Discord', async () => {
-      const { parseDiscordConfig } = await import('../platforms/discord/config.js');
-      let cfg;
-      try {
-        cfg = parseDiscordConfig(config, env);
-      } catch (e) {
-        return [configError('Discord', e)];
-      }
-      return (await import('../platforms/discord/doctor.js')).discordDoctorChecks(cfg);
-    })));
-  }
+  const wanted = choosePlatforms(config);
+  const { slack, discord } = config.platforms;
+  if (slack) checks.push(...(await guarded('Slack', async () => (await import('../platforms/slack/doctor.js')).slackDoctorChecks(slack, config))));
+  if (discord) checks.push(...(await guarded('Discord', async () => (await import('../platforms/discord/doctor.js')).discordDoctorChecks(discord))));
   if (!wanted.slack && !wanted.discord) {
     checks.push(pass('Platforms', 'no SLACK_BOT_TOKEN or DISCORD_TOKEN: `turnbridge start` serves the local chat page (docs/slack.md, docs/discord.md to connect one)'));
   }

@@ -15,6 +15,7 @@ import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { silentLogger, type Logger } from '../log.js';
 import type { Attachment } from '../protocol/types.js';
+import { DEFAULT_MAX_ATTACHMENT_BYTES, DEFAULT_MAX_ATTACHMENTS } from '../config/defaults.js';
 
 /** A file to download: what the platform offered (`size` is checked before downloading), plus auth. */
 export interface RemoteFile extends RemoteAttachment {
@@ -66,8 +67,7 @@ export function attachmentFetcher(opts: DownloadOptions & { keep?: boolean }): (
   };
 }
 
-export const DEFAULT_MAX_ATTACHMENT_BYTES = 20 * 1024 * 1024;
-export const DEFAULT_MAX_ATTACHMENTS = 10;
+export { DEFAULT_MAX_ATTACHMENT_BYTES, DEFAULT_MAX_ATTACHMENTS };
 
 /** A filename safe to join under a directory: no separators, no dot-dot, no control chars, bounded. */
 export function safeFilename(name: string, index: number): string {

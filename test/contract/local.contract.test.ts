@@ -51,7 +51,7 @@ const OUTCOME: Record<string, string> = { allowed: 'Allowed', denied: 'Denied', 
 
 surfaceContract('local', async () => {
   const http = createHttpServer({ host: '127.0.0.1', port: 0, logger: silentLogger });
-  const platform = createLocalPlatform({ config: config(), env: {}, logger: silentLogger, http, heartbeatMs: 0 });
+  const platform = createLocalPlatform({ config: config(), logger: silentLogger, http, heartbeatMs: 0 });
   const url = (await http.listen()).replace(/\/$/, '');
   const conversation = { space: 'local', channel: 'contract-page', thread: '' };
 

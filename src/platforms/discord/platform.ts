@@ -4,7 +4,6 @@
  */
 import { Client, Events, GatewayIntentBits, IntentsBitField, Partials, type ClientOptions } from 'discord.js';
 import type { BridgeInbound, Platform, PlatformFactoryOptions, PlatformStatus } from '../../bridge/types.js';
-import { parseDiscordConfig } from './config.js';
 import { CustomIds } from './ids.js';
 import { createMessageHandler } from './inbound.js';
 import { createLiveLimitFilter } from './rate-limit-filter.js';
@@ -12,6 +11,7 @@ import { createInteractionHandler } from './interactions.js';
 import { BOOST_UPLOAD_LIMITS, createDiscordSurface, DEFAULT_UPLOAD_LIMIT } from './surface.js';
 import { restAgent } from './rest-agent.js';
 import { attachmentFetcher } from '../index.js';
+import { platformSettings } from '../../config/platform-configs.js';
 import { ENABLE_MESSAGE_CONTENT, decideMessageContent, logMessageContentMode, type MessageContentMode } from './message-content.js';
 
 /** Test and embedding seams; main.ts passes none of these. */
@@ -35,7 +35,7 @@ const FATAL_CLOSE: Record<number, { reason: string; hint: string }> = {
 };
 
 export function createDiscordPlatform(opts: DiscordPlatformOptions): Platform {
-  const cfg = parseDiscordConfig(opts.config, opts.env);
+  const cfg = platformSettings(opts.config.platforms.discord, 'Discord', 'DISCORD_TOKEN');
   const logger = opts.logger.child({ platform: 'discord' });
   const baseIntents = [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages];
   const extra = opts.clientOptions ?? {};

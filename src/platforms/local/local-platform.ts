@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { BridgeInbound, Platform, PlatformFactoryOptions, PlatformStatus } from '../../bridge/index.js';
 import { isLoopbackBind } from '../../http/index.js';
 import type { HttpMount } from '../../http/index.js';
-import { parseLocalConfig, type LocalConfig } from './local-config.js';
+import { LOCAL_DEFAULTS, type LocalConfig } from './local-config.js';
 import { LocalFiles } from './local-files.js';
 import { LocalHub } from './local-hub.js';
 import { createLocalRoutes } from './local-routes.js';
@@ -29,7 +29,7 @@ export interface LocalPlatform extends Platform {
  * Each browser tab is one conversation (space "local", channel = the tab's id).
  */
 export function createLocalPlatform(opts: LocalPlatformOptions): LocalPlatform {
-  const config = parseLocalConfig(opts.config.platforms?.local, opts.config.file);
+  const config = opts.config.platforms.local ?? LOCAL_DEFAULTS;
   const logger = opts.logger.child({ platform: 'local' });
   const hub = new LocalHub({ heartbeatMs: opts.heartbeatMs });
   const files = new LocalFiles();

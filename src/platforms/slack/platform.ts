@@ -11,7 +11,8 @@ import type { BridgeInbound, Platform, PlatformFactoryOptions, PlatformStatus } 
 import type { HttpMount } from '../../http/index.js';
 import type { Logger } from '../../log.js';
 import { namedUserGroups } from './clicker.js';
-import { parseSlackConfig, type SlackConfig } from './config.js';
+import type { SlackConfig } from './config.js';
+import { platformSettings } from '../../config/platform-configs.js';
 import { createListenerState, registerSlackListeners } from './events.js';
 import { slackDownloads } from './files.js';
 import { checkSlackRouteOptions, dmSuggestedPrompts } from './route-options.js';
@@ -83,7 +84,7 @@ export function describeConnectFailure(e: unknown, phase: Phase, cfg: SlackConfi
 }
 
 export function createSlackPlatform(opts: SlackPlatformOptions): SlackPlatform {
-  const cfg = parseSlackConfig(opts.env, opts.config.platforms?.slack ?? {}, opts.config.file, opts.config.host);
+  const cfg = platformSettings(opts.config.platforms.slack, 'Slack', 'SLACK_BOT_TOKEN');
   // User groups named in the access, approver and route lists: membership is looked up for these
   // only, for messages, clicks, forms and Stop alike.
   const named = [...(opts.config.access?.allowUsers ?? []), ...(opts.config.access?.admins ?? []), ...opts.config.approvers];

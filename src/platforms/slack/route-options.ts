@@ -11,26 +11,14 @@
 import type { Conversation } from '../../chat.js';
 import { placeOf } from '../../bridge/access/index.js';
 import type { BridgeConfig, RouteConfig, SuggestedPrompt } from '../../config/types.js';
-import { TurnbridgeError, describeFieldError } from '../../errors.js';
 import { SLACK_STREAMING_MODES, type SlackStreaming } from './config.js';
 
 type Routes = Pick<BridgeConfig, 'routes' | 'dm'> & { file?: string };
 
 const forSlack = (r: RouteConfig): boolean => r.platform === undefined || r.platform === 'slack';
 
-/** Every Slack route's `options.streaming` is a mode; throws TB_CONFIG_INVALID naming the field otherwise. */
-export function checkSlackRouteOptions(config: Routes): void {
-  const routes = [...config.routes.map((r, i) => [r, `routes[${i}]`] as const), ...(config.dm ? [[config.dm, 'dm'] as const] : [])];
-  for (const [r, at] of routes) {
-    const v = r.options?.streaming;
-    if (v === undefined || !forSlack(r)) continue;
-    if (typeof v !== 'string' || !(SLACK_STREAMING_MODES as readonly string[]).includes(v)) {
-      const field = `${at}.options.streaming`;
-      const hint = 'edit keeps this route\'s Slack channels on post + chat.update; auto or native streams where Slack allows it';
-      throw new TurnbridgeError('TB_CONFIG_INVALID', describeFieldError(config.file, field, v, 'auto, native or edit', hint), { file: config.file, field, found: v, expected: 'auto, native or edit', hint });
-    }
-  }
-}
+// Every Slack route's `options.streaming` is checked with the rest of the configuration, before anything starts.
+export { checkSlackRouteOptions } from '../../config/platform-configs.js';
 
 /** The route serving a Slack conversation (a DM's own, for a D… channel), if any. */
 function routeOf(config: Routes, c: Conversation): RouteConfig | undefined {

@@ -5,8 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
-import { createDiscordPlatform } from '../../../src/platforms/discord/index.js';
-import { silentLogger } from '../../../src/log.js';
+import { parseDiscordConfig } from '../../../src/platforms/discord/index.js';
 import { makeRig, RecordingBridge, testConfig } from './harness.js';
 
 async function freePort(): Promise<number> {
@@ -54,8 +53,9 @@ describe('discord connection', () => {
 
   it('config mistakes throw TB_CONFIG_INVALID naming the field', () => {
     const dir = '/tmp';
+    // What loadConfig does with the Discord settings before a platform is made.
     const make = (env: NodeJS.ProcessEnv, discord: Record<string, unknown> = {}, routes = testConfig(dir).routes) =>
-      createDiscordPlatform({ config: testConfig(dir, { platforms: { discord }, routes }), env, logger: silentLogger });
+      parseDiscordConfig(env, discord, { routes });
     const check = (fn: () => unknown, field: string) => assert.throws(fn, (e: any) => e.code === 'TB_CONFIG_INVALID' && e.field === field && e.message.includes(field));
     check(() => make({}), 'DISCORD_TOKEN');
     check(() => make({ DISCORD_TOKEN: 't', DISCORD_API_URL: 'not a url' }), 'DISCORD_API_URL');

@@ -7,7 +7,7 @@ import { InboundStateDouble } from '../../fakes/inbound-state.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDiscordPlatform, type DiscordPlatformOptions } from '../../../src/platforms/discord/index.js';
+import { createDiscordPlatform, parseDiscordConfig, type DiscordConfig, type DiscordPlatformOptions } from '../../../src/platforms/discord/index.js';
 import type { ActionEvent, BridgeInbound, InboundMessage, Platform } from '../../../src/bridge/types.js';
 import { createLogger, silentLogger, type Logger } from '../../../src/log.js';
 import { FakeDiscord, type FakeDiscordOptions } from '../../fakes/discord/index.js';
@@ -30,7 +30,7 @@ export function testConfig(dir: string, over: Partial<BridgeConfig> = {}): Bridg
     port: 0,
     shutdownGraceSecs: 2,
     logLevel: 'silent',
-    platforms: { discord: {} },
+    platforms: {},
     ...over,
   };
 }
@@ -86,11 +86,15 @@ export interface RigOptions {
   logger?: Logger;
 }
 
+/** The Discord settings of a rig on the fake: a `discord:` section and the variables, read as loadConfig reads them. */
+export function discordSettings(fake: FakeDiscord, discord: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = {}, routes: BridgeConfig['routes'] = []): DiscordConfig {
+  return parseDiscordConfig({ DISCORD_TOKEN: fake.token, DISCORD_API_URL: fake.apiUrl, ...env }, discord, { routes });
+}
+
 /** A (not started) Discord platform on the fake: the same settings every rig uses (also for restarts). */
 export function platformFor(fake: FakeDiscord, config: BridgeConfig, dir: string, opts: RigOptions = {}): Platform {
   return createDiscordPlatform({
     config,
-    env: { DISCORD_TOKEN: fake.token, DISCORD_API_URL: fake.apiUrl, ...opts.env },
     logger: opts.logger ?? testLogger(),
     clientOptions: { ws: { buildIdentifyThrottler: () => ({ waitForIdentify: async () => {} }) } },
     readyTimeoutMs: 10_000,
@@ -103,7 +107,8 @@ export function platformFor(fake: FakeDiscord, config: BridgeConfig, dir: string
 export async function makeRig(opts: RigOptions = {}): Promise<Rig> {
   const fake = await new FakeDiscord(opts.fake).start();
   const dir = await mkdtemp(join(tmpdir(), 'tb-discord-e2e-'));
-  const config = testConfig(dir, { ...opts.config, platforms: { discord: { typing_interval_ms: 200, ...opts.discord } } });
+  const routes = opts.config?.routes ?? [];
+  const config = testConfig(dir, { ...opts.config, platforms: { discord: discordSettings(fake, { typing_interval_ms: 200, ...opts.discord }, opts.env, routes) } });
   const platform = platformFor(fake, config, dir, opts);
   return {
     fake, platform, dir, config,

@@ -10,7 +10,7 @@ import type { Platform } from '../../../src/bridge/types.js';
 import { parseDiscordConfig } from '../../../src/platforms/discord/config.js';
 import { FakeDiscord } from '../../fakes/discord/index.js';
 import { shardOf } from '../../fakes/discord/gateway.js';
-import { RecordingBridge, testConfig, testLogger } from './harness.js';
+import { RecordingBridge, discordSettings, testConfig, testLogger } from './harness.js';
 
 describe('discord: two replicas, two shards', () => {
   let fake: FakeDiscord;
@@ -20,10 +20,9 @@ describe('discord: two replicas, two shards', () => {
     fake = await new FakeDiscord().start();
     assert.equal(shardOf(fake.world.guild.id, 2), 1, 'the fake guild lives on shard 1 of 2');
     for (const shards of ['0', '1']) {
-      const config = testConfig('/tmp', { platforms: { discord: {} } });
+      const config = testConfig('/tmp', { platforms: { discord: discordSettings(fake, {}, { DISCORD_SHARDS: shards, DISCORD_SHARD_COUNT: '2' }) } });
       const platform = createDiscordPlatform({
         config,
-        env: { DISCORD_TOKEN: fake.token, DISCORD_API_URL: fake.apiUrl, DISCORD_SHARDS: shards, DISCORD_SHARD_COUNT: '2' },
         logger: testLogger(),
         clientOptions: { ws: { buildIdentifyThrottler: () => ({ waitForIdentify: async () => {} }) } },
         readyTimeoutMs: 10_000,
@@ -64,7 +63,7 @@ describe('discord: two replicas, two shards', () => {
 
 describe('discord shard settings', () => {
   const cfg = (discord: Record<string, unknown>, env: Record<string, string> = {}) =>
-    parseDiscordConfig(testConfig('/tmp', { platforms: { discord } }), { DISCORD_TOKEN: 't', ...env });
+    parseDiscordConfig({ DISCORD_TOKEN: 't', ...env }, discord);
 
   it('reads shards of a count from turnbridge.yaml or the environment', () => {
     assert.equal(cfg({}).shards, undefined);

@@ -11,7 +11,7 @@ import { createServer, type Server } from 'node:http';
 import { allowCommand } from '../../../src/cli/allow.js';
 import { createHttpServer, type HttpServer } from '../../../src/http/index.js';
 import { silentLogger } from '../../../src/log.js';
-import { createLocalPlatform } from '../../../src/platforms/local/index.js';
+import { createLocalPlatform, parseLocalConfig } from '../../../src/platforms/local/index.js';
 import { BOT_USER, buttons, visibleText } from '../../fakes/slack/index.js';
 import { makeTurnRig, type TurnRig } from './turn-rig.js';
 
@@ -46,7 +46,7 @@ describe('slack access (real Bolt + bridge, access closed)', () => {
     });
     // The local page on the same bridge, its fixed user named like a Slack user.
     http = createHttpServer({ host: '127.0.0.1', port: 0, logger: silentLogger });
-    const local = createLocalPlatform({ config: { ...rig.config, platforms: { local: { user_id: 'U0ANA', user_name: 'not-ana' } } }, env: {}, logger: silentLogger, http, heartbeatMs: 0 });
+    const local = createLocalPlatform({ config: { ...rig.config, platforms: { local: parseLocalConfig({ user_id: 'U0ANA', user_name: 'not-ana' }) } }, logger: silentLogger, http, heartbeatMs: 0 });
     rig.bridge.attach(local.surface);
     await http.listen();
     await local.start(rig.bridge);

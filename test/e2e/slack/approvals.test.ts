@@ -9,7 +9,6 @@ import { createBridge, type CoreBridge } from '../../../src/bridge/index.js';
 import { silentLogger } from '../../../src/log.js';
 import { createSlackPlatform, type SlackPlatform } from '../../../src/platforms/slack/index.js';
 import { BOT_USER, buttons, contextLines, visibleText, type FakeMessage } from '../../fakes/slack/index.js';
-import { slackEnv } from './harness.js';
 import { makeTurnRig, type TurnRig } from './turn-rig.js';
 
 const mention = (text: string): string => `<@${BOT_USER}> ${text}`;
@@ -170,7 +169,7 @@ describe('slack approvals (real Bolt + bridge + agent)', () => {
     await rig.bridge.shutdown(1000);
     await rig.platform.stop();
     const bridge = createBridge({ config: rig.config, logger: silentLogger });
-    const platform = createSlackPlatform({ config: rig.config, env: slackEnv(fake), logger: silentLogger });
+    const platform = createSlackPlatform({ config: rig.config, logger: silentLogger });
     second = { bridge, platform };
     bridge.attach(platform.surface);
     await platform.start(bridge);

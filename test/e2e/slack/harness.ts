@@ -3,16 +3,17 @@ import type { BridgeConfig } from '../../../src/config/types.js';
 import { InboundStateDouble } from '../../fakes/inbound-state.js';
 import type { ActionEvent, BridgeInbound, InboundMessage } from '../../../src/bridge/types.js';
 import { silentLogger, type Logger } from '../../../src/log.js';
-import { createSlackPlatform, type SlackPlatform } from '../../../src/platforms/slack/index.js';
+import { createSlackPlatform, parseSlackConfig, type SlackPlatform } from '../../../src/platforms/slack/index.js';
 import type { FakeSlack } from '../../fakes/slack/index.js';
 import { openSecurity } from '../../fixtures/config-defaults.js';
 import { pollUntil } from '../poll-until.js';
 
-export function baseConfig(slack: Record<string, unknown> = {}, extra: Partial<BridgeConfig> = {}): BridgeConfig {
+/** A configuration with the Slack settings read from `env` and a `slack:` section, as loadConfig reads them. */
+export function baseConfig(env: NodeJS.ProcessEnv, slack: Record<string, unknown> = {}, extra: Partial<BridgeConfig> = {}): BridgeConfig {
   return {
     ...openSecurity(), defaultProfile: '', routes: [], approvers: [], queueDepth: 5, maxConcurrent: 4, permissionTimeoutSecs: 600,
     dataDir: './data', host: '127.0.0.1', port: 0, shutdownGraceSecs: 2, logLevel: 'silent',
-    platforms: { slack: { api_retries: 0, reconnect_base_ms: 50, reconnect_max_ms: 200, client_ping_timeout_ms: 2000, api_timeout_ms: 3000, ...slack } },
+    platforms: { slack: parseSlackConfig(env, { api_retries: 0, reconnect_base_ms: 50, reconnect_max_ms: 200, client_ping_timeout_ms: 2000, api_timeout_ms: 3000, ...slack }) },
     ...extra,
   };
 }
@@ -22,7 +23,7 @@ export function slackEnv(fake: FakeSlack, extra: Record<string, string> = {}): N
 }
 
 export function makePlatform(fake: FakeSlack, slack: Record<string, unknown> = {}, env: Record<string, string> = {}, logger: Logger = silentLogger): SlackPlatform {
-  return createSlackPlatform({ config: baseConfig(slack), env: slackEnv(fake, env), logger });
+  return createSlackPlatform({ config: baseConfig(slackEnv(fake, env), slack), logger });
 }
 
 /** A bridge stand-in that records what the platform hands it. */

@@ -23,8 +23,7 @@ async function post(body: string, headers: Record<string, string>): Promise<Resp
 before(async () => {
   fake = await FakeSlack.start();
   platform = createSlackPlatform({
-    config: baseConfig(),
-    env: { SLACK_BOT_TOKEN: fake.botToken, SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: fake.apiUrl, SLACK_HTTP_PORT: '0' },
+    config: baseConfig({ SLACK_BOT_TOKEN: fake.botToken, SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: fake.apiUrl, SLACK_HTTP_PORT: '0' }),
     logger: silentLogger,
   });
   assert.equal(platform.config.mode, 'http');
@@ -101,8 +100,7 @@ test('without SLACK_HTTP_PORT, /slack/events is mounted on the bridge\'s one HTT
   const base = await http.listen();
   const local = new RecordingBridge();
   const p = createSlackPlatform({
-    config: baseConfig(),
-    env: { SLACK_BOT_TOKEN: fake.botToken, SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: fake.apiUrl },
+    config: baseConfig({ SLACK_BOT_TOKEN: fake.botToken, SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: fake.apiUrl }),
     logger: silentLogger,
     http,
   });

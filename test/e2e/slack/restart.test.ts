@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { silentLogger } from '../../../src/log.js';
 import { createSlackPlatform, type SlackPlatform } from '../../../src/platforms/slack/index.js';
 import { BOT_USER, visibleText } from '../../fakes/slack/index.js';
-import { slackEnv } from './harness.js';
 import { makeTurnRig, type TurnRig } from './turn-rig.js';
 
 let rig: TurnRig;
@@ -29,7 +28,7 @@ it('a thread follow-up without a mention continues after the adapter restarts', 
 
   // A new adapter knows no threads of its own; only the bridge's session store remembers this one.
   await rig.platform.stop();
-  restarted = createSlackPlatform({ config: rig.config, env: slackEnv(fake), logger: silentLogger });
+  restarted = createSlackPlatform({ config: rig.config, logger: silentLogger });
   rig.bridge.attach(restarted.surface);
   await restarted.start(rig.bridge);
 

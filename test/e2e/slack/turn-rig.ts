@@ -60,10 +60,10 @@ export async function makeTurnRig(opts: TurnRigOptions = {}): Promise<TurnRig> {
   const scale = opts.timeScale ?? 20;
   const dataDir = await mkdtemp(join(tmpdir(), 'tb-slack-e2e-'));
   const fake = await FakeSlack.start({ timeScale: scale, users: { U0ANA: 'ana', U0BEN: 'ben' }, ...opts.fake });
-  const base = baseConfig({ rate_scale: scale, ...opts.slack });
+  const base = baseConfig(slackEnv(fake), { rate_scale: scale, ...opts.slack });
   const config: BridgeConfig = { ...base, defaultProfile: AGENT_PROFILE, dataDir, maxConcurrent: 12, ...opts.config };
   const logger = opts.logger ?? silentLogger;
-  const platform = createSlackPlatform({ config, env: slackEnv(fake), logger });
+  const platform = createSlackPlatform({ config, logger });
   const bridge = createBridge({ config, logger });
   bridge.attach(platform.surface);
   if (opts.downAtStart) fake.setDown(true);

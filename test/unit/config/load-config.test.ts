@@ -6,6 +6,7 @@ import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../../src/config/index.js';
 import { withSecretFiles } from '../../../src/config/secret-files.js';
+import { LOCAL_DEFAULTS } from '../../../src/config/platform-configs.js';
 import { configError as expectConfigError } from './config-error.js';
 import { TEST_BUS_KEY } from '../../fixtures/bus-key.js';
 
@@ -37,7 +38,7 @@ describe('loadConfig', () => {
     assert.equal(c.logLevel, 'info');
     assert.deepEqual(c.routes, []);
     assert.deepEqual(c.approvers, []);
-    assert.deepEqual(c.platforms, {});
+    assert.deepEqual(c.platforms, { local: LOCAL_DEFAULTS }, 'no token: no Slack, no Discord; the local page on its defaults');
     assert.equal(c.redisUrl, undefined);
   });
 
@@ -101,7 +102,10 @@ discord:
     assert.equal(c.port, 0);
     assert.equal(c.shutdownGraceSecs, 3);
     assert.equal(c.logLevel, 'warn');
-    assert.deepEqual(c.platforms, { slack: { streaming: 'edit' }, discord: { allow_bots: false } });
+    assert.deepEqual(c.platforms, { local: LOCAL_DEFAULTS }, 'no token: the sections are checked, no platform is on');
+    const on = loadConfig({ file, env: { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1', DISCORD_TOKEN: 't' }, cwd: '/' });
+    assert.equal(on.platforms.slack?.streaming, 'edit');
+    assert.equal(on.platforms.discord?.ignoreBots, true, 'allow_bots: false');
   });
 
   it('finds ./turnbridge.yaml in the working directory, and TURNBRIDGE_CONFIG over opts.file', () => {

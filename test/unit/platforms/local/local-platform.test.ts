@@ -13,7 +13,7 @@ function config(local?: Record<string, unknown>, over: Partial<BridgeConfig> = {
   return {
     ...openSecurity(), defaultProfile: '/nonexistent/profile.yaml', routes: [], approvers: [], queueDepth: 5, maxConcurrent: 4,
     permissionTimeoutSecs: 600, dataDir: '/tmp/unused', host: '127.0.0.1', port: 0, shutdownGraceSecs: 1,
-    logLevel: 'silent', platforms: local ? { local } : {}, ...over,
+    logLevel: 'silent', platforms: local ? { local: parseLocalConfig(local) } : {}, ...over,
   };
 }
 
@@ -68,7 +68,7 @@ function openEvents(url: string): Promise<{ frames: Frame[]; waitFor(pred: (f: F
 
 async function setup(local?: Record<string, unknown>): Promise<{ http: HttpServer; platform: LocalPlatform; bridge: RecordingBridge; url: string }> {
   const http = createHttpServer({ host: '127.0.0.1', port: 0, logger: silentLogger });
-  const platform = createLocalPlatform({ config: config(local), env: {}, logger: silentLogger, http, heartbeatMs: 0 });
+  const platform = createLocalPlatform({ config: config(local), logger: silentLogger, http, heartbeatMs: 0 });
   const bridge = new RecordingBridge();
   const url = await http.listen();
   return { http, platform, bridge, url };
@@ -235,7 +235,7 @@ test('on loopback, requests naming another host (DNS rebinding) are refused, loc
 
 test('off loopback the page asks for its token: ?token= trades it for a cookie, then the page, its stream and its posts work', async (t) => {
   const http = createHttpServer({ host: '0.0.0.0', port: 0, logger: silentLogger });
-  const platform = createLocalPlatform({ config: config(undefined, { host: '0.0.0.0' }), env: {}, logger: silentLogger, http, heartbeatMs: 0 });
+  const platform = createLocalPlatform({ config: config(undefined, { host: '0.0.0.0' }), logger: silentLogger, http, heartbeatMs: 0 });
   const bridge = new RecordingBridge();
   const url = (await http.listen()).replace('0.0.0.0', '127.0.0.1');
   t.after(() => http.close(10));
