@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isTurnbridgeError } from './errors.js';
-import { COMMANDS, helpText, processIo, usageLine, versionText, type CliIo, type CommandName } from './cli/index.js';
+import { COMMANDS, helpText, processIo, usageLine, versionText, writeProblem, type CliIo, type CommandName } from './cli/index.js';
 
 export async function main(argv: string[] = process.argv.slice(2), io: CliIo = processIo()): Promise<number> {
   const [first, ...rest] = argv;
@@ -36,7 +36,9 @@ export async function main(argv: string[] = process.argv.slice(2), io: CliIo = p
       return 2;
     }
     if (isTurnbridgeError(err)) {
-      io.stderr.write(`error: ${err.message}\n`);
+      // A configuration error reads as start and the doctor print it: what is wrong, then the fix.
+      if (err.code === 'TB_CONFIG_INVALID') writeProblem(io.stderr, { message: `configuration error: ${err.message}`, hint: err.hint });
+      else io.stderr.write(`error: ${err.message}\n`);
       return 1;
     }
     throw err;

@@ -28,10 +28,10 @@ export async function chatCommand(argv: string[], io: CliIo): Promise<number> {
   }
   const loaded = await loadForRun(positionals[0]!, io);
   if (!loaded) return EXIT_BAD_PROFILE;
-  const { run } = loaded;
+  const { run, config } = loaded;
   let { profile } = loaded;
   if (values['no-stream']) profile = { ...profile, streaming: false };
-  const boxed = await cliSandboxOptions(profile, io);
+  const boxed = await cliSandboxOptions(profile, config, io);
 
   const interactive = io.stdin.isTTY === true;
   const dim = dimmer(io.stdout, io.env);

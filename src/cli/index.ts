@@ -8,7 +8,7 @@ import type { CommandName } from './help.js';
 import type { CliIo } from './io.js';
 
 export { helpText, usageLine, versionText, type CommandName } from './help.js';
-export { processIo, type CliIo } from './io.js';
+export { processIo, writeProblem, type CliIo } from './io.js';
 
 export const COMMANDS: Record<CommandName, (argv: string[], io: CliIo) => Promise<number>> = {
   run: async (argv, io) => (await import('./run.js')).runCommand(argv, io),

@@ -1,4 +1,5 @@
 import { isTurnbridgeError } from '../errors.js';
+import type { BridgeConfig } from '../config/types.js';
 import type { Profile } from '../profile/types.js';
 import type { PermissionDecision, PermissionRequest } from '../protocol/types.js';
 import type { RunHandlers, RunResult } from '../runner/types.js';
@@ -6,6 +7,7 @@ import { parseCommandArgs, usageError } from './args.js';
 import { createPartialPrinter } from './partial-printer.js';
 import { attachmentFromUrl } from './attachments.js';
 import { cliSandboxOptions } from './sandbox-options.js';
+import { commandConfig } from './command-config.js';
 import { helpText } from './help.js';
 import { createCliLogger } from './cli-logger.js';
 import { writeProblem, type CliIo } from './io.js';
@@ -27,14 +29,16 @@ const OPTIONS = {
 } as const;
 
 /**
- * The profile `run` and `chat` use, loaded and checked as `start` checks it, and the runner (both
- * load on demand). A problem is written (as the JSON result with `json`) and answers undefined:
- * the command exits EXIT_BAD_PROFILE.
+ * The profile `run` and `chat` use, loaded and checked as `start` checks it, the runner (both
+ * load on demand), and the configuration `start` reads (command-config.ts). A profile problem is
+ * written (as the JSON result with `json`) and answers undefined: the command exits
+ * EXIT_BAD_PROFILE; a configuration error is thrown, printed as by every command.
  */
-export async function loadForRun(path: string, io: CliIo, json = false): Promise<{ profile: Profile; run: RunFn } | undefined> {
-  const [{ loadRunnableProfile }, { run }] = await Promise.all([import('../doctor/profile-preflight.js'), import('../runner/index.js')]);
+export async function loadForRun(path: string, io: CliIo, json = false): Promise<{ profile: Profile; run: RunFn; config: BridgeConfig } | undefined> {
+  // A configuration error is not the profile's: it goes up to be printed as every command prints it.
+  const [config, { loadRunnableProfile }, { run }] = await Promise.all([commandConfig(io), import('../doctor/profile-preflight.js'), import('../runner/index.js')]);
   try {
-    return { profile: await loadRunnableProfile(path, io.env), run };
+    return { profile: await loadRunnableProfile(path, io.env), run, config };
   } catch (err) {
     if (!isTurnbridgeError(err)) throw err;
     if (json) io.stdout.write(`${JSON.stringify(failedJsonResult(err.message, EXIT_BAD_PROFILE))}\n`);
@@ -62,11 +66,11 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
 
   const loaded = await loadForRun(positionals[0]!, io, json);
   if (!loaded) return EXIT_BAD_PROFILE;
-  const { run } = loaded;
+  const { run, config } = loaded;
   let { profile } = loaded;
   if (values['no-stream']) profile = { ...profile, streaming: false };
 
-  const boxed = await cliSandboxOptions(profile, io);
+  const boxed = await cliSandboxOptions(profile, config, io);
   const controller = new AbortController();
   const onSigint = () => {
     if (controller.signal.aborted) process.exit(EXIT_INTERRUPTED);

@@ -2,48 +2,15 @@
  * Security: who may reach an agent (access open or closed, who is allowed, who are admins) and
  * whether agents run sandboxed: `config.access` and `config.agent.sandbox` (auto | off | bwrap),
  * read from TURNBRIDGE_ACCESS / TURNBRIDGE_ALLOW_USERS / TURNBRIDGE_ADMINS / TURNBRIDGE_SANDBOX
- * and the `access:` / `agent:` sections of turnbridge.yaml (a bare config without them falls
- * back to the same environment variables).
+ * and the `access:` / `agent:` sections of turnbridge.yaml (config/schema.ts).
  */
 import type { BridgeConfig } from '../config/types.js';
-import { sandboxFix, sandboxProblem, type SandboxMode } from '../runner/index.js';
+import { sandboxFix, sandboxProblem } from '../runner/index.js';
 import { isLoopbackBind } from '../http/host-check.js';
 import { findCommand } from './find-command.js';
 import { fail, pass, warn, type CheckResult } from '../check-result.js';
 
 const S = 'Security';
-
-/** The access and sandbox settings the bridge goes by. */
-export interface SecuritySettings {
-  access: 'open' | 'closed';
-  allowUsers: string[];
-  admins: string[];
-  sandbox: SandboxMode;
-}
-
-function list(v: unknown): string[] {
-  if (Array.isArray(v)) return v.map(String).map((s) => s.trim()).filter(Boolean);
-  if (typeof v === 'string') return v.split(',').map((s) => s.trim()).filter(Boolean);
-  return [];
-}
-
-interface SecurityFields {
-  access?: { mode?: string; allowUsers?: string[]; admins?: string[] };
-  agent?: { sandbox?: string };
-}
-
-function securitySettings(config: BridgeConfig, env: NodeJS.ProcessEnv): SecuritySettings {
-  const c = config as BridgeConfig & SecurityFields;
-  const lower = (v: string | undefined) => v?.trim().toLowerCase() || undefined;
-  const mode = c.access?.mode ?? lower(env.TURNBRIDGE_ACCESS) ?? 'closed';
-  const sandbox = c.agent?.sandbox ?? lower(env.TURNBRIDGE_SANDBOX) ?? 'auto';
-  return {
-    access: mode === 'open' ? 'open' : 'closed',
-    allowUsers: c.access ? [...(c.access.allowUsers ?? [])] : list(env.TURNBRIDGE_ALLOW_USERS),
-    admins: c.access ? [...(c.access.admins ?? [])] : list(env.TURNBRIDGE_ADMINS),
-    sandbox: sandbox === 'bwrap' || sandbox === 'off' ? sandbox : 'auto',
-  };
-}
 
 /** Why the agent box cannot start here (bwrap not on PATH, or the probe's namespaces refused), or null. */
 function bwrapProblem(env: NodeJS.ProcessEnv): string | null {
@@ -73,11 +40,11 @@ export function metricsExposure(config: Pick<BridgeConfig, 'host' | 'metricsToke
 }
 
 export function securityChecks(config: BridgeConfig, env: NodeJS.ProcessEnv, chat: boolean): CheckResult[] {
-  const s = securitySettings(config, env);
+  const s = { ...config.access, sandbox: config.agent.sandbox };
   const out: CheckResult[] = [];
   if (!chat) {
     out.push(pass(S, 'access: only the local page is on (loopback), no chat platform to guard'));
-  } else if (s.access === 'open') {
+  } else if (s.mode === 'open') {
     out.push(fail(S, 'access is open: anyone who can message the bot starts an agent that can run commands',
       'set TURNBRIDGE_ACCESS=closed (the default) and list people in TURNBRIDGE_ALLOW_USERS, e.g. slack:U0123,discord:80351110224678912'));
   } else if (s.allowUsers.length === 0) {

@@ -26,9 +26,9 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 const env = (extra: Record<string, string> = {}) => ({ PATH: `${bin}:/usr/bin:/bin`, HOME: dir, TURNBRIDGE_DATA_DIR: join(dir, 'data'), TURNBRIDGE_WORKSPACE: join(dir, 'ws'), PORT: '0', ...extra });
 
-function cli(args: string[], e: Record<string, string>, until?: RegExp): Promise<{ code: number | null; out: string; err: string; kill: () => void }> {
+function cli(args: string[], e: Record<string, string>, until?: RegExp, cwd = dir): Promise<{ code: number | null; out: string; err: string; kill: () => void }> {
   return new Promise((resolveRun) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, env: e, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: e, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     const kill = () => child.kill('SIGTERM');
@@ -74,5 +74,29 @@ describe('the box cannot start here', () => {
     const chat = await cli(['chat', join(dir, 'profile.yaml')], env({ TURNBRIDGE_SANDBOX: 'bwrap' }));
     assert.notEqual(chat.code, 0, 'turnbridge chat honours it too');
     assert.match(chat.err, /TURNBRIDGE_SANDBOX=bwrap, but the sandbox cannot run here/);
+  });
+
+  it('agent.sandbox in turnbridge.yaml holds for run and chat as for start: bwrap refuses, off runs unwarned, the environment wins', async () => {
+    const project = join(dir, 'project');
+    mkdirSync(project, { recursive: true });
+    const profile = join(dir, 'profile.yaml');
+    writeFileSync(join(project, 'turnbridge.yaml'), 'agent:\n  sandbox: bwrap\n');
+    const run = await cli(['run', profile, '--message', 'hi'], env(), undefined, project);
+    assert.notEqual(run.code, 0, run.out);
+    assert.match(run.err, /TURNBRIDGE_SANDBOX=bwrap, but the sandbox cannot run here/);
+    const chat = await cli(['chat', profile], env(), undefined, project);
+    assert.notEqual(chat.code, 0, chat.out);
+    assert.match(chat.err, /TURNBRIDGE_SANDBOX=bwrap, but the sandbox cannot run here/);
+    const started = await cli(['start'], env(), /local chat at/, project);
+    started.kill();
+    assert.match(started.err, /TURNBRIDGE_SANDBOX=bwrap, but the sandbox cannot run here/, 'start says the same');
+
+    writeFileSync(join(project, 'turnbridge.yaml'), 'agent:\n  sandbox: off\n');
+    const off = await cli(['run', profile, '--message', 'hi', '--json'], env(), undefined, project);
+    assert.equal(off.code, 0, off.err);
+    assert.equal(off.err, '', 'off on purpose: no probe, no warning');
+    const envWins = await cli(['run', profile, '--message', 'hi', '--json'], env({ TURNBRIDGE_SANDBOX: 'auto' }), undefined, project);
+    assert.equal(envWins.code, 0, envWins.err);
+    assert.match(envWins.err, /^warning: the sandbox cannot start here/, 'TURNBRIDGE_SANDBOX wins over the file, as for start');
   });
 });
