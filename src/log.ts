@@ -8,20 +8,23 @@ export type { Logger };
 export { REDACT_PATHS };
 
 export interface CreateLoggerOptions {
+  /** Default info (config.logLevel: LOG_LEVEL / log_level). */
   level?: string;
   /** Pretty output for people; defaults to on when stdout is a terminal. */
   pretty?: boolean;
+  /** Colours in the pretty output (default on; off with NO_COLOR, config.noColor). */
+  color?: boolean;
   destination?: pino.DestinationStream;
 }
 
 /** Whether createLogger with these options writes the one-line terminal format (not JSON). */
 export function logsPretty(opts: Pick<CreateLoggerOptions, 'pretty'> = {}): boolean {
-  return opts.pretty ?? (process.stdout.isTTY === true && process.env.NODE_ENV !== 'production');
+  return opts.pretty ?? process.stdout.isTTY === true;
 }
 
 export function createLogger(opts: CreateLoggerOptions = {}): Logger {
   const options: LoggerOptions = {
-    level: opts.level ?? process.env.LOG_LEVEL ?? 'info',
+    level: opts.level ?? 'info',
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     base: { name: 'turnbridge' },
   };
@@ -31,7 +34,7 @@ export function createLogger(opts: CreateLoggerOptions = {}): Logger {
     // In this thread (not a transport worker), so that the line format can be a function. hideObject:
     // the fields are in the line already (with singleLine, pino-pretty 13 drops the newline).
     return pino(options, pretty({
-      colorize: process.env.NO_COLOR === undefined, translateTime: 'HH:MM:ss', ignore: 'pid,hostname,name', hideObject: true,
+      colorize: opts.color ?? true, translateTime: 'HH:MM:ss', ignore: 'pid,hostname,name', hideObject: true,
       messageFormat: (log, messageKey) => compactLine(log, messageKey),
     }));
   }

@@ -17,7 +17,7 @@ import { createLogger, logsPretty, type Logger } from './log.js';
 import type { ReplicaBus, SharedSlots, Takeover } from './replicas/index.js';
 import { connectRedis } from './redis/index.js';
 import { createLocalPlatform } from './platforms/local/index.js';
-import { dotEnvVars } from './config/bridge-env.js';
+import { agentEnv, processEnv } from './config/bridge-env.js';
 import { withSecretFiles } from './config/secret-files.js';
 import { onParentGone } from './parent-watch.js';
 import { usageLine } from './cli/help.js';
@@ -28,8 +28,13 @@ export { choosePlatforms };
 
 
 export interface StartOptions {
-  /** Environment to read (default process.env). Tokens are read from here and never logged. */
+  /**
+   * The environment the settings are read from, with the *_FILE secrets in (default agentEnv).
+   * Tokens are read from here and never logged.
+   */
   env?: NodeJS.ProcessEnv;
+  /** The environment agents are started in and their profiles' ${VAR} read (default the process's with ./.env under it: config/bridge-env.ts). */
+  agentEnv?: NodeJS.ProcessEnv;
   /** Config file (TURNBRIDGE_CONFIG wins over it). */
   configFile?: string;
   logger?: Logger;
@@ -111,15 +116,17 @@ function sandboxDetail(requested: BridgeConfig['agent']['sandbox']): { requested
 
 /** Start everything; resolves once the HTTP server listens and every platform's start() returned. */
 export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningTurnbridge> {
-  const env = withSecretFiles(opts.env ?? process.env);
+  const agentsEnv = opts.agentEnv ?? agentEnv(processEnv());
+  const env = withSecretFiles(opts.env ?? agentsEnv);
   const print = opts.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   // Everything is checked before anything is created (the store, the workspace, a socket, Redis
   // connections): every setting of turnbridge.yaml and the environment, the platforms' included;
-  // then the profiles, against the environment turns get (process.env: the runner expands
-  // profiles from it); then what the security settings need of this host (run_as, the box).
+  // then the profiles, against the environment turns get (the runner expands profiles from it);
+  // then what the security settings need of this host (run_as, the box).
   const config = loadConfig({ env, file: opts.configFile });
-  await preflightProfiles(config, process.env);
-  const logger = opts.logger ?? createLogger({ level: config.logLevel });
+  await preflightProfiles(config, agentsEnv);
+  const pretty = logsPretty() && !config.jsonLogs;
+  const logger = opts.logger ?? createLogger({ level: config.logLevel, pretty, color: !config.noColor });
   const wanted = choosePlatforms(config);
   const securityLines = checkSecurity(config, wanted.slack || wanted.discord, logger);
   const metrics = createMetrics({ processMetrics: true });
@@ -133,6 +140,7 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
   const bus: ReplicaBus | undefined = redis
     ? (await import('./replicas/index.js')).createReplicaBus({
       redis, logger, ...(config.replicaHeartbeatMs ? { heartbeatTtlMs: config.replicaHeartbeatMs } : {}),
+      ...(config.replicaId ? { id: config.replicaId } : {}),
       // loadConfig refused REDIS_URL without a key; the bus signs and checks every message with it.
       key: createBusKey(config.busKey ?? '', config.busKeyPrevious), onDropped: (reason) => metrics.untrusted('bus', reason),
     })
@@ -146,7 +154,7 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
     : undefined;
   // Messages and clicks wait until what a crashed run left is finished (bridge.recover() below).
   const bridge = createBridge({
-    config, logger, metrics, runTurn: opts.runTurn, recoverAtStart: true, redis, bus, gate, sharedSlots,
+    config, logger, metrics, runTurn: opts.runTurn, recoverAtStart: true, redis, bus, gate, sharedSlots, agentEnv: agentsEnv,
     // The ledger's holder: a restarted replica recovers what it left (TURNBRIDGE_REPLICA_ID keeps it stable).
     ...(bus ? { replicaId: bus.id } : {}),
     ...(shared ? { createDelivery: (surface, o) => createDelivery(surface, { ...o, limiterFactory: shared.factory }) } : {}),
@@ -220,7 +228,7 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
   logger.info({ platforms: names, notReady, url: http.url, profile: config.defaultProfile }, 'platforms live');
 
   // Each is also a log line: on a terminal that line says it already (each warning once).
-  if (opts.logger || !logsPretty()) for (const line of securityLines) print(line);
+  if (opts.logger || !pretty) for (const line of securityLines) print(line);
   if (wanted.local) {
     const hint = wanted.slack || wanted.discord ? ''
       : '\n  to connect Slack set SLACK_BOT_TOKEN + SLACK_APP_TOKEN (docs/slack.md); Discord: DISCORD_TOKEN (docs/discord.md)';
@@ -328,11 +336,10 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   let running: RunningTurnbridge;
   try {
     const args = parseMainArgs(argv);
-    // .env goes into process.env (the environment wins), read as every command reads it
-    // (config/bridge-env.ts): profiles' ${VAR} expansion in the runner reads process.env. The
-    // *_FILE secrets do not: startTurnbridge reads them into its own copy only.
-    Object.assign(process.env, dotEnvVars(process.env), args.env);
-    running = await startTurnbridge({ configFile: args.configFile });
+    // The environment with .env under it, as every command reads it (config/bridge-env.ts); the
+    // options (--host, --port, --local) as the variables they stand for. Nothing is written to process.env.
+    const agents = agentEnv(processEnv());
+    running = await startTurnbridge({ configFile: args.configFile, agentEnv: agents, env: { ...agents, ...args.env } });
   } catch (err) {
     if (isTurnbridgeError(err)) {
       const e = err as TurnbridgeError;

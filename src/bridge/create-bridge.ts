@@ -32,6 +32,8 @@ export interface CreateBridgeOptions {
   redis?: RedisConnections;
   /** Default: runner run(). */
   runTurn?: RunTurn;
+  /** The environment agents are started in, their profiles' ${VAR} read from it (main.ts: the process's with ./.env under it). */
+  agentEnv?: NodeJS.ProcessEnv;
   /** Default: profile loadProfile(). */
   loadProfile?: ProfileLoader;
   now?: () => number;
@@ -128,6 +130,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     ownThreadTtlMs: opts.ownThreadTtlMs ?? 90 * 24 * 3600_000,
     wayInShown: new BoundedMap(10_000),
     runTurn: opts.runTurn ?? defaultRun,
+    ...(opts.agentEnv ? { agentEnv: opts.agentEnv } : {}),
     broker: createPermissionBroker({
       approvers: config.approvers,
       admins: config.access.admins,

@@ -1,3 +1,4 @@
+import { processEnv } from '../config/bridge-env.js';
 import { problemLines } from '../errors.js';
 /** The process streams a command uses; passed in so the commands hold no globals. */
 export interface CliIo {
@@ -11,7 +12,7 @@ export function processIo(): CliIo {
   return {
     // process.stdin builds its stream on first use (a few ms): only a prompt or `chat` needs it.
     get stdin() { return process.stdin; },
-    stdout: process.stdout, stderr: process.stderr, env: process.env,
+    stdout: process.stdout, stderr: process.stderr, env: processEnv(),
   };
 }
 

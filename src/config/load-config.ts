@@ -17,7 +17,7 @@ import { secretFilePaths } from './secret-files.js';
 import { envValue, readSection } from './table.js';
 
 export interface LoadConfigOptions {
-  /** Environment to read (default process.env). */
+  /** The environment to read (bridge-env.ts bridgeEnv: .env and the *_FILE secrets in); default none. */
   env?: NodeJS.ProcessEnv;
   /** Config file path; TURNBRIDGE_CONFIG wins over it. Default ./turnbridge.yaml when present. */
   file?: string;
@@ -112,7 +112,7 @@ function checkSharedCap(c: Pick<BridgeConfig, 'sharedMaxConcurrent' | 'redisUrl'
  * Throws TurnbridgeError TB_CONFIG_INVALID naming the file, the field, what was found and what is expected.
  */
 export function loadConfig(opts: LoadConfigOptions = {}): BridgeConfig {
-  const env = opts.env ?? process.env;
+  const env = opts.env ?? {};
   const cwd = opts.cwd ?? process.cwd();
   const file = pickFile(env, cwd, opts.file);
   const { agent: agentValues, slack, discord, local, ...merged } = readSection(BRIDGE, file ? readConfigFile(file) : undefined, '', { file, env, cwd });

@@ -328,6 +328,10 @@ export const BRIDGE = section({
   replicaHeartbeatMs: setting(int(300, 600_000), { env: 'TURNBRIDGE_REPLICA_HEARTBEAT_MS', envOnly: true }),
   /** This replica's name in Redis (default host-pid-random): a restarted replica with the same id recovers what it left. */
   replicaId: setting(text, { env: 'TURNBRIDGE_REPLICA_ID', envOnly: true }),
+  /** NO_COLOR set: log lines on a terminal without colours. */
+  noColor: setting(() => true, { env: 'NO_COLOR', envOnly: true, fallback: () => false }),
+  /** NODE_ENV=production: JSON log lines even on a terminal. */
+  jsonLogs: setting((_, v) => v === 'production', { env: 'NODE_ENV', envOnly: true, fallback: () => false }),
   /** The one HTTP server: health, metrics, local page, Slack HTTP receiver. */
   host: setting(host, { env: 'HOST', fallback: () => DEFAULTS.host }),
   port: setting(port, { env: 'PORT', fallback: () => DEFAULTS.port }),

@@ -28,7 +28,7 @@ function expandHome(p: string): string {
  * Resolve what to spawn for one turn: argv with placeholders, cwd, and the child environment
  * (infra set + profile env after ${VAR} expansion and env_allowlist), nothing else.
  */
-export function resolveLaunch(profile: Profile, ctx: LaunchContext, bridgeEnv: NodeJS.ProcessEnv = process.env, defaultCwd = process.cwd()): LaunchSpec {
+export function resolveLaunch(profile: Profile, ctx: LaunchContext, bridgeEnv: NodeJS.ProcessEnv, defaultCwd = process.cwd()): LaunchSpec {
   const warnings: string[] = [];
   const unset: string[] = [];
   const values: PlaceholderValues = { SESSION_ID: ctx.sessionId, SESSION_NAME: ctx.sessionName, PROFILE_DIR: profile.dir };

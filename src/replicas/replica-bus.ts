@@ -76,7 +76,7 @@ export interface ReplicaBusOptions {
   replayWindowMs?: number;
   /** Message ids remembered against replays (default 10,000; older ones are refused as stale). */
   replayMemory?: number;
-  /** Default TURNBRIDGE_REPLICA_ID, else host name, pid and a random suffix. */
+  /** This replica's name (TURNBRIDGE_REPLICA_ID, config.replicaId); default host name, pid and a random suffix. */
   id?: string;
   serves?: string[];
   /** Key prefix (default `tb`). */
@@ -86,8 +86,8 @@ export interface ReplicaBusOptions {
   now?: () => number;
 }
 
-export function defaultReplicaId(env: NodeJS.ProcessEnv = process.env): string {
-  return env.TURNBRIDGE_REPLICA_ID?.trim() || `${hostname()}-${process.pid}-${randomUUID().slice(0, 6)}`;
+export function defaultReplicaId(): string {
+  return `${hostname()}-${process.pid}-${randomUUID().slice(0, 6)}`;
 }
 
 type Wire =

@@ -26,6 +26,8 @@ export interface BridgeContext {
   /** When each refused person last got the way-in reply (one per person per window, not one per message; bounded). */
   wayInShown: BoundedMap<string, number>;
   runTurn: RunTurn;
+  /** The environment agents are started in (absent: the runner's default). */
+  agentEnv?: NodeJS.ProcessEnv;
   broker: PermissionBroker;
   queue: TurnQueue<Turn>;
   metrics: Metrics;

@@ -133,7 +133,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
           },
           onPermissionRequest: (request, at): Promise<PermissionDecision> => askPerson(ctx, turn, request, { ...at, said: said.take(), activity }),
         },
-        { signal: turn.abort.signal, logger: log, launch: ctx.launchPolicy, dirs },
+        { signal: turn.abort.signal, logger: log, launch: ctx.launchPolicy, dirs, ...(ctx.agentEnv ? { env: ctx.agentEnv } : {}) },
       );
     } catch (err) {
       log.error({ err }, 'runner failed unexpectedly');
