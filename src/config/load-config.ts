@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { BridgeConfig } from './types.js';
-import { missingBusKey } from '../bus-key.js';
+import { missingBusKey } from '../bus-key-check.js';
 import { TurnbridgeError, yamlErrorText } from '../errors.js';
 import { fail, isRecord } from './field-checks.js';
 import { checkApprovers } from './approvals-check.js';

@@ -5,7 +5,7 @@
  */
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { checkBusKey } from '../bus-key.js';
+import { checkBusKey } from '../bus-key-check.js';
 import { closestName } from '../errors.js';
 import { checkHost, checkId, checkInt, checkPositive, checkString, checkStringList, fail, isRecord, splitCommaList } from './field-checks.js';
 import { IDENTITY_FORMS, guessIdentity, parseIdentity } from './identity-forms.js';

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { createBusKey, missingBusKey } from '../bus-key.js';
+import { createBusKey } from '../bus-key.js';
+import { missingBusKey } from '../bus-key-check.js';
 import type { Logger } from '../log.js';
 import type { AccessGrants } from './grants.js';
 import { connectRedis, type RedisConnections } from '../redis/index.js';
