@@ -94,6 +94,34 @@ test('compose.yaml: the bridge from the Dockerfile with Redis, a stop grace long
   assert.ok(Number.parseInt(String(bridge.stop_grace_period), 10) > 10, 'above shutdown_grace_secs (10 s)');
 });
 
+test('docs/operations.md\'s compose example is compose.yaml with more replicas, each with its own id, port and workspace', () => {
+  const shipped = parse(readFileSync(join(ROOT, 'compose.yaml'), 'utf8')) as Compose;
+  const ops = readFileSync(join(ROOT, 'docs/operations.md'), 'utf8');
+  const example = /With Docker Compose:[\s\S]*?```yaml\n([\s\S]*?)```/.exec(ops)?.[1];
+  assert.ok(example, 'docs/operations.md shows a compose example');
+  const doc = parse(example, { merge: true }) as Compose;
+  assert.deepEqual(doc.services.redis, shipped.services.redis);
+  assert.deepEqual(doc.services.bridge1, shipped.services.bridge1);
+  assert.deepEqual(doc.secrets, shipped.secrets);
+  const replicas = Object.keys(doc.services).filter((n) => n !== 'redis');
+  assert.ok(replicas.length >= 3, replicas.join(', '));
+  const seen = { id: new Set<string>(), port: new Set<string>(), workspace: new Set<string>() };
+  for (const name of replicas) {
+    const b = doc.services[name]!;
+    const env = b.environment as Record<string, string>;
+    assert.deepEqual({ ...b, environment: undefined, ports: undefined, volumes: undefined }, { ...shipped.services.bridge1, environment: undefined, ports: undefined, volumes: undefined }, `${name} is bridge1 but for its id, port and workspace`);
+    assert.deepEqual(Object.keys(env).sort(), Object.keys(shipped.services.bridge1!.environment as object).sort());
+    seen.id.add(env.TURNBRIDGE_REPLICA_ID!);
+    seen.port.add(String((b.ports as string[])[0]).split(':')[0]!);
+    const workspace = String((b.volumes as string[])[0]).split(':')[0]!;
+    seen.workspace.add(workspace);
+    assert.ok(workspace in (doc.volumes ?? {}), `${workspace} is declared`);
+  }
+  for (const [what, set] of Object.entries(seen)) assert.equal(set.size, replicas.length, `each replica its own ${what}`);
+});
+
+interface Compose { services: Record<string, Record<string, unknown>>; secrets?: unknown; volumes?: Record<string, unknown> }
+
 test('the systemd unit runs the node process itself and passes systemd-analyze verify', () => {
   const unit = readFileSync(join(ROOT, 'deploy/turnbridge.service'), 'utf8');
   assert.match(unit, /^ExecStart=\/usr\/bin\/node bin\/turnbridge\.js start$/m);
