@@ -128,6 +128,7 @@ test('the systemd unit runs the node process itself and passes systemd-analyze v
   assert.match(unit, /^KillSignal=SIGTERM$/m);
   assert.ok(Number(/^TimeoutStopSec=(\d+)$/m.exec(unit)?.[1]) > 10, 'longer than the drain');
   assert.match(unit, /^User=(?!root)\w+$/m);
+  assert.match(unit, /^StateDirectoryMode=0700$/m, 'the data dir private, as the bridge keeps it (docs/security.md)');
   const verify = spawnSync('systemd-analyze', ['verify', join(ROOT, 'deploy/turnbridge.service')], { encoding: 'utf8' });
   if (verify.error) return; // no systemd here: the text checks above stand
   assert.equal(verify.status, 0, verify.stderr);
