@@ -13,7 +13,7 @@ import { createBridge } from '../../../src/bridge/index.js';
 import { silentLogger } from '../../../src/log.js';
 import { openState, createSqliteStore, type LedgerRecord } from '../../../src/state/index.js';
 import { createRecordingSurface, type RecordingSurface } from '../../fakes/recording-surface.js';
-import { agentProfile, conv, freshDataDir, makeConfig, makeMsg, waitFor } from './helpers.js';
+import { agentProfile, conv, freshDataDir, makeConfig, makeMsg, waitFor } from '../../unit/bridge/helpers.js';
 
 const PNG = '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489';
 
