@@ -7,29 +7,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, ECHO, runCli } from '../../integration/cli/cli-process.js';
-
-interface Exit { code: number | null; stdout: string; stderr: string }
-
-function start(cwd: string, env: Record<string, string>): Promise<Exit> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'start'], {
-      cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, PORT: '0', HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
-    // A bridge that started anyway says so: stop it, so the test fails on the exit code, not a hang.
-    child.stdout.on('data', () => { if (/turnbridge: (local chat at|started)/.test(stdout)) child.kill('SIGKILL'); });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+import { ECHO, runCli } from '../../integration/cli/cli-process.js';
+import { startRefused } from './refused-start.js';
 
 // Tokens of the right shape for a Slack (or Discord) that is never reached: the start must stop first.
 const SLACK = { SLACK_BOT_TOKEN: 'xoxb-1-2-abcdef', SLACK_APP_TOKEN: 'xapp-1-A1-2-abc', SLACK_API_URL: 'http://127.0.0.1:9/api/' };
@@ -61,7 +43,7 @@ for (const c of CASES) {
     writeFileSync(file, `default_profile: ${ECHO}\n${c.yaml}`);
     const env = { ...c.env, TURNBRIDGE_DATA_DIR: join(dir, 'data'), TURNBRIDGE_WORKSPACE: join(dir, 'workspace') };
 
-    const r = await start(dir, env);
+    const r = await startRefused(dir, env);
     assert.equal(r.code, 1, `stdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
     const [first, second, ...rest] = r.stderr.trimEnd().split('\n');
     assert.ok(first!.startsWith(`turnbridge: configuration error: ${c.text(file)}`), r.stderr);

@@ -8,29 +8,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, ECHO, runCli } from '../../integration/cli/cli-process.js';
-
-interface Exit { code: number | null; stdout: string; stderr: string }
-
-function start(cwd: string, env: Record<string, string>): Promise<Exit> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'start'], {
-      cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, PORT: '0', HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
-    // A bridge that started anyway prints its URL: stop it so the test fails on the exit code, not a hang.
-    child.stdout.on('data', () => { if (/local chat at/.test(stdout)) child.kill('SIGKILL'); });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+import { ECHO, runCli } from '../../integration/cli/cli-process.js';
+import { startRefused } from './refused-start.js';
 
 const CASES: Array<{ name: string; profile?: string; config?: (dir: string) => string; text: RegExp; fix: RegExp }> = [
   { name: 'a YAML error', profile: 'command: [node\nargs: []\n', text: /not valid YAML: .+ at line \d+, column \d+ \(named by/, fix: /fix the YAML syntax/ },
@@ -48,7 +30,7 @@ for (const c of CASES) {
     writeFileSync(profile, c.profile!);
     const data = join(dir, 'data');
     const workspace = join(dir, 'workspace');
-    const r = await start(dir, { TURNBRIDGE_PROFILE: profile, TURNBRIDGE_DATA_DIR: data, TURNBRIDGE_WORKSPACE: workspace });
+    const r = await startRefused(dir, { TURNBRIDGE_PROFILE: profile, TURNBRIDGE_DATA_DIR: data, TURNBRIDGE_WORKSPACE: workspace });
     assert.equal(r.code, 1, `stdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
     const [first, second, ...rest] = r.stderr.trimEnd().split('\n');
     assert.ok(first!.startsWith(`turnbridge: ${profile}: `), r.stderr);
@@ -87,7 +69,7 @@ test('start refuses a route to a profile that does not exist, naming the route',
   const config = join(dir, 'turnbridge.yaml');
   writeFileSync(config, `default_profile: ${ECHO}\nroutes:\n  - platform: slack\n    channel: C0OPS\n    profile: ops/profile.yaml\n`);
   const data = join(dir, 'data');
-  const r = await start(dir, { TURNBRIDGE_DATA_DIR: data, TURNBRIDGE_WORKSPACE: join(dir, 'workspace') });
+  const r = await startRefused(dir, { TURNBRIDGE_DATA_DIR: data, TURNBRIDGE_WORKSPACE: join(dir, 'workspace') });
   assert.equal(r.code, 1, r.stderr);
   assert.equal(r.stderr.split('\n')[0], `turnbridge: profile ${join(dir, 'ops/profile.yaml')}: no such file (named by routes[0].profile in ${config})`);
   assert.match(r.stderr.split('\n')[1]!, /^ {2}fix: /);
@@ -97,6 +79,6 @@ test('start refuses a route to a profile that does not exist, naming the route',
 test('a good profile still starts (the check is not a refusal of everything)', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'tb-refuse-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const r = await start(dir, { TURNBRIDGE_PROFILE: ECHO, TURNBRIDGE_DATA_DIR: join(dir, 'data'), TURNBRIDGE_WORKSPACE: join(dir, 'workspace') });
+  const r = await startRefused(dir, { TURNBRIDGE_PROFILE: ECHO, TURNBRIDGE_DATA_DIR: join(dir, 'data'), TURNBRIDGE_WORKSPACE: join(dir, 'workspace') });
   assert.match(r.stdout, /local chat at http:\/\/127\.0\.0\.1:\d+/, r.stderr);
 });
