@@ -1,7 +1,7 @@
 /** Shared set-up for the Slack e2e tests: fake Slack + createSlackPlatform with test-friendly settings. */
 import type { BridgeConfig } from '../../../src/config/types.js';
 import { InboundStateDouble } from '../../fakes/inbound-state.js';
-import type { ActionEvent, BridgeInbound, InboundMessage } from '../../../src/bridge/types.js';
+import type { ActionEvent, BridgeInbound, ConversationStopEvent, InboundMessage } from '../../../src/bridge/types.js';
 import { silentLogger, type Logger } from '../../../src/log.js';
 import { createSlackPlatform, parseSlackConfig, type SlackPlatform } from '../../../src/platforms/slack/index.js';
 import type { FakeSlack } from '../../fakes/slack/index.js';
@@ -30,6 +30,8 @@ export function makePlatform(fake: FakeSlack, slack: Record<string, unknown> = {
 export class RecordingBridge extends InboundStateDouble implements BridgeInbound {
   readonly messages: InboundMessage[] = [];
   readonly actions: ActionEvent[] = [];
+  /** Stops a platform asked for by conversation (Slack's agent session Stop). */
+  readonly stops: ConversationStopEvent[] = [];
   private waiters: Array<() => void> = [];
   async handleMessage(msg: InboundMessage): Promise<void> {
     this.messages.push(msg);
@@ -39,6 +41,11 @@ export class RecordingBridge extends InboundStateDouble implements BridgeInbound
   async handleAction(ev: ActionEvent): Promise<void> {
     this.actions.push(ev);
     this.wake();
+  }
+  async handleStop(ev: ConversationStopEvent): Promise<'asked'> {
+    this.stops.push(ev);
+    this.wake();
+    return 'asked';
   }
   private wake(): void {
     for (const w of this.waiters.splice(0)) w();

@@ -128,3 +128,48 @@ test('without SLACK_HTTP_PORT, /slack/events is mounted on the bridge\'s one HTT
     await http.close(0);
   }
 });
+
+test('Slack\'s Stop over HTTP: the signed agent_session_stopped reaches the bridge once (a retry too); an unsigned one is refused', async () => {
+  const agentFake = await FakeSlack.start({ agent: true, users: { U0ANA: 'ana' } });
+  const stopBridge = new RecordingBridge();
+  const p = createSlackPlatform({
+    config: baseConfig({ SLACK_BOT_TOKEN: agentFake.botToken, SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: agentFake.apiUrl, SLACK_HTTP_PORT: '0' }),
+    logger: silentLogger,
+  });
+  await p.start(stopBridge);
+  try {
+    const addr = p.httpAddress()!;
+    const here = `http://${addr.host}:${addr.port}/slack/events`;
+    agentFake.http = { url: here, secret: SECRET };
+    const set = await fetch(`${agentFake.apiUrl}agents.sessions.setStatus`, {
+      method: 'POST', headers: { authorization: `Bearer ${agentFake.botToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ channel_id: 'C0GEN', thread_ts: '1700000001.000001', status: 'processing' }),
+    });
+    assert.equal(((await set.json()) as { ok: boolean }).ok, true);
+
+    // An attacker's forged Stop (no signature) is refused before any listener runs.
+    const forged = JSON.stringify(agentFake.eventBody({ type: 'agent_session_stopped', channel: 'C0GEN', thread_ts: '1700000001.000001', user: 'U0EVIL', streaming_message_ts: [], event_ts: '1.2' }, 'EvFORGED'));
+    const refused = await fetch(here, { method: 'POST', body: forged, headers: { 'content-type': 'application/json' } });
+    assert.equal(refused.status, 401);
+    await refused.body?.cancel();
+
+    const { eventId } = await agentFake.nativeStop({ channel: 'C0GEN', threadTs: '1700000001.000001', user: 'U0ANA' });
+    const stop = await stopBridge.waitFor(() => stopBridge.stops[0], 'the Stop');
+    assert.deepEqual({ ...stop, notifyPrivately: undefined }, {
+      platform: 'slack', conversation: { space: 'T0FAKE', channel: 'C0GEN', thread: '1700000001.000001' }, user: { id: 'U0ANA', name: 'ana' }, notifyPrivately: undefined,
+    });
+    // Slack's retry of the same event (X-Slack-Retry-Num) is not a second Stop.
+    const again = JSON.stringify(agentFake.eventBody({ type: 'agent_session_stopped', channel: 'C0GEN', thread_ts: '1700000001.000001', user: 'U0ANA', streaming_message_ts: [], event_ts: '1.3' }, eventId));
+    const retried = await fetch(here, { method: 'POST', body: again, headers: { 'content-type': 'application/json', ...signSlackRequest(SECRET, again), 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' } });
+    assert.equal(retried.status, 200);
+    await retried.body?.cancel();
+    // A later press (a new event) is a Stop again: once it is in, the retry before it is known to have added none.
+    await agentFake.nativeStop({ channel: 'C0GEN', threadTs: '1700000001.000001', user: 'U0ANA' });
+    await stopBridge.waitFor(() => stopBridge.stops.length >= 2, 'the second press');
+    assert.equal(stopBridge.stops.length, 2);
+    assert.ok(!stopBridge.stops.some((s) => s.user.id === 'U0EVIL'));
+  } finally {
+    await p.stop();
+    await agentFake.close();
+  }
+});
