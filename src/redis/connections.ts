@@ -175,3 +175,23 @@ export function connectRedis(url: string, opts: RedisConnectOptions): RedisConne
   };
   return connections;
 }
+
+/** What a feature that shares through Redis says of itself: `shared` while Redis is up. */
+export type SharingState = 'connecting' | 'shared' | 'degraded';
+
+/**
+ * The health as such a feature says it, kept current; `change` hears each move, with what it was
+ * and the error that made it degraded. `stop` ends the listening.
+ */
+export function followSharing(redis: RedisConnections, change: (next: SharingState, was: SharingState, err?: Error) => void): { readonly state: SharingState; stop(): void } {
+  const of = (h: RedisHealth): SharingState => (h === 'up' ? 'shared' : h);
+  let state = of(redis.health);
+  const stop = redis.onHealth((health, err) => {
+    const next = of(health);
+    if (next === state) return;
+    const was = state;
+    state = next;
+    change(next, was, err);
+  });
+  return { get state() { return state; }, stop };
+}

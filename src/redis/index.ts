@@ -4,4 +4,4 @@
  * Redis subscribe to (the state store, the replica bus, the conversation gate, takeover, the
  * shared slots and the shared platform budgets). Nothing else creates a Redis client.
  */
-export { connectRedis, redactedUrl, type RedisConnectOptions, type RedisConnections, type RedisHealth } from './connections.js';
+export { connectRedis, followSharing, redactedUrl, type RedisConnectOptions, type RedisConnections, type RedisHealth, type SharingState } from './connections.js';

@@ -15,11 +15,11 @@
  */
 import type { Semaphore } from 'redis-semaphore';
 import type { Logger } from '../log.js';
-import type { RedisConnections, RedisHealth } from '../redis/index.js';
+import { followSharing, type RedisConnections, type SharingState } from '../redis/index.js';
 import { RefreshSafeSemaphore } from './refresh-safe-locks.js';
 
 /** `connecting` until Redis first answers; `degraded` while it does not (local cap only). */
-export type SharedSlotsState = 'connecting' | 'shared' | 'degraded';
+export type SharedSlotsState = SharingState;
 
 /** A slot given to a turn: a lock in Redis, or (Redis away) a local stand-in that holds nothing. */
 export type SharedPermit = { readonly kind: 'shared'; readonly lock: Semaphore } | { readonly kind: 'local' };
@@ -70,14 +70,7 @@ export function createSharedSlots(opts: SharedSlotsOptions): SharedSlots {
   let wanted = false;
   let retry: NodeJS.Timeout | undefined;
   let closed = false;
-  const stateOf = (h: RedisHealth): SharedSlotsState => (h === 'up' ? 'shared' : h);
-  let state: SharedSlotsState = stateOf(opts.redis.health);
-
-  const stopListening = opts.redis.onHealth((health, err) => {
-    const next = stateOf(health);
-    if (next === state) return;
-    const was = state;
-    state = next;
+  const sharing = followSharing(opts.redis, (next, was, err) => {
     if (next === 'shared') {
       logger.info({ was }, 'agent slots shared by every replica through Redis');
       if (wanted) kick();
@@ -88,7 +81,7 @@ export function createSharedSlots(opts: SharedSlotsOptions): SharedSlots {
   });
 
   function kick(): void {
-    if (acquiring || closed || state === 'degraded') return;
+    if (acquiring || closed || sharing.state === 'degraded') return;
     wanted = false;
     acquiring = acquire().finally(() => {
       acquiring = undefined;
@@ -149,13 +142,13 @@ export function createSharedSlots(opts: SharedSlotsOptions): SharedSlots {
   const slots: SharedSlots = {
     limit: opts.limit,
     get state() {
-      return state;
+      return sharing.state;
     },
     get held() {
       return held.size;
     },
     take() {
-      if (state === 'degraded' || closed) return LOCAL;
+      if (sharing.state === 'degraded' || closed) return LOCAL;
       const p = idle.shift();
       if (p) return p;
       wanted = true;
@@ -174,7 +167,7 @@ export function createSharedSlots(opts: SharedSlotsOptions): SharedSlots {
     },
     async close() {
       closed = true;
-      stopListening();
+      sharing.stop();
       clearTimeout(retry);
       abort.abort(new Error('closing'));
       await acquiring;

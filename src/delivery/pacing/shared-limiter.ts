@@ -10,12 +10,12 @@
  */
 import Bottleneck from 'bottleneck';
 import type { Logger } from '../../log.js';
-import type { RedisConnections, RedisHealth } from '../../redis/index.js';
+import { followSharing, type RedisConnections, type SharingState } from '../../redis/index.js';
 import { bottleneckSettings, createBottleneckLimiter, DEFAULT_PRIORITY, type LimiterFactory, type RateLimiter } from './limiter-pool.js';
 import type { RateBudget } from '../surface.js';
 
 /** `connecting` until Redis first answers; `degraded` while it does not. */
-export type SharedBudgetState = 'connecting' | 'shared' | 'degraded';
+export type SharedBudgetState = SharingState;
 
 export interface SharedLimiters {
   /** A LimiterFactory for the limiter pool (createDelivery's `limiterFactory`). */
@@ -47,13 +47,7 @@ export function createSharedLimiters(opts: SharedLimitersOptions): SharedLimiter
   const keyTtlMs = opts.keyTtlMs ?? 30 * 60_000;
   const logger = opts.logger.child({ component: 'shared-budgets' });
   const connection = opts.redis.bottleneck();
-  const stateOf = (h: RedisHealth): SharedBudgetState => (h === 'up' ? 'shared' : h);
-  let state: SharedBudgetState = stateOf(opts.redis.health);
-  const stopListening = opts.redis.onHealth((health, err) => {
-    const next = stateOf(health);
-    if (next === state) return;
-    const was = state;
-    state = next;
+  const sharing = followSharing(opts.redis, (next, was, err) => {
     if (next === 'shared') logger.info({ was }, 'platform budgets shared through Redis');
     else if (next === 'degraded') logger.warn({ err: err?.message }, 'Redis unreachable: platform budgets paced by this replica alone until it is back');
   });
@@ -84,7 +78,7 @@ export function createSharedLimiters(opts: SharedLimitersOptions): SharedLimiter
     const fallback = (): RateLimiter => (local ??= createBottleneckLimiter(budget));
 
     async function schedule<T>(fn: () => Promise<T>, o?: { priority?: number }): Promise<T> {
-      if (state !== 'shared') return fallback().schedule(fn, o);
+      if (sharing.state !== 'shared') return fallback().schedule(fn, o);
       let started = false;
       const job = (): Promise<T> => {
         started = true;
@@ -120,7 +114,7 @@ export function createSharedLimiters(opts: SharedLimitersOptions): SharedLimiter
   return {
     factory,
     get state() {
-      return state;
+      return sharing.state;
     },
     async ready(timeoutMs = 3_000) {
       let timer: NodeJS.Timeout | undefined;
@@ -131,7 +125,7 @@ export function createSharedLimiters(opts: SharedLimitersOptions): SharedLimiter
     },
     async close() {
       // The connection is the process's (redis/), closed by its owner.
-      stopListening();
+      sharing.stop();
     },
   };
 }

@@ -3,7 +3,7 @@
 // in the reply) with Approve and Keep planning. Who answered what, when it expires, how it ended.
 // The words come with the view (v.words.card), made by the bridge from card-words.ts.
 import { escapeHtml } from './markdown.js';
-import { clock, countdown, el } from './dom.js';
+import { clock, el, expiryLine } from './dom.js';
 
 /** While a click is on its way, the card's controls wait (they come back if the bridge refused). */
 function busy(node, promise) {
@@ -67,11 +67,7 @@ export function renderCard(item, act) {
     const facts = el('div', { class: 'facts', 'data-testid': 'card-facts' });
     if (words.next) facts.append(el('span', { 'data-testid': 'plan-next' }, escapeHtml(words.next)));
     if (words.answerers) facts.append(el('span', { 'data-testid': 'card-answerers' }, escapeHtml(words.answerers)));
-    if (v.expiresAt) {
-      const exp = el('span', { 'data-testid': 'card-expiry', title: `expires at ${clock(v.expiresAt)}` }, 'expires in ');
-      exp.append(el('span', { class: 'countdown', 'data-testid': 'card-countdown', 'data-expires': String(v.expiresAt) }, countdown(v.expiresAt)));
-      facts.append(exp);
-    }
+    if (v.expiresAt) facts.append(expiryLine('card', v.expiresAt));
     node.append(facts);
     const row = el('div', { class: 'actions' });
     if (card.kind === 'plan') {

@@ -15,3 +15,10 @@ export function countdown(at, now = Date.now()) {
   const s = Math.max(0, Math.round((at - now) / 1000));
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 }
+
+/** "expires in 4:32" for a card or prompt (`kind` names its test ids), the countdown kept live by the page. */
+export function expiryLine(kind, at) {
+  const exp = el('span', { 'data-testid': `${kind}-expiry`, title: `expires at ${clock(at)}` }, 'expires in ');
+  exp.append(el('span', { class: 'countdown', 'data-testid': `${kind}-countdown`, 'data-expires': String(at) }, countdown(at)));
+  return exp;
+}

@@ -2,7 +2,7 @@
 // outcome (who, what, when), and the dialog for a reason, an edited input or the full input.
 import { escapeHtml, renderInline } from './markdown.js';
 import { renderCard } from './card.js';
-import { clock, countdown, el } from './dom.js';
+import { clock, countdown, el, expiryLine } from './dom.js';
 
 function tickCountdowns() {
   for (const node of document.querySelectorAll('[data-expires]')) node.textContent = countdown(Number(node.dataset.expires));
@@ -65,11 +65,7 @@ export function renderPrompt(item, act) {
     }
     const who = decidersText(v);
     if (who) facts.append(el('span', { 'data-testid': 'prompt-deciders' }, escapeHtml(who)));
-    if (v.expiresAt) {
-      const exp = el('span', { 'data-testid': 'prompt-expiry', title: `expires at ${clock(v.expiresAt)}` }, 'expires in ');
-      exp.append(el('span', { class: 'countdown', 'data-testid': 'prompt-countdown', 'data-expires': String(v.expiresAt) }, countdown(v.expiresAt)));
-      facts.append(exp);
-    }
+    if (v.expiresAt) facts.append(expiryLine('prompt', v.expiresAt));
     node.append(facts);
     const actions = el('div', { class: 'actions' });
     const buttons = [];
