@@ -22,7 +22,7 @@ export interface TurnRig extends Rig {
   finalReply(channelId: string, after: FakeMessage, timeoutMs?: number, until?: (text: string) => boolean): Promise<FakeMessage[]>;
 }
 
-const isPrompt = (m: FakeMessage): boolean => /^(🔐|✅ \*\*Allowed|⛔ \*\*Denied|⌛ \*\*)/u.test(m.content);
+const isPrompt = (m: FakeMessage): boolean => /^(🔐|✅ \*\*Allowed|⛔ \*\*Denied|⌛ \*\*|❓ \*\*|📋 \*\*)/u.test(m.content);
 
 export async function makeTurnRig(opts: RigOptions & { config?: Partial<BridgeConfig>; runTurn?: CreateBridgeOptions['runTurn']; wrapSurface?: (s: Surface) => Surface } = {}): Promise<TurnRig> {
   const rig = await makeRig({ ...opts, config: { defaultProfile: AGENT_PROFILE, ...opts.config } });

@@ -9,7 +9,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { FakeGateway, INTENTS, shardOf } from './gateway.js';
 import {
   channelPayload, guildCreatePayload, makeWorld, memberPayload, messagePayload, ALL_PERMISSIONS,
-  type FakeAttachment, type FakeChannel, type FakeMessage, type FakeUser, type World,
+  type FakeAttachment, type FakeChannel, type FakeMessage, type FakeComponent, type FakeUser, type World,
 } from './payloads.js';
 import { RateLimits, type BucketLimit } from './rate-limits.js';
 import { HttpError, REACTIONS_BUCKET, handleRest, type RecordedCall, type UploadedPart } from './rest.js';
@@ -278,6 +278,23 @@ export class FakeDiscord extends EventEmitter {
     const it: FakeInteraction = { id: snowflake(), token: `itoken-${snowflake()}`, type: 3, messageId, customId, user, createdAt: Date.now(), followUps: [] };
     this.interactions.set(it.token, it);
     this.dispatchInteraction(it, { custom_id: customId, component_type: 2 });
+    return it;
+  }
+
+  /**
+   * A user picks `values` in a string select menu (component type 3) of a bot message; each must
+   * be one of its options, between its min_values and max_values (else the client would not send it).
+   */
+  select(messageId: string, customId: string, values: string[], user: FakeUser): FakeInteraction {
+    const msg = this.messages.get(messageId);
+    if (!msg) throw new Error(`fake discord: no message ${messageId}`);
+    const menu: FakeComponent | undefined = msg.components.flatMap((r) => r.components).find((c) => c.custom_id === customId);
+    if (!menu || menu.type !== 3) throw new Error(`fake discord: no select menu ${customId} on that message`);
+    if (values.length < (menu.min_values ?? 1) || values.length > (menu.max_values ?? 1)) throw new Error(`fake discord: ${values.length} values outside ${menu.min_values}..${menu.max_values}`);
+    for (const v of values) if (!(menu.options ?? []).some((o) => o.value === v)) throw new Error(`fake discord: the menu has no option ${v}`);
+    const it: FakeInteraction = { id: snowflake(), token: `itoken-${snowflake()}`, type: 3, messageId, customId, user, createdAt: Date.now(), followUps: [] };
+    this.interactions.set(it.token, it);
+    this.dispatchInteraction(it, { custom_id: customId, component_type: 3, values });
     return it;
   }
 

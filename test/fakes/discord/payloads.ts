@@ -17,7 +17,18 @@ export interface FakeChannel {
   recipients?: FakeUser[];
 }
 export interface FakeAttachment { id: string; filename: string; content_type?: string; size: number; url: string; proxy_url: string }
-export interface FakeComponentRow { type: 1; components: { type: 2; style: number; label?: string; custom_id?: string }[] }
+/** A button (type 2: style, label) or a string select menu (type 3, alone in its row: options, placeholder, min / max values). */
+export interface FakeComponent {
+  type: number;
+  style?: number;
+  label?: string;
+  custom_id?: string;
+  placeholder?: string;
+  min_values?: number;
+  max_values?: number;
+  options?: Array<{ label: string; value: string; description?: string }>;
+}
+export interface FakeComponentRow { type: 1; components: FakeComponent[] }
 export interface FakeMessage {
   id: string;
   channel_id: string;

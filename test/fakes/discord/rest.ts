@@ -85,8 +85,23 @@ function validateContent(body: any): void {
   const rows = body?.components as FakeComponentRow[] | undefined;
   if (!rows) return;
   if (rows.length > 5 || rows.some((r) => r.components.length > 5)) throw new HttpError(400, 50035, 'Invalid Form Body (components)');
+  const ids = new Set<string>();
   for (const r of rows) for (const c of r.components) {
     if (c.custom_id !== undefined && (c.custom_id.length < 1 || c.custom_id.length > 100)) throw new HttpError(400, 50035, 'Invalid Form Body (custom_id)');
+    // custom_ids are unique in a message (Component reference)
+    if (c.custom_id !== undefined && ids.has(c.custom_id)) throw new HttpError(400, 50035, 'Invalid Form Body (duplicate custom_id)');
+    if (c.custom_id !== undefined) ids.add(c.custom_id);
+    if (c.type === 2 && (c.label ?? '').length > 80) throw new HttpError(400, 50035, 'Invalid Form Body (button label)');
+    if (c.type === 3) {
+      // a select menu fills its row; 1-25 options of label, value and description <= 100; placeholder <= 150
+      const n = c.options?.length ?? 0;
+      if (r.components.length !== 1 || n < 1 || n > 25) throw new HttpError(400, 50035, 'Invalid Form Body (select menu)');
+      if ((c.options ?? []).some((o) => !o.label || o.label.length > 100 || !o.value || o.value.length > 100 || (o.description ?? '').length > 100)) throw new HttpError(400, 50035, 'Invalid Form Body (select option)');
+      if ((c.placeholder ?? '').length > 150) throw new HttpError(400, 50035, 'Invalid Form Body (placeholder)');
+      const min = c.min_values ?? 1;
+      const max = c.max_values ?? 1;
+      if (min < 0 || max < 1 || min > max || max > n) throw new HttpError(400, 50035, 'Invalid Form Body (min_values / max_values)');
+    }
   }
 }
 
