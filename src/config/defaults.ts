@@ -7,6 +7,7 @@ export const DEFAULTS = {
   queueDepth: 5,
   maxConcurrent: 4,
   permissionTimeoutSecs: 600,
+  questionTimeoutSecs: 3600,
   dataDir: './data',
   host: '127.0.0.1',
   port: 3000,

@@ -315,8 +315,8 @@ export const BRIDGE = section({
   sharedMaxConcurrent: setting(int(1, 100_000), { env: 'TURNBRIDGE_SHARED_MAX_CONCURRENT' }),
   /** Permission prompt timeout, always below the turn's own timeout. */
   permissionTimeoutSecs: setting(seconds(86_400), { env: 'TURNBRIDGE_PERMISSION_TIMEOUT_SECS', fallback: () => DEFAULTS.permissionTimeoutSecs }),
-  /** How long a question or plan card waits (unset: 3600, where it is read); the turn's clock is held meanwhile. */
-  questionTimeoutSecs: setting(seconds(86_400)),
+  /** How long a question or plan card waits (a route may set its own); the turn's clock is held meanwhile (docs/approvals.md, "Cards"). */
+  questionTimeoutSecs: setting(seconds(86_400), { env: 'TURNBRIDGE_QUESTION_TIMEOUT_SECS', fallback: () => DEFAULTS.questionTimeoutSecs }),
   /** Embedded session store directory. */
   dataDir: setting(path, { env: 'TURNBRIDGE_DATA_DIR', fallback: (c) => path({ src: {}, field: 'data_dir', base: c.cwd }, DEFAULTS.dataDir) }),
   redisUrl: setting(redisUrl, { env: 'REDIS_URL' }),

@@ -13,8 +13,6 @@ import type { TurnActivity } from './conversation-activity.js';
 import type { BridgeContext } from './context.js';
 import type { Turn } from './turn.js';
 
-/** A card's timeout when neither the route nor the bridge sets one. */
-export const DEFAULT_QUESTION_TIMEOUT_SECS = 3600;
 /** How much of the agent's latest output is kept to tell whether a plan was already shown. */
 const SAID_MAX_CHARS = 64_000;
 
@@ -30,7 +28,7 @@ export function permissionTimeoutMs(ctx: BridgeContext, turn: Turn): number {
 
 /** A card's own timeout: the turn's clock is held while it waits, so no cap by the turn's. */
 export function cardTimeoutMs(ctx: BridgeContext, turn: Turn): number {
-  return (turn.route?.questionTimeoutSecs ?? ctx.config.questionTimeoutSecs ?? DEFAULT_QUESTION_TIMEOUT_SECS) * 1000;
+  return (turn.route?.questionTimeoutSecs ?? ctx.config.questionTimeoutSecs) * 1000;
 }
 
 /** The agent's output text since its last permission request (what a plan may already have said). */
