@@ -58,7 +58,7 @@ export function renderCard(item, act) {
   const card = v.card;
   const words = v.words.card;
   const node = el('div', { class: `msg prompt card ${card.kind}`, 'data-testid': card.kind === 'plan' ? 'plan-card' : 'question-card', 'data-id': item.id, 'data-state': v.state });
-  const head = el('div', { class: 'card-title' }, `<span class="tool">${card.kind === 'plan' ? '📋' : '❓'} ${escapeHtml(words.title)}</span>`);
+  const head = el('div', { class: 'card-title' }, `<span class="tool">${escapeHtml(words.title)}</span>`);
   if (card.kind === 'question' && v.description) head.append(el('span', { class: 'description' }, ` — ${escapeHtml(v.description)}`));
   node.append(head);
   if (card.kind === 'plan') node.append(el('p', { class: 'intro', 'data-testid': 'plan-intro' }, escapeHtml(words.intro)));
