@@ -13,6 +13,7 @@ import { createRecordingSurface } from '../../fakes/recording-surface.js';
 import { startRedisServer, type RedisServer, closeConnections, connectionsTo } from '../../fakes/redis-server.js';
 import { ANA, BOB, click, fakeRunner, makeConfig, makeMsg, makeProfile, memoryStore, waitFor } from '../../unit/bridge/helpers.js';
 import { testBusKey } from '../../fixtures/bus-key.js';
+import { COLOR, FEATURES } from '../../fixtures/card-agents/questions.mjs';
 
 let server: RedisServer;
 const buses: ReplicaBus[] = [];
@@ -90,6 +91,41 @@ describe('clicks forwarded between replicas (real redis-server)', () => {
     const answer = await b.bridge.handleFormSubmit!({ platform: 'test', kind: 'edit', id: promptId, value: 'ls -la', user: ANA, notifyPrivately: async (t) => void told.push(t) });
     assert.deepEqual(answer, { ok: true });
     assert.deepEqual(await decision, { behavior: 'allow', updatedInput: { command: 'ls -la' } }, 'the agent on A got the edited input');
+    call.finish({ reply: 'done' });
+    await a.bridge.shutdown(1000);
+    await b.bridge.shutdown(1000);
+  });
+
+  it('a question card on replica A: a stranger on B is refused, Other… opens its form on B, the typed answer submitted on B reaches the agent on A; a plan approved on B', async () => {
+    const a = replica('A4');
+    const b = replica('B4');
+    await a.bridge.handleMessage(makeMsg({ text: 'ask me' }));
+    const call = await a.runner.started(1);
+    const asked = { requestId: 'q1', toolName: 'AskUserQuestion', input: { questions: [COLOR, FEATURES] } };
+    const decision = call.handlers.onPermissionRequest!(asked, { signal: new AbortController().signal });
+    await waitFor(() => a.surface.prompts().length === 1, 'the card on A');
+    const cardId = a.surface.prompts()[0]!.view.promptId;
+    await a.bus.ready();
+    await b.bus.ready();
+    const stranger = { ...click('answer', cardId, BOB), choice: { question: 0, options: [2] } };
+    await b.bridge.handleAction(stranger);
+    assert.match(stranger.told[0]!, /^Only @ana or an approver can answer/);
+    // the choice (question 0, option 1) crosses the bus with the click
+    await b.bridge.handleAction({ ...click('answer', cardId, ANA), choice: { question: 0, options: [1] } });
+    await waitFor(() => {
+      const card = a.surface.prompts()[0]!.view.card;
+      return card?.kind === 'question' && card.questions[0]!.answer?.value === 'Blue';
+    }, 'the first answer on the card on A');
+    const forms: PromptForm[] = [];
+    await b.bridge.handleAction({ ...click('other', cardId, ANA), choice: { question: 1 }, openForm: async (f: PromptForm) => void forms.push(f) });
+    assert.equal(forms[0]?.kind, 'other', 'the form opened on B');
+    const answer = await b.bridge.handleFormSubmit!({ platform: 'test', kind: 'other', id: cardId, question: 1, value: 'Only search', user: ANA, notifyPrivately: async () => {} });
+    assert.deepEqual(answer, { ok: true });
+    assert.deepEqual(await decision, { behavior: 'allow', updatedInput: { questions: [COLOR, FEATURES], answers: { [COLOR.question]: 'Blue', [FEATURES.question]: 'Only search' } } });
+    const plan = call.handlers.onPermissionRequest!({ requestId: 'p1', toolName: 'ExitPlanMode', input: { plan: '1. Fix' } }, { signal: new AbortController().signal });
+    await waitFor(() => a.surface.prompts().length === 2, 'the plan card on A');
+    await b.bridge.handleAction(click('approve', a.surface.prompts()[1]!.view.promptId, ANA));
+    assert.deepEqual(await plan, { behavior: 'allow' });
     call.finish({ reply: 'done' });
     await a.bridge.shutdown(1000);
     await b.bridge.shutdown(1000);
