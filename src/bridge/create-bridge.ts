@@ -8,7 +8,7 @@ import type { Logger } from '../log.js';
 import type { ConversationGate, ReplicaBus, SharedSlots } from '../replicas/index.js';
 import { loadProfile as defaultLoadProfile } from '../profile/index.js';
 import { run as defaultRun } from '../runner/index.js';
-import { acceptMessage, type BridgeContext, conversationPlaces, createConversationActivities, createTurnQueue, createTurnRegistry, handleRerunAction, handleStopAction, holdsSlot, INTERRUPTED_MESSAGE, isOver, prepareRoots, recover, type RecoveryReport, type RunTurn, stopConversation, type Turn } from './turns/index.js';
+import { acceptMessage, type BridgeContext, conversationPlaces, createConversationActivities, createTurnQueue, createTurnRegistry, handleRerunAction, handleStopAction, holdsSlot, INTERRUPTED_MESSAGE, isOver, prepareRoots, pruneWorktrees, type PruneReport, recover, type RecoveryReport, type RunTurn, stopConversation, type Turn } from './turns/index.js';
 import { checkAccess, createProfileCache, type ProfileLoader, routeMessage } from './access/index.js';
 import type { Bridge, BridgeStats, PlatformStatus } from './types.js';
 import { createActionForwarding, type LocalHandlers } from './action-forwarding.js';
@@ -17,6 +17,9 @@ import { createPermissionBroker } from './approvals/index.js';
 import type { RedisConnections } from '../redis/index.js';
 import { conversationKey, createState, ensurePrivateDir, openState, privateDirMode, type State, type StateStore } from '../state/index.js';
 import { BoundedMap } from '../bounded-map.js';
+
+/** How often idle worktrees are looked for. */
+const PRUNE_EVERY_MS = 3_600_000;
 
 export interface CreateBridgeOptions {
   config: BridgeConfig;
@@ -76,6 +79,11 @@ export interface CoreBridge extends Bridge {
   takeOver(holder: string): Promise<RecoveryReport>;
   /** For /readyz: 'starting' until recovery is done (with recoverAtStart). */
   readiness(): PlatformStatus;
+  /**
+   * Remove the worktrees idle past their worktree_idle_days with no uncommitted changes (run after
+   * recovery and then hourly, when a route has worktree: true).
+   */
+  pruneWorktrees(): Promise<PruneReport>;
 }
 
 /**
@@ -194,8 +202,22 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
   });
   let shutdownPromise: Promise<void> | undefined;
 
+  // Idle worktrees go after recovery and then every hour (worktree.ts).
+  let pruning: NodeJS.Timeout | undefined;
+  const prune = () => pruneWorktrees(ctx).catch((err: unknown) => {
+    logger.warn({ err }, 'pruning idle worktrees failed');
+    return { removed: [], kept: [] };
+  });
+  function startPruning(): void {
+    if (pruning || !config.routes.some((r) => r.worktree)) return;
+    void prune();
+    pruning = setInterval(() => void prune(), PRUNE_EVERY_MS);
+    pruning.unref();
+  }
+
   async function shutdown(graceMs = config.shutdownGraceSecs * 1000): Promise<void> {
     ctx.closing = true;
+    clearInterval(pruning);
     const turns = ctx.turns.all();
     logger.info({ running: ctx.queue.running, queued: ctx.queue.waiting }, 'bridge shutting down');
     for (const t of turns) ctx.turns.interrupt(t);
@@ -303,6 +325,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
         .finally(() => {
           recovery.state = 'done';
           openGate?.();
+          startPruning();
         });
       return recovery.promise;
     },
@@ -311,6 +334,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
       if (ctx.closing) return { agentsEnded: 0, prompts: 0, replies: 0, outboxes: 0, queued: 0, left: 1, durationMs: 0 };
       return recover(ctx, { holder: departed });
     },
+    pruneWorktrees: prune,
     readiness(): PlatformStatus {
       return recovery.state === 'done' ? { state: 'ready' } : { state: 'starting' };
     },

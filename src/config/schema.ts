@@ -11,6 +11,7 @@ import {
   seconds, strictBool, stringList, suggestedPrompts, text, uidGid, wholeAtLeast,
 } from './readers.js';
 import { checkRoutePlace, checkRoutePlatform } from './route-ids.js';
+import { checkRouteWorkspace } from './route-workspace.js';
 import { type Reader, listOf, section, setting } from './table.js';
 
 /**
@@ -61,6 +62,14 @@ export const ROUTE = section({
   /** Channel ids allowed here; absent = every channel the bot is in. */
   allowChannels: setting(stringList),
   ...restrictions,
+  /** The project this route's agents run in (wins over a profile's own cwd). Absent: each conversation's own workspace. */
+  workspace: setting(dirPath),
+  /** Each conversation gets a git worktree of `workspace` on a branch `turnbridge/<short id>`. */
+  worktree: setting(strictBool),
+  /** The ref new worktrees branch from (default the repository's HEAD when the worktree is made). */
+  worktreeBase: setting(text),
+  /** Days an idle worktree with no uncommitted changes is kept before it is removed (default 14). */
+  worktreeIdleDays: setting(seconds(3650)),
 }, {
   check(r, where) {
     for (const key of ['space', 'channel'] as const) {
@@ -68,6 +77,7 @@ export const ROUTE = section({
       if (v !== undefined) checkRoutePlace(where(key).src, where(key).field, v, r.platform);
     }
     checkRestrictions(r, where);
+    checkRouteWorkspace(r, where);
   },
 });
 

@@ -10,6 +10,7 @@ import { profileChecks } from './profile-checks.js';
 import { routeChecks } from './route-checks.js';
 import { securityChecks } from './security-checks.js';
 import { storeChecks } from './store-checks.js';
+import { worktreeChecks } from './worktree-checks.js';
 import { fail, pass, type CheckResult, type DoctorReport } from '../check-result.js';
 
 export interface DoctorOptions {
@@ -61,6 +62,7 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorReport> {
   }
   checks.push(...(await guarded('Profiles', () => profileChecks(config, env))));
   checks.push(...(await guarded('Routes', () => routeChecks(config))));
+  checks.push(...(await guarded('Worktrees', () => worktreeChecks(config))));
   checks.push(...(await guarded('Store', () => storeChecks(config))));
   checks.push(...(await guarded('Security', () => securityChecks(config, env, wanted.slack || wanted.discord))));
   return report(checks);

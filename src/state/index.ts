@@ -39,3 +39,4 @@ export {
 export { grantor, PAIRING_CODE, type AccessGrant, type AccessGrants, type GrantResult, type PairingRequest } from './grants.js';
 export type { Ledger, Queue } from './ledger.js';
 export { toStored, type ReceivedMessage, type TurnLedger, type TurnLedgerInit } from './turn-ledger.js';
+export type { Worktrees } from './worktrees.js';

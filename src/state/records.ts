@@ -122,6 +122,28 @@ export type LedgerRecord =
       startTime: string;
     };
 
+/** A conversation's git worktree of its route's project (state/worktrees.ts, bridge/turns/worktree.ts). */
+export interface WorktreeRecord {
+  /** The repository: the route's workspace. */
+  repo: string;
+  /** The repository's git directory (shared by its worktrees: the agent's box binds it writable). */
+  gitDir: string;
+  /** The worktree's directory. */
+  path: string;
+  /** `turnbridge/<short id>`. */
+  branch: string;
+  /** The commit the branch started from, and the ref that named it then (HEAD, or worktree_base). */
+  base: string;
+  baseRef: string;
+  /** Days it is kept idle with no uncommitted changes (the route's worktree_idle_days then). */
+  idleDays: number;
+  createdAt: number;
+  /** When a turn of the conversation last started in it. */
+  usedAt: number;
+  /** Removed: by `worktree remove`, or as idle and clean. The branch stays; the next turn adds it again. */
+  removed?: 'by-command' | 'idle';
+}
+
 /** One file of an outbox being posted, as the scan found it (bridge/turns/outbox-files.ts). */
 export interface OutboxFileRecord {
   /** Its name in the outbox. */

@@ -20,6 +20,7 @@ import { sessionsOn, type Sessions } from './sessions.js';
 import type { StateStore, StateWrite } from './store.js';
 import { turnLedgerOn, type TurnLedger, type TurnLedgerInit } from './turn-ledger.js';
 import type { Conversation } from '../chat.js';
+import { worktreesOn, type Worktrees } from './worktrees.js';
 
 export interface State {
   /** The primitives underneath (tests read raw records through it; the bridge never does). */
@@ -58,6 +59,8 @@ export interface State {
     /** One turn's records (queued, its reply's journal, started, its agent, finished), written in order. */
     forTurn(t: TurnLedgerInit): TurnLedger;
   };
+  /** Each conversation's git worktree of its route's project (routes with worktree: true). */
+  readonly worktrees: Worktrees;
   /** Run again buttons of interrupted replies. */
   readonly reruns: {
     put(id: string, record: RerunRecord, ttlMs: number): Promise<void>;
@@ -124,6 +127,7 @@ export function openState(store: StateStore, opts: StateOptions): State {
     },
     queue: queueOn(store, guard),
     ledger: { ...ledger, forTurn: (t) => turnLedgerOn(store, guard, holder, now, t) },
+    worktrees: worktreesOn(store, guard),
     reruns: {
       put: (id, record, ttlMs) => guard.run('rerun', id, () => store.set('rerun', id, record, ttlMs), undefined),
       get: (id) => guard.run('rerun', id, () => store.get<RerunRecord>('rerun', id), undefined),

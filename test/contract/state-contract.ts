@@ -265,6 +265,13 @@ export function stateContract(name: string, rigFactory: () => Promise<StateContr
       assert.equal((await st.reruns.get('rerun-t1'))?.message.text, 'hi');
       assert.equal(await st.reruns.take('rerun-t1', 60_000), true);
       assert.equal(await r2.reruns.take('rerun-t1', 60_000), false, 'Run again works once');
+
+      const tree = { repo: '/srv/app', gitDir: '/srv/app/.git', path: '/ws/c/worktree', branch: 'turnbridge/ab12cd34', base: 'f00d', baseRef: 'HEAD', idleDays: 14, createdAt: 1, usedAt: 2 };
+      assert.equal(await st.worktrees.get('slack:T1:C1:1.1'), undefined);
+      assert.equal(await st.worktrees.put('slack:T1:C1:1.1', tree), true);
+      assert.deepEqual(await r2.worktrees.get('slack:T1:C1:1.1'), tree, 'another client reads it');
+      await r2.worktrees.put('slack:T1:C1:1.1', { ...tree, usedAt: 3, removed: 'idle' });
+      assert.deepEqual(await st.worktrees.all(), [{ conversation: 'slack:T1:C1:1.1', record: { ...tree, usedAt: 3, removed: 'idle' } }]);
       await st.close();
       await r2.close();
     });

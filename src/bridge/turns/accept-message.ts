@@ -18,6 +18,7 @@ import { findStoppable, stopTurn } from './stop-control.js';
 import type { OfferResult } from './turn-queue.js';
 import { isWaiting } from './turn-registry.js';
 import { createTurn, type Turn } from './turn.js';
+import { handleWorktreeCommand, parseWorktreeCommand } from './worktree-commands.js';
 
 export const BANNER_NO_PERMISSION = 'Note: this agent runs tools without asking for permission.';
 /** The store key part of the banner's "shown once" memory. */
@@ -48,7 +49,7 @@ async function listRules(ctx: BridgeContext, msg: InboundMessage, key: string, d
   await say(ctx, delivery, msg, `Permission rules in this thread (matching requests are allowed without asking):\n${lines.join('\n')}\nType \`rules clear\` to remove them.`, 'info');
 }
 
-async function handleCommand(ctx: BridgeContext, cmd: BridgeCommand, msg: InboundMessage, key: string, delivery: Delivery, admin: boolean): Promise<void> {
+async function handleCommand(ctx: BridgeContext, cmd: BridgeCommand, msg: InboundMessage, key: string, delivery: Delivery, admin: boolean, route?: RouteConfig): Promise<void> {
   const log = ctx.logger.child({ platform: msg.platform, conversation: key, user: msg.user.id, command: cmd });
   if (cmd === 'reset') {
     const record = await ctx.state.sessions.get(key);
@@ -70,7 +71,8 @@ async function handleCommand(ctx: BridgeContext, cmd: BridgeCommand, msg: Inboun
     ]);
     log.info({ existed, rulesCleared: rules }, 'session reset');
     if (rules > 0) ctx.state.audit.ruleCleared({ conversation: key, count: rules, by: auditPerson(msg.platform, msg.user), why: 'reset' });
-    const also = rules > 0 ? ` The thread's ${rules} permission rule${rules === 1 ? ' is' : 's are'} gone too.` : '';
+    const also = (rules > 0 ? ` The thread's ${rules} permission rule${rules === 1 ? ' is' : 's are'} gone too.` : '')
+      + (route?.worktree ? ' The worktree and its branch stay (`worktree remove` removes the worktree).' : '');
     await say(ctx, delivery, msg, `Started a fresh session: the next message begins a new conversation with the agent.${also}`, 'success');
     ctx.activity.closed(key, msg.conversation, delivery);
     return;
@@ -182,9 +184,12 @@ export async function acceptMessage(ctx: BridgeContext, msg: InboundMessage, res
   const files = msg.attachments.length + (msg.download?.count ?? 0);
   const cmd = parseCommand(msg.text, files);
   const allow = cmd ? undefined : parseAllowCommand(msg.text, files);
-  if (cmd || allow) {
+  // `diff` and `worktree remove` are commands only where conversations have a worktree.
+  const tree = cmd || allow || !routed.route?.worktree ? undefined : parseWorktreeCommand(msg.text, files);
+  if (cmd || allow || tree) {
     const admin = isAdmin(ctx.config.access, actorOf(msg));
-    if (cmd) await handleCommand(ctx, cmd, msg, key, delivery, admin);
+    if (cmd) await handleCommand(ctx, cmd, msg, key, delivery, admin, routed.route);
+    else if (tree) await handleWorktreeCommand(ctx, tree, msg, key, attached, admin);
     else await allowInChat(ctx, allow!, msg, delivery, admin);
     await tidy(ctx, msg);
     return;

@@ -8,6 +8,7 @@ import { conversationDirs, conversationPlaces, type ConversationDirs } from './c
 import { sendOutbox, skippedNotices, takeTurnOutbox } from './outbox.js';
 import { prepareOutbox } from './outbox-files.js';
 import type { TurnActivity } from './conversation-activity.js';
+import { routePlace } from './worktree.js';
 import { releaseTicket } from './conversation-order.js';
 import { holdsSlot, stopCauseOf } from './turn-registry.js';
 import { createTurnReactions, type Turn } from './turn.js';
@@ -109,8 +110,17 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
         log.error({ err }, 'the conversation\'s workspace, HOME or outbox could not be made');
         return undefined;
       });
-      result = !dirs ? failedResult('The bridge could not prepare this conversation\'s workspace. The operator can find the details in the bridge log.') : await ctx.runTurn(
-        turn.profile,
+      // The route's project, or the conversation's worktree of it (worktree.ts).
+      const place = dirs ? await routePlace(ctx, turn.route, turn.key, dirs.workspace).catch((err: unknown) => {
+        log.error({ err, workspace: turn.route?.workspace }, 'the conversation\'s worktree could not be made');
+        return { error: (err as Error).message };
+      }) : undefined;
+      if (place && 'notice' in place && place.notice) turn.reply?.addNotice(place.notice);
+      const where = place && 'cwd' in place ? place : undefined;
+      result = !dirs ? failedResult('The bridge could not prepare this conversation\'s workspace. The operator can find the details in the bridge log.')
+        : place && 'error' in place ? failedResult(`The worktree for this conversation could not be made: ${place.error}`) : await ctx.runTurn(
+        // The route's project wins over the profile's own cwd.
+        where ? { ...turn.profile, cwd: undefined } : turn.profile,
         { message: msg.text, sessionId: sessionId || undefined, sessionName: turn.key, attachments: msg.attachments as Attachment[] },
         {
           onPartial: (chunk) => {
@@ -133,7 +143,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
           },
           onPermissionRequest: (request, at): Promise<PermissionDecision> => askPerson(ctx, turn, request, { ...at, said: said.take(), activity }),
         },
-        { signal: turn.abort.signal, logger: log, launch: ctx.launchPolicy, dirs, ...(ctx.agentEnv ? { env: ctx.agentEnv } : {}) },
+        { signal: turn.abort.signal, logger: log, launch: ctx.launchPolicy, dirs: { ...dirs, workspace: where?.cwd ?? dirs.workspace, writable: where?.writable ?? [] }, ...(ctx.agentEnv ? { env: ctx.agentEnv } : {}) },
       );
     } catch (err) {
       log.error({ err }, 'runner failed unexpectedly');
