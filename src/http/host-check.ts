@@ -6,8 +6,7 @@
  * proxy.
  */
 import { isIP } from 'node:net';
-
-const LOOPBACK_NAMES = new Set(['localhost', 'localhost.']);
+import { isLoopbackHost } from '../loopback.js';
 
 /** The hostname of a Host header ("127.0.0.1:3000" -> "127.0.0.1", "[::1]:3000" -> "::1"). */
 export function hostnameOf(header: string | undefined): string {
@@ -18,13 +17,9 @@ export function hostnameOf(header: string | undefined): string {
   return h.replace(/:\d*$/, '');
 }
 
-export function isLoopbackHost(host: string): boolean {
-  return LOOPBACK_NAMES.has(host) || host.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(host) || host === '::1';
-}
-
-/** Whether a bind address (HOST: a name, an IP, `[::1]`) is loopback only. */
+/** Whether a bind address (HOST: a name, an IP, `[::1]`) is loopback only (0.0.0.0 and `::` are every interface). */
 export function isLoopbackBind(host: string): boolean {
-  return isLoopbackHost(host.trim().toLowerCase().replace(/^\[|\]$/g, ''));
+  return isLoopbackHost(host);
 }
 
 /** A predicate over Host headers; an absent header (not a browser) passes. */

@@ -6,6 +6,7 @@
  * Redis, the bridge's port and other local services stay out of reach under `*`.
  */
 import { isIP } from 'node:net';
+import { reachesThisMachine } from '../loopback.js';
 
 export interface HostRule {
   /** Lower-case host, `*.suffix`, or `*`. */
@@ -36,23 +37,10 @@ export function parseHostRule(entry: string): HostRule | null {
   return n === undefined ? { host } : { host, port: n };
 }
 
-/** 127.0.0.0/8, ::1, 0.0.0.0, ::, localhost and *.localhost: this machine. */
-export function isLoopbackHost(host: string): boolean {
-  const h = host.toLowerCase().replace(/^\[|\]$/g, '');
-  if (h === 'localhost' || h.endsWith('.localhost')) return true;
-  if (isIP(h) === 4) return h.startsWith('127.') || h === '0.0.0.0';
-  if (isIP(h) === 6) {
-    if (h === '::1' || h === '::') return true;
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(h);
-    return mapped ? isLoopbackHost(mapped[1]!) : false;
-  }
-  return false;
-}
-
 /** May the agent open a connection to host:port? */
 export function hostAllowed(rules: readonly HostRule[], host: string, port: number): boolean {
   const h = host.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
-  const local = isLoopbackHost(h);
+  const local = reachesThisMachine(h);
   return rules.some((r) => {
     if (r.port !== undefined && r.port !== port) return false;
     if (local) return r.host === h && r.port !== undefined;
@@ -64,7 +52,7 @@ export function hostAllowed(rules: readonly HostRule[], host: string, port: numb
 
 /** Loopback entries with a port: inside the box these ports are forwarded to the host's, through the proxy. */
 export function loopbackForwards(rules: readonly HostRule[]): Array<{ host: string; port: number }> {
-  return rules.filter((r): r is { host: string; port: number } => r.port !== undefined && isLoopbackHost(r.host) && isIP(r.host) !== 6);
+  return rules.filter((r): r is { host: string; port: number } => r.port !== undefined && reachesThisMachine(r.host) && isIP(r.host) !== 6);
 }
 
 /** The in-box address a forward listens on: the entry's IPv4 loopback address, 127.0.0.1 for localhost names. */

@@ -13,7 +13,8 @@ import type { Server } from 'node:http';
 import type { LookupFunction, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hostAllowed, isLoopbackHost, type HostRule } from '../../profile/allow-hosts.js';
+import { hostAllowed, type HostRule } from '../../profile/allow-hosts.js';
+import { reachesThisMachine } from '../../loopback.js';
 
 type ProxyModule = typeof import('@anthropic-ai/sandbox-runtime/dist/sandbox/http-proxy.js');
 let proxyModule: Promise<ProxyModule> | undefined;
@@ -39,7 +40,7 @@ function guardedLookup(): LookupFunction {
   return ((hostname: string, options: LookupOneOptions | LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void) => {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, '', 0);
-      if (!isLoopbackHost(hostname) && addresses.some((a) => isLoopbackHost(a.address))) {
+      if (!reachesThisMachine(hostname) && addresses.some((a) => reachesThisMachine(a.address))) {
         return callback(Object.assign(new Error(`${hostname} resolves to this machine: refused`), { code: 'ENOTFOUND' }), '', 0);
       }
       if ((options as LookupAllOptions).all) return callback(null, addresses);
