@@ -32,7 +32,7 @@ const MODES: Mode[] = ['off', 'box', 'box+egress'];
 const started = (mode: Mode): Profile => ({
   dir: '', command: '/bin/bash', args: ['-c', 'echo "{\\"type\\":\\"result\\",\\"text\\":\\"$EPOCHREALTIME\\"}"; read -r turn'],
   env: {}, timeoutSecs: 30, killGraceSecs: 1, streaming: true, permission: false,
-  ...(mode === 'box+egress' ? { sandbox: { read: [], allowHosts: ['api.example.com'] } } : {}),
+  ...(mode === 'box+egress' ? { sandbox: { read: [], allowHosts: [{ host: 'api.example.com' }] } } : {}),
 });
 const waiting = (mode: Mode): Profile => ({
   ...started(mode), args: ['-c', 'read -r turn; echo \'{"type":"partial","text":"ready"}\'; exec sleep 30'],

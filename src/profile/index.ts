@@ -6,3 +6,4 @@
 export type { Profile, LaunchContext, LaunchSpec } from './types.js';
 export { KNOWN_EXECUTORS, loadProfile, parseProfile, parseProfileText } from './load-profile.js';
 export { resolveLaunch, INFRA_ENV } from './launch.js';
+export { parseHostRule, hostAllowed, loopbackForwards, type HostRule } from './allow-hosts.js';

@@ -217,6 +217,6 @@ function parseSandbox(v: unknown, file: string | undefined, prefix: string): Pro
   };
   return {
     read: list('read', (s) => (s === '~' || s.startsWith('~/') || isAbsolute(s) ? null : 'an absolute path or ~/path (the operator\'s file, shown read-only in the box)')),
-    allowHosts: list('allow_hosts', (s) => (parseHostRule(s) ? null : 'host, host:port, *.domain or * (e.g. api.anthropic.com, 127.0.0.1:8080)')),
+    allowHosts: list('allow_hosts', (s) => (parseHostRule(s) ? null : 'host, host:port, *.domain or * (e.g. api.anthropic.com, 127.0.0.1:8080)')).map((s) => parseHostRule(s)!),
   };
 }

@@ -1,3 +1,5 @@
+import type { HostRule } from './allow-hosts.js';
+
 /** A validated profile: how to launch one agent process per turn. */
 export interface Profile {
   /** Absolute path of the YAML file, when loaded from one (used in error messages). */
@@ -31,8 +33,8 @@ export interface Profile {
 export interface ProfileSandbox {
   /** Paths shown read-only in the box; `~/x` is the operator's x, shown under the box's HOME. */
   read: string[];
-  /** Destinations the egress proxy admits: host, host:port, *.domain, or * (every host off this machine). */
-  allowHosts: string[];
+  /** Destinations the egress proxy admits (allow_hosts: host, host:port, *.domain, or *: every host off this machine), parsed once at load. */
+  allowHosts: HostRule[];
 }
 
 /** What a turn supplies to the launch: placeholder values. */

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { checkAgentCwd, handOverAttachments, holds, sandboxArgs } from './launch-policy.js';
 import { decideSandbox, sandboxFix } from './sandbox-probe.js';
 import { startEgress, type Egress } from './sandbox/index.js';
-import { loopbackForwards, parseHostRule, type HostRule } from '../profile/allow-hosts.js';
+import { loopbackForwards } from '../profile/allow-hosts.js';
 import type { LaunchSpec, Profile } from '../profile/types.js';
 import { LineSplitter } from './line-splitter.js';
 import { signalGroup } from './process-group.js';
@@ -95,7 +95,7 @@ export async function run(profile: Profile, turn: TurnInput, handlers: RunHandle
   let exec = { command: launch.command, args: launch.args };
   let egress: Egress | undefined;
   if (box?.inForce === 'bwrap') {
-    const rules = (profile.sandbox?.allowHosts ?? []).map(parseHostRule).filter((r): r is HostRule => r !== null);
+    const rules = profile.sandbox?.allowHosts ?? [];
     if (rules.length > 0) {
       try {
         egress = await startEgress(rules, policy!.runAs);

@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import pino from 'pino';
-import { loadProfile } from '../../src/profile/index.js';
+import { loadProfile, parseHostRule } from '../../src/profile/index.js';
 import { run } from '../../src/runner/index.js';
 import type { Profile } from '../../src/profile/types.js';
 import type { RunHandlers, RunResult, TurnInput } from '../../src/runner/types.js';
@@ -131,7 +131,7 @@ export class RealCliWorld<Api extends ModelApiServer> {
     const c = realCli(this.name);
     const install = 'bin' in c ? resolve(dirname(c.bin), '../..') : undefined;
     const sandbox = profile.sandbox ?? { read: [], allowHosts: [] };
-    return { ...profile, sandbox: { read: [...sandbox.read, ...(install ? [install] : [])], allowHosts: [...sandbox.allowHosts, new URL(this.api.url).host] } };
+    return { ...profile, sandbox: { read: [...sandbox.read, ...(install ? [install] : [])], allowHosts: [...sandbox.allowHosts, parseHostRule(new URL(this.api.url).host)!] } };
   }
 
   /** Processes still running with this world's HOME (the wrapper, the CLI, anything they started). */

@@ -14,7 +14,7 @@ const rules = (...entries: string[]): HostRule[] => entries.map((e) => parseHost
 describe('profile sandbox fields', () => {
   it('parses read and allow_hosts', () => {
     const { profile } = parseProfileText('command: x\nsandbox:\n  read: [~/.claude/.credentials.json, /etc/ssl/private.pem]\n  allow_hosts: [api.anthropic.com, "*.googleapis.com", "127.0.0.1:8080", "[::1]:9"]\n', '/p/profile.yaml');
-    assert.deepEqual(profile.sandbox, { read: ['~/.claude/.credentials.json', '/etc/ssl/private.pem'], allowHosts: ['api.anthropic.com', '*.googleapis.com', '127.0.0.1:8080', '[::1]:9'] });
+    assert.deepEqual(profile.sandbox, { read: ['~/.claude/.credentials.json', '/etc/ssl/private.pem'], allowHosts: [{ host: 'api.anthropic.com' }, { host: '*.googleapis.com' }, { host: '127.0.0.1', port: 8080 }, { host: '::1', port: 9 }] });
   });
 
   it('names the file and field of a bad entry', () => {
