@@ -21,7 +21,7 @@ import { agentEnv, processEnv } from './config/bridge-env.js';
 import { withSecretFiles } from './config/secret-files.js';
 import { onParentGone } from './parent-watch.js';
 import { usageLine } from './cli/help.js';
-import { decideSandbox, loadEgressProxy, sandboxFix } from './runner/index.js';
+import { decideSandbox, loadEgressProxy, sandboxFix, sandboxInForce, stageLine } from './runner/index.js';
 import { metricsExposure, preflightProfiles, startStartupChecks, type StartupCheckRun } from './doctor/index.js';
 
 export { choosePlatforms };
@@ -71,16 +71,11 @@ export function checkSecurity(config: BridgeConfig, chat: boolean, logger: Logge
       field: 'TURNBRIDGE_RUN_AS', hint: 'unset TURNBRIDGE_RUN_AS (agent.run_as), or start the bridge as root (containers usually do)',
     });
   }
-  const box = decideSandbox(agent.sandbox);
-  if (box.inForce === 'refused') {
-    throw new TurnbridgeError('TB_CONFIG_INVALID', `TURNBRIDGE_SANDBOX=bwrap, but the sandbox cannot run here: ${box.problem}`, {
-      field: 'TURNBRIDGE_SANDBOX', hint: `${sandboxFix(box.problem)}; TURNBRIDGE_SANDBOX=auto starts unsandboxed with a warning instead`,
-    });
-  }
+  const box = sandboxInForce(agent.sandbox, agent.runAs ? { runAs: agent.runAs } : {});
   const mode = `TURNBRIDGE_SANDBOX=${agent.sandbox}${agent.sandbox === 'auto' ? ', the default' : ''}`;
   if (box.inForce === 'bwrap') {
-    const text = `agents run sandboxed (${mode}): each in a bubblewrap box with no capabilities, no network but its profile's sandbox.allow_hosts, and none of the bridge's files (docs/security.md)`;
-    logger.info({ sandbox: 'bwrap', requested: agent.sandbox, workspace: agent.workspace }, text);
+    const text = `agents run sandboxed (${mode}): each in a bubblewrap box with no capabilities, no network but its profile's sandbox.allow_hosts, none of the bridge's files, ${stageLine(box.box)} (docs/security.md)`;
+    logger.info({ sandbox: 'bwrap', requested: agent.sandbox, seccomp: box.box.stage !== undefined, workspace: agent.workspace }, text);
     lines.push(`turnbridge: ${text}`);
     void loadEgressProxy().catch((err: unknown) => logger.warn({ err }, 'the sandbox egress proxy could not load: sandboxed agents that need the network will fail'));
   } else {
@@ -109,9 +104,10 @@ export function checkSecurity(config: BridgeConfig, chat: boolean, logger: Logge
 }
 
 /** /readyz `sandbox`: the mode asked for, the one in force, and why they differ. */
-function sandboxDetail(requested: BridgeConfig['agent']['sandbox']): { requested: string; inForce: 'bwrap' | 'off'; problem?: string } {
-  const d = decideSandbox(requested);
-  return { requested, inForce: d.inForce === 'bwrap' ? 'bwrap' : 'off', ...('problem' in d ? { problem: d.problem } : {}) };
+function sandboxDetail(agent: Pick<BridgeConfig['agent'], 'sandbox' | 'runAs'>): { requested: string; inForce: 'bwrap' | 'off'; problem?: string; seccomp?: boolean; seccompProblem?: string } {
+  const d = decideSandbox(agent.sandbox, agent.runAs ? { runAs: agent.runAs } : {});
+  const seccomp = d.inForce === 'bwrap' ? { seccomp: d.box.stage !== undefined, ...(d.box.stage ? {} : { seccompProblem: d.box.stageProblem }) } : {};
+  return { requested: agent.sandbox, inForce: d.inForce === 'bwrap' ? 'bwrap' : 'off', ...('problem' in d ? { problem: d.problem } : {}), ...seccomp };
 }
 
 /** Start everything; resolves once the HTTP server listens and every platform's start() returned. */
@@ -217,7 +213,7 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
   }
   const checks = startStartupChecks(config, env, logger);
   http.addReadyDetail('checks', () => checks.current());
-  http.addReadyDetail('sandbox', () => sandboxDetail(config.agent.sandbox));
+  http.addReadyDetail('sandbox', () => sandboxDetail(config.agent));
   if (bus) await showReplica(http, metrics, bridge, bus, shared, config);
   if (sharedSlots) {
     const s = sharedSlots;

@@ -7,7 +7,7 @@ import type { Surface } from '../delivery/surface.js';
 import type { Logger } from '../log.js';
 import type { ConversationGate, ReplicaBus, SharedSlots } from '../replicas/index.js';
 import { loadProfile as defaultLoadProfile } from '../profile/index.js';
-import { run as defaultRun } from '../runner/index.js';
+import { launchPolicyOf, run as defaultRun } from '../runner/index.js';
 import { acceptMessage, type BridgeContext, conversationPlaces, createConversationActivities, createTurnQueue, createTurnRegistry, handleRerunAction, handleStopAction, holdsSlot, INTERRUPTED_MESSAGE, isOver, prepareRoots, pruneWorktrees, type PruneReport, recover, type RecoveryReport, type RunTurn, stopConversation, type Turn } from './turns/index.js';
 import { checkAccess, createProfileCache, type ProfileLoader, routeMessage } from './access/index.js';
 import type { Bridge, BridgeStats, PlatformStatus } from './types.js';
@@ -171,13 +171,7 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
       maxParked: config.limits.promptWaits,
       ...(opts.sharedSlots ? { permits: opts.sharedSlots } : {}),
     }),
-    launchPolicy: {
-      defaultCwd: config.agent.workspace,
-      protectedPaths: config.agent.protectedPaths,
-      bridgeDir: config.agent.protectedPaths[0],
-      sandbox: config.agent.sandbox,
-      ...(config.agent.runAs ? { runAs: config.agent.runAs } : {}),
-    },
+    launchPolicy: launchPolicyOf(config.agent),
     metrics,
     now,
     idFactory,

@@ -11,19 +11,13 @@ import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { BridgeConfig } from '../config/types.js';
-import { TurnbridgeError } from '../errors.js';
 import type { Profile } from '../profile/types.js';
 import type { RunOptions } from '../runner/types.js';
 import type { CliIo } from './io.js';
 
 export async function cliSandboxOptions(profile: Profile, config: Pick<BridgeConfig, 'agent'>, io: CliIo, cwd = process.cwd()): Promise<Pick<RunOptions, 'launch' | 'dirs'>> {
-  const [{ decideSandbox, sandboxFix }, { holds }] = await Promise.all([import('../runner/sandbox-probe.js'), import('../runner/launch-policy.js')]);
-  const box = decideSandbox(config.agent.sandbox);
-  if (box.inForce === 'refused') {
-    throw new TurnbridgeError('TB_CONFIG_INVALID', `TURNBRIDGE_SANDBOX=bwrap, but the sandbox cannot run here: ${box.problem}`, {
-      field: 'TURNBRIDGE_SANDBOX', hint: `${sandboxFix(box.problem)}; TURNBRIDGE_SANDBOX=auto runs unsandboxed with a warning instead`,
-    });
-  }
+  const [{ sandboxInForce, sandboxFix }, { holds }] = await Promise.all([import('../runner/sandbox/index.js'), import('../runner/launch-policy.js')]);
+  const box = sandboxInForce(config.agent.sandbox);
   if (box.inForce === 'off') {
     if (box.requested === 'auto') io.stderr.write(`warning: the sandbox cannot start here (${box.problem}): the agent runs unsandboxed. To fix: ${sandboxFix(box.problem)}\n`);
     return {};

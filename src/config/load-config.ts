@@ -120,7 +120,7 @@ export function loadConfig(opts: LoadConfigOptions = {}): BridgeConfig {
   const config: BridgeConfig = {
     ...merged,
     ...(file ? { file } : {}),
-    agent: { ...agentValues, protectedPaths: [cwd, resolve(cwd, '.env'), merged.dataDir, ...(file ? [file] : []), ...secretFilePaths(env, cwd)] },
+    agent: { ...agentValues, protectedPaths: [cwd, resolve(cwd, '.env'), merged.dataDir, ...(file ? [file] : []), ...secretFilePaths(env, cwd)], bridgeDir: cwd },
     platforms: {
       ...(slack.botToken ? { slack: slackConfig(slack) } : {}),
       ...(discord.token ? { discord: discordConfig(discord, merged.routes, file) } : {}),

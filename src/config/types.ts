@@ -29,6 +29,8 @@ export type LimitsConfig = Read<typeof LIMITS>;
 export type AgentConfig = Read<typeof AGENT> & {
   /** Paths agents must not see or start in: the bridge's directory, its .env, its data dir, its config file, its secret files. */
   protectedPaths: string[];
+  /** The bridge's own directory (where it was started): an agent cwd below it is allowed, outside the other protected paths. */
+  bridgeDir: string;
 };
 
 export type SlackMode = 'socket' | 'http';

@@ -11,7 +11,7 @@ import { dirname, relative } from 'node:path';
 import { problemLines } from '../errors.js';
 import { loadProfile, type Profile } from '../profile/index.js';
 import { AGENT_CLIS } from './agent-clis.js';
-import { findCommand } from './find-command.js';
+import { findCommand } from '../runner/index.js';
 import { agentPlace, findProfileCommand, namedBy, profileLaunch, profilePaths, type AgentPlace, type ProfileLaunch } from './profile-preflight.js';
 import { fail, pass, warn, type CheckResult } from '../check-result.js';
 

@@ -9,19 +9,14 @@ import type { BridgeConfig } from '../config/types.js';
 import { existsSync } from 'node:fs';
 import { TurnbridgeError, isTurnbridgeError, problemLines } from '../errors.js';
 import { loadProfile, resolveLaunch, type LaunchSpec, type Profile } from '../profile/index.js';
-import { checkAgentCwd } from '../runner/launch-policy.js';
-import { findCommand } from './find-command.js';
+import { checkAgentCwd, launchPolicyOf, type LaunchPolicy } from '../runner/launch-policy.js';
+import { findCommand } from '../runner/index.js';
 
-/** Where agents run, as the bridge's launch policy has it (create-bridge.ts). */
-export interface AgentPlace {
-  /** The agent workspace: the cwd of agents whose profile names none. */
-  workspace: string;
-  protectedPaths: readonly string[];
-  bridgeDir?: string;
-}
+/** Where agents run: the bridge's own launch policy (create-bridge.ts makes the same). */
+export type AgentPlace = LaunchPolicy & { defaultCwd: string };
 
 export function agentPlace(config: BridgeConfig): AgentPlace {
-  return { workspace: config.agent.workspace, protectedPaths: config.agent.protectedPaths, bridgeDir: config.agent.protectedPaths[0] };
+  return { ...launchPolicyOf(config.agent), defaultCwd: config.agent.workspace };
 }
 
 /** Every profile path the config names, the default first. */
@@ -40,11 +35,11 @@ export interface ProfileLaunch {
  * profile `cwd:` must exist and must not hold the bridge's directory, .env or data (TB_CWD_UNSAFE).
  */
 export function profileLaunch(profile: Profile, env: NodeJS.ProcessEnv, place: AgentPlace): ProfileLaunch {
-  const workspacePending = profile.cwd === undefined && !existsSync(place.workspace);
+  const workspacePending = profile.cwd === undefined && !existsSync(place.defaultCwd);
   // A workspace still to be created stands in as '/' for resolving the rest (only a relative command uses cwd).
-  const launch = resolveLaunch(profile, { sessionId: '', sessionName: 'check' }, env, workspacePending ? '/' : place.workspace);
-  if (workspacePending) launch.cwd = place.workspace;
-  checkAgentCwd(launch.cwd, { protectedPaths: place.protectedPaths, ...(place.bridgeDir ? { bridgeDir: place.bridgeDir } : {}) }, profile);
+  const launch = resolveLaunch(profile, { sessionId: '', sessionName: 'check' }, env, workspacePending ? '/' : place.defaultCwd);
+  if (workspacePending) launch.cwd = place.defaultCwd;
+  checkAgentCwd(launch.cwd, place, profile);
   return { launch, workspacePending };
 }
 

@@ -5,19 +5,12 @@
  * and the `access:` / `agent:` sections of turnbridge.yaml (config/schema.ts).
  */
 import type { BridgeConfig } from '../config/types.js';
-import { sandboxFix, sandboxProblem } from '../runner/index.js';
+import { decideSandbox, findCommand, sandboxFix, stageFix, stageLine } from '../runner/index.js';
 import { isLoopbackBind } from '../http/host-check.js';
-import { findCommand } from './find-command.js';
 import { fail, pass, warn, type CheckResult } from '../check-result.js';
 
 const S = 'Security';
 
-/** Why the agent box cannot start here (bwrap not on PATH, or the probe's namespaces refused), or null. */
-function bwrapProblem(env: NodeJS.ProcessEnv): string | null {
-  const bwrap = findCommand('bwrap', env.PATH, process.cwd());
-  if (!bwrap) return 'bwrap is not installed';
-  return sandboxProblem(bwrap);
-}
 
 /** Who can read /metrics and the /readyz details: the doctor's line, and the start-up warning when open. */
 export type MetricsExposure =
@@ -63,10 +56,13 @@ export function securityChecks(config: BridgeConfig, env: NodeJS.ProcessEnv, cha
     out.push(warn(S, `agents run unsandboxed as ${who}: they can read what that user can`,
       "set TURNBRIDGE_SANDBOX=auto (the default) or bwrap (Linux, apt-get install bubblewrap) to box agents in: none of the bridge's files and secrets, no capabilities, no network but their profile's hosts"));
   } else {
-    const problem = bwrapProblem(env);
-    if (problem === null) out.push(pass(S, 'agents run sandboxed with bubblewrap'));
-    else if (s.sandbox === 'bwrap') out.push(fail(S, `sandbox bwrap is set but ${problem}`, `${sandboxFix(problem)}; or set TURNBRIDGE_SANDBOX=auto to start unsandboxed with a warning`));
-    else out.push(warn(S, `agents run unsandboxed: the sandbox cannot start here (${problem})`, sandboxFix(problem)));
+    // The probe the bridge makes at start-up, with the bwrap on the doctor's PATH (the one named in its lines).
+    const d = decideSandbox(s.sandbox, { bwrapPath: findCommand('bwrap', env.PATH, process.cwd()) ?? 'bwrap', path: env.PATH ?? '', ...(config.agent.runAs ? { runAs: config.agent.runAs } : {}) });
+    if (d.inForce === 'bwrap') {
+      const box = d.box;
+      out.push(box.stage ? pass(S, `agents run sandboxed with bubblewrap; ${stageLine(box)}`) : warn(S, `agents run sandboxed with bubblewrap, but ${stageLine(box)}`, stageFix(box.stageProblem)));
+    } else if (d.inForce === 'refused') out.push(fail(S, `sandbox bwrap is set but ${d.problem}`, `${sandboxFix(d.problem)}; or set TURNBRIDGE_SANDBOX=auto to start unsandboxed with a warning`));
+    else if (d.requested === 'auto') out.push(warn(S, `agents run unsandboxed: the sandbox cannot start here (${d.problem})`, sandboxFix(d.problem)));
   }
   const m = metricsExposure(config);
   out.push(m.state === 'open' ? warn(S, m.text, m.fix) : pass(S, m.text));

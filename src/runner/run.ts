@@ -5,9 +5,8 @@ import { buildTurn, permissionResponseLine, resumableSessionIdProblem, turnHasCo
 import type { PermissionDecision, PermissionRequest } from '../protocol/types.js';
 import { resolveLaunch } from '../profile/launch.js';
 import { fileURLToPath } from 'node:url';
-import { checkAgentCwd, handOverAttachments, holds, sandboxArgs } from './launch-policy.js';
-import { decideSandbox, sandboxFix } from './sandbox-probe.js';
-import { startEgress, type Egress } from './sandbox/index.js';
+import { checkAgentCwd, handOverAttachments, holds } from './launch-policy.js';
+import { decideSandbox, findSocat, sandboxArgs, sandboxFix, startEgress, type Egress } from './sandbox/index.js';
 import { loopbackForwards } from '../profile/allow-hosts.js';
 import type { LaunchSpec, Profile } from '../profile/types.js';
 import { LineSplitter } from './line-splitter.js';
@@ -90,12 +89,16 @@ export async function run(profile: Profile, turn: TurnInput, handlers: RunHandle
   const stderr = new StderrTail(options.stderrTailBytes ?? 8192);
 
   const policy = options.launch;
-  const box = policy?.sandbox && policy.sandbox !== 'off' ? decideSandbox(policy.sandbox, policy.bwrapPath) : undefined;
+  const box = policy?.sandbox && policy.sandbox !== 'off'
+    ? decideSandbox(policy.sandbox, { ...(policy.bwrapPath ? { bwrapPath: policy.bwrapPath } : {}), ...(policy.runAs ? { runAs: policy.runAs } : {}) })
+    : undefined;
   if (box?.inForce === 'refused') return failedBeforeSpawn(`The agent sandbox cannot start here (TURNBRIDGE_SANDBOX=bwrap): ${box.problem}. To fix: ${sandboxFix(box.problem)}.`, started);
   let exec = { command: launch.command, args: launch.args };
   let egress: Egress | undefined;
   if (box?.inForce === 'bwrap') {
     const rules = profile.sandbox?.allowHosts ?? [];
+    const socat = rules.length > 0 ? findSocat() : null;
+    if (rules.length > 0 && !socat) return failedBeforeSpawn(`The agent sandbox's network relay needs socat, which is not installed (Debian: apt-get install socat); the profile${where} allows hosts (sandbox.allow_hosts).`, started);
     if (rules.length > 0) {
       try {
         egress = await startEgress(rules, policy!.runAs);
@@ -111,7 +114,9 @@ export async function run(profile: Profile, turn: TurnInput, handlers: RunHandle
     const boxPolicy = root ? { ...policy!, protectedPaths: [...(policy!.protectedPaths ?? []), root] } : policy!;
     // The outbox (when not under the cwd: a profile with a cwd of its own) and a worktree's git directory.
     const writable = [...(options.dirs?.outbox ? [options.dirs.outbox] : []), ...(options.dirs?.writable ?? [])].filter((d) => !holds(launch.cwd, d));
-    const boxed = sandboxArgs(launch, profile, boxPolicy, { ...(home ? { home } : {}), attachments: files, writable, ...(egress ? { egress: { socketPath: egress.socketPath, forwards: loopbackForwards(rules) } } : {}) });
+    const boxed = sandboxArgs(launch, profile, boxPolicy, box.box, {
+      ...(home ? { home } : {}), attachments: files, writable, ...(egress && socat ? { egress: { socketPath: egress.socketPath, forwards: loopbackForwards(rules), socat } } : {}),
+    });
     exec = { command: boxed.command, args: boxed.args };
     launch = { ...launch, env: { ...launch.env, ...boxed.env } };
   }

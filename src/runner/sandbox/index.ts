@@ -1,8 +1,12 @@
 /**
- * The agent box: the bubblewrap namespaces, limits and mounts every boxed turn gets (isolation.ts,
- * shared with the start-up probe so a host that refuses one is found at start), and the turn's
- * only way out, a filtering HTTP proxy on a unix socket for the profile's `sandbox.allow_hosts`
- * (egress.ts, @anthropic-ai/sandbox-runtime's proxy loaded on demand).
+ * The agent box, entered here: the start-up probe and what TURNBRIDGE_SANDBOX comes to (probe.ts),
+ * the bubblewrap flags every box starts with (isolation.ts), the seccomp stage that runs the agent
+ * without unix sockets or new namespaces (seccomp.ts), the argv of one boxed turn in layers
+ * (box-args.ts), the turn's only way out: a filtering HTTP proxy on a unix socket for the
+ * profile's `sandbox.allow_hosts` (egress.ts, @anthropic-ai/sandbox-runtime's proxy loaded on
+ * demand) and the relay inside the box in front of it (relay.ts).
  */
-export { BASE_MOUNTS, ISOLATION_FLAGS } from './isolation.js';
+export { sandboxArgs, type BoxExtras } from './box-args.js';
+export { cachedProbe, decideSandbox, probeBox, sandboxFix, sandboxInForce, sandboxProblem, stageFix, stageLine, type BoxSetup, type ProbeOptions, type SandboxDecision } from './probe.js';
 export { loadEgressProxy, startEgress, type Egress } from './egress.js';
+export { findSocat } from './relay.js';

@@ -42,7 +42,7 @@ describe('turnbridge doctor', () => {
       /✓ profiles\/claude-code\/profile\.yaml loads/, /✓ profiles\/claude-code\/profile\.yaml: claude 2\.0\.14 \(Claude Code\)/,
       /✓ profiles\/claude-code\/profile\.yaml: ANTHROPIC_API_KEY is set/, /agent workspace .+ (is writable|does not exist yet; the bridge creates it at start)/,
       /✓ embedded store: .+ will be created on start/,
-      /✓ access is closed: 2 allowed/, /✓ admins: slack:U0ALICE/, /✓ agents run sandboxed with bubblewrap$/m,
+      /✓ access is closed: 2 allowed/, /✓ admins: slack:U0ALICE/, /✓ agents run sandboxed with bubblewrap; unix sockets refused by a seccomp filter$/m,
       /✓ \/metrics is served on loopback only \(HOST 127\.0\.0\.1\), no token needed$/m,
       /✓ \d+ of \d+ checks passed\n$/,
     ]) assert.match(run.stdout, expected);

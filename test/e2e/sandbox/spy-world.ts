@@ -8,12 +8,13 @@
 import { strict as assert } from 'node:assert';
 import { spawn, spawnSync } from 'node:child_process';
 import { createSocket } from 'node:dgram';
-import { chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createNetServer, type Server as NetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startRedisServer, type RedisServer } from '../../fakes/redis-server.js';
+import { probeBox } from '../../../src/runner/sandbox/probe.js';
 
 /** Another conversation's places the spy tries (peer_read: files and directories; peer_write: directories). */
 export interface PeerPlaces {
@@ -26,9 +27,12 @@ const BIN = join(ROOT, 'bin/turnbridge.js');
 const SPY = join(ROOT, 'test/fixtures/agents/box-spy.mjs');
 const SPY_USER = 'tbspy';
 
+/** The box's seccomp stage is in force here (runner/sandbox/seccomp.ts): a host socket in a directory the box shows is refused too. */
+export const SECCOMP = ((p) => !('problem' in p) && p.stage !== undefined)(probeBox());
+
 /** Every probe of the report that must fail in the box (and succeed unsandboxed). */
 export const ATTACKS = ['env_file', 'state_file', 'operator_home', 'operator_home_write', 'bridge_environ', 'write_etc', 'capabilities', 'mount', 'umount', 'remount_root_rw',
-  'redis', 'loopback_service', 'dns', 'host_socket', 'http_not_allowed'] as const;
+  'redis', 'loopback_service', 'dns', 'host_socket', ...(SECCOMP ? ['shown_socket'] as const : []), 'http_not_allowed'] as const;
 /** Attacks that only root can make even unsandboxed. */
 export const ROOT_ONLY = new Set(['write_etc', 'capabilities', 'mount', 'remount_root_rw']);
 /** Only a box has something to unmount (the mounts that hide the bridge's files). */
@@ -60,6 +64,9 @@ export class World {
   private allowed!: Server;
   private udp = createSocket('udp4');
   private unix!: NetServer;
+  /** A host process's socket in a directory the box shows (read-only): only the seccomp filter keeps the agent from it. */
+  readonly shownDir = mkdtempSync(join('/var/tmp', 'tb-spy-sock-'));
+  private shown!: NetServer;
   servicePort = 0;
   allowedPort = 0;
   udpPort = 0;
@@ -88,11 +95,15 @@ export class World {
     this.udpPort = this.udp.address().port;
     this.unix = createNetServer((s) => s.end('a host process answering on its unix socket\n'));
     await new Promise<void>((r) => this.unix.listen(join(this.root, 'host.sock'), r));
+    this.shown = createNetServer((s) => s.end('a host process answering on its socket in /var/tmp\n'));
+    await new Promise<void>((r) => this.shown.listen(join(this.shownDir, 'shown.sock'), r));
+    chmodSync(this.shownDir, 0o755);
+    chmodSync(join(this.shownDir, 'shown.sock'), 0o777);
     const config = {
       env_file: join(this.deploy, '.env'), state_file: join(this.deploy, 'data', 'turnbridge.sqlite'),
       home_file: join(this.home, '.ssh', 'id_ed25519'), declared_file: '~/.claude/.credentials.json',
       bridge_pid: 'parent', bridge_marker: `SPY_BRIDGE_SECRET=${this.marker}`, hidden_dir: join(this.deploy, 'data'), mount_dir: join(this.ws, 'mnt'),
-      redis_port: this.redis.port, service_port: this.servicePort, udp_port: this.udpPort, socket_path: join(this.root, 'host.sock'),
+      redis_port: this.redis.port, service_port: this.servicePort, udp_port: this.udpPort, socket_path: join(this.root, 'host.sock'), shown_socket_path: join(this.shownDir, 'shown.sock'),
       not_allowed_url: `http://localhost:${this.servicePort}/`, allowed_url: `http://127.0.0.1:${this.allowedPort}/`, survivor_marker: this.marker,
       ...(bridge ? { bridge_port: bridge.port, own_mark: true, peer_read: bridge.peer(this).read, peer_write: bridge.peer(this).write } : {}),
     };
@@ -137,8 +148,9 @@ export class World {
     for (const pid of this.survivors()) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
     this.redis?.stop();
     this.udp.close();
-    await Promise.all([this.http, this.allowed, this.unix].map((s) => new Promise((r) => s ? s.close(r) : r(undefined))));
+    await Promise.all([this.http, this.allowed, this.unix, this.shown].map((s) => new Promise((r) => s ? s.close(r) : r(undefined))));
     rmSync(this.root, { recursive: true, force: true });
+    rmSync(this.shownDir, { recursive: true, force: true });
   }
 }
 

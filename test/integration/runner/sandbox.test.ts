@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
-import { decideSandbox, run, sandboxProblem, type LaunchPolicy } from '../../../src/runner/index.js';
+import { decideSandbox, run, sandboxFix, sandboxProblem, type LaunchPolicy } from '../../../src/runner/index.js';
 import { checkSecurity } from '../../../src/main.js';
 import { loadConfig } from '../../../src/config/index.js';
 import { silentLogger } from '../../../src/log.js';
@@ -114,7 +114,8 @@ describe('agent sandbox', () => {
   });
 
   it('the start-up probe names what is missing', () => {
-    assert.match(sandboxProblem('/nonexistent/bwrap') ?? '', /not installed \(Debian: apt-get install bubblewrap\)/);
+    assert.equal(sandboxProblem('/nonexistent/bwrap'), '/nonexistent/bwrap is not installed');
+    assert.equal(sandboxFix('/nonexistent/bwrap is not installed'), 'install bubblewrap (Debian: apt-get install bubblewrap)');
   });
 
   it('by default (auto) the box is on where it can start, and the start-up line names the mode', { skip: bwrapMissing ?? false }, () => {
@@ -131,7 +132,7 @@ describe('agent sandbox', () => {
   it('auto where the box cannot start: the probe says why, the turn runs unsandboxed; bwrap refuses the turn with the fix', async () => {
     const problem = sandboxProblem(seccompBwrap);
     assert.match(problem ?? '', /cannot make the agent box here: bwrap: No permissions to create new namespace/);
-    assert.deepEqual(decideSandbox('auto', seccompBwrap), { inForce: 'off', requested: 'auto', problem });
+    assert.deepEqual(decideSandbox('auto', { bwrapPath: seccompBwrap }), { inForce: 'off', requested: 'auto', problem });
     const auto = await run(spy, { message: 'spy' }, {}, { launch: { ...policy('off'), sandbox: 'auto', bwrapPath: seccompBwrap }, logger: silentLogger });
     assert.equal(auto.error, null, auto.error ?? '');
     assert.match(JSON.parse(auto.reply).results[0].text, /spy-me-if-you-can/, 'unsandboxed: the fallback is real');
