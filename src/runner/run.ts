@@ -4,10 +4,8 @@ import { isTurnbridgeError } from '../errors.js';
 import { buildTurn, permissionResponseLine, resumableSessionIdProblem, turnHasContent } from '../protocol/turn.js';
 import type { PermissionDecision, PermissionRequest } from '../protocol/types.js';
 import { resolveLaunch } from '../profile/launch.js';
-import { fileURLToPath } from 'node:url';
-import { checkAgentCwd, handOverAttachments, holds } from './launch-policy.js';
-import { decideSandbox, findSocat, sandboxArgs, sandboxFix, startEgress, type Egress } from './sandbox/index.js';
-import { loopbackForwards } from '../profile/allow-hosts.js';
+import { checkAgentCwd, handOverAttachments } from './launch-policy.js';
+import { placeTurn, watchBoxInit } from './sandbox/index.js';
 import type { LaunchSpec, Profile } from '../profile/types.js';
 import { LineSplitter } from './line-splitter.js';
 import { signalGroup } from './process-group.js';
@@ -89,37 +87,11 @@ export async function run(profile: Profile, turn: TurnInput, handlers: RunHandle
   const stderr = new StderrTail(options.stderrTailBytes ?? 8192);
 
   const policy = options.launch;
-  const box = policy?.sandbox && policy.sandbox !== 'off'
-    ? decideSandbox(policy.sandbox, { ...(policy.bwrapPath ? { bwrapPath: policy.bwrapPath } : {}), ...(policy.runAs ? { runAs: policy.runAs } : {}) })
-    : undefined;
-  if (box?.inForce === 'refused') return failedBeforeSpawn(`The agent sandbox cannot start here (TURNBRIDGE_SANDBOX=bwrap): ${box.problem}. To fix: ${sandboxFix(box.problem)}.`, started);
-  let exec = { command: launch.command, args: launch.args };
-  let egress: Egress | undefined;
-  if (box?.inForce === 'bwrap') {
-    const rules = profile.sandbox?.allowHosts ?? [];
-    const socat = rules.length > 0 ? findSocat() : null;
-    if (rules.length > 0 && !socat) return failedBeforeSpawn(`The agent sandbox's network relay needs socat, which is not installed (Debian: apt-get install socat); the profile${where} allows hosts (sandbox.allow_hosts).`, started);
-    if (rules.length > 0) {
-      try {
-        egress = await startEgress(rules, policy!.runAs);
-      } catch (e) {
-        return failedBeforeSpawn(`The agent sandbox's network proxy could not start: ${(e as Error).message}`, started);
-      }
-    }
-    const files = (turn.attachments ?? []).filter((a) => a.url.startsWith('file:')).map((a) => fileURLToPath(a.url));
-    const home = options.dirs?.home !== undefined && launch.env.HOME === options.dirs.home ? options.dirs.home : undefined;
-    // The workspace root holds every conversation's workspace: hidden in the box, the agent's own
-    // (its cwd) bound again, so another conversation's files are not there (docs/security.md).
-    const root = options.dirs?.workspace ? policy!.defaultCwd : undefined;
-    const boxPolicy = root ? { ...policy!, protectedPaths: [...(policy!.protectedPaths ?? []), root] } : policy!;
-    // The outbox (when not under the cwd: a profile with a cwd of its own) and a worktree's git directory.
-    const writable = [...(options.dirs?.outbox ? [options.dirs.outbox] : []), ...(options.dirs?.writable ?? [])].filter((d) => !holds(launch.cwd, d));
-    const boxed = sandboxArgs(launch, profile, boxPolicy, box.box, {
-      ...(home ? { home } : {}), attachments: files, writable, ...(egress && socat ? { egress: { socketPath: egress.socketPath, forwards: loopbackForwards(rules), socat } } : {}),
-    });
-    exec = { command: boxed.command, args: boxed.args };
-    launch = { ...launch, env: { ...launch.env, ...boxed.env } };
-  }
+  const place = await placeTurn(launch, profile, turn, options);
+  if ('error' in place) return failedBeforeSpawn(place.error, started);
+  launch = place.launch;
+  const exec = { command: place.command, args: place.args };
+  const egress = place.egress;
   // Files the bridge put in the conversation's HOME are readable by the agent already (and a
   // chown through the agent's own directory could be led elsewhere by a link it planted).
   if (policy?.runAs && !options.dirs?.home) handOverAttachments((turn.attachments ?? []).map((a) => a.url), policy.runAs);
@@ -129,7 +101,7 @@ export async function run(profile: Profile, turn: TurnInput, handlers: RunHandle
       cwd: launch.cwd,
       env: launch.env,
       ...(policy?.runAs ? { uid: policy.runAs.uid, gid: policy.runAs.gid } : {}),
-      stdio: ['pipe', 'pipe', 'pipe'],
+      stdio: place.boxed ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'],
       detached: process.platform !== 'win32',
       shell: false,
       windowsHide: true,
@@ -138,6 +110,8 @@ export async function run(profile: Profile, turn: TurnInput, handlers: RunHandle
     void egress?.close();
     return failedBeforeSpawn(`Cannot start the agent "${launch.command}"${where}: ${(e as Error).message}`, started);
   }
+
+  const boxInit = place.boxed ? watchBoxInit(child) : () => undefined;
 
   return new Promise<RunResult>((resolveRun) => {
     const turnEnded = new AbortController();
@@ -219,12 +193,19 @@ export async function run(profile: Profile, turn: TurnInput, handlers: RunHandle
      */
     let life: Life = { kind: 'running', deadline: createDeadline(timeoutMs, () => stop('timeout')), stdout: 'open' };
 
-    /** Timeout or Stop: SIGTERM to the group, SIGKILL after the grace. Once only, while the process runs. */
+    /** Timeout or Stop: SIGTERM to the group (a boxed turn: SIGKILL to its box), SIGKILL after the grace. Once only, while the process runs. */
     const stop = (why: StopWhy) => {
       if (life.kind !== 'running' || life.stop) return;
       denyAllPending(why === 'timeout' ? 'The turn timed out waiting for approval.' : 'The turn was stopped.');
-      log.info({ why, pid: child.pid }, 'stopping agent: SIGTERM to its process group');
-      signalGroup(child, 'SIGTERM');
+      const init = boxInit();
+      if (init !== undefined) {
+        // bwrap would not pass SIGTERM on and would end before its box: end the box itself (sandbox/turn-box.ts).
+        log.info({ why, pid: child.pid, boxInit: init }, 'stopping agent: SIGKILL to its box');
+        try { process.kill(init, 'SIGKILL'); } catch { signalGroup(child, 'SIGKILL'); }
+      } else {
+        log.info({ why, pid: child.pid }, 'stopping agent: SIGTERM to its process group');
+        signalGroup(child, 'SIGTERM');
+      }
       const kill = setTimeout(() => {
         log.warn({ pid: child.pid }, 'agent still running after grace: SIGKILL');
         signalGroup(child, 'SIGKILL');

@@ -25,6 +25,9 @@ import type { BoxSetup } from './probe.js';
 import { BOX_PROXY_SOCKET, BOX_PROXY_URL, relayArgv } from './relay.js';
 import { stageArgv } from './seccomp.js';
 
+/** The spawn's stdio index on which bwrap writes its info (`--info-fd`: the box init's pid, turn-box.ts). */
+export const BOX_INFO_FD = 3;
+
 /** What a sandboxed turn adds to the box beyond the launch itself. */
 export interface BoxExtras {
   /** The conversation's HOME, bound writable. Absent: an empty tmpfs at the launch's HOME, gone with the turn. */
@@ -117,7 +120,7 @@ function hideAndReexpose(launch: LaunchSpec, profile: Profile, policy: LaunchPol
  * `setup` is what the probe found (probe.ts): with a seccomp stage, the agent runs under it.
  */
 export function sandboxArgs(launch: LaunchSpec, profile: Profile, policy: LaunchPolicy, setup: BoxSetup, extras: BoxExtras = {}): { command: string; args: string[]; env: Record<string, string> } {
-  const a: string[] = [...boxBase(setup.stage), ...hideAndReexpose(launch, profile, policy)];
+  const a: string[] = ['--info-fd', String(BOX_INFO_FD), ...boxBase(setup.stage), ...hideAndReexpose(launch, profile, policy)];
   // TURNBRIDGE_AGENT_BOX tells a wrapper it runs in the box (the codex wrapper then leaves its own
   // bwrap-based sandbox off: it cannot nest namespaces in here, and the box is the stronger one).
   const env: Record<string, string> = { TMPDIR: '/tmp', TURNBRIDGE_AGENT_BOX: 'bwrap' };
