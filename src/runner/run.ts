@@ -90,6 +90,7 @@ export async function run(profile: Profile, turn: TurnInput, handlers: RunHandle
   const place = await placeTurn(launch, profile, turn, options);
   if ('error' in place) return failedBeforeSpawn(place.error, started);
   launch = place.launch;
+  for (const w of place.warnings) log.warn(w);
   const exec = { command: place.command, args: place.args };
   const egress = place.egress;
   // Files the bridge put in the conversation's HOME are readable by the agent already (and a

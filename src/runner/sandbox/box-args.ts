@@ -10,7 +10,8 @@
  *      shows them;
  *   5. the agent's own writable places: the conversation's HOME (or an empty tmpfs), its cwd,
  *      and BoxExtras.writable (a route's project, a worktree and its repository's git dir);
- *   6. read-only: the profile's `sandbox.read` entries and the turn's attachments;
+ *   6. read-only: the profile's `sandbox.read` entries (those declared-files.ts binds) and the
+ *      turn's attachments;
  *   7. egress: the proxy's socket, and the relay in front of the agent (relay.ts).
  * Pure argv building from what is on disk now; run.ts spawns the result.
  */
@@ -34,6 +35,8 @@ export interface BoxExtras {
   home?: string;
   /** Attachment files (file: paths) the agent reads: shown read-only. */
   attachments?: readonly string[];
+  /** The profile's `sandbox.read` entries the agent's user can read, [host path, path in the box]: shown read-only (declared-files.ts). */
+  read?: ReadonlyArray<readonly [string, string]>;
   /** Directories the agent writes besides its cwd and HOME (its outbox, a worktree's git directory): bound writable at their own path, after everything hidden. */
   writable?: readonly string[];
   /** This turn's egress proxy socket, the loopback ports forwarded to the host through it, and socat. */
@@ -63,15 +66,6 @@ function packageRoot(file: string): string {
     if (existsSync(join(d, 'package.json'))) return d;
   }
   return dirname(real);
-}
-
-/** `~/x` of a profile's sandbox.read: the operator's x, shown at the same place under the box's HOME. */
-export function readEntry(entry: string, boxHome: string | undefined): [string, string] {
-  if (entry === '~' || entry.startsWith('~/')) {
-    const rest = entry === '~' ? '' : entry.slice(2);
-    return [join(homedir(), rest), join(boxHome ?? homedir(), rest)];
-  }
-  return [entry, entry];
 }
 
 /** Layers 2-4: what is hidden, what comes back read-only, what is masked. */
@@ -133,10 +127,7 @@ export function sandboxArgs(launch: LaunchSpec, profile: Profile, policy: Launch
   }
   a.push('--bind', launch.cwd, launch.cwd);
   for (const d of extras.writable ?? []) a.push('--bind-try', d, d);
-  for (const entry of profile.sandbox?.read ?? []) {
-    const [src, dest] = readEntry(entry, boxHome);
-    a.push('--ro-bind-try', src, dest);
-  }
+  for (const [src, dest] of extras.read ?? []) a.push('--ro-bind-try', src, dest);
   for (const f of extras.attachments ?? []) a.push('--ro-bind-try', f, f);
   a.push('--chdir', launch.cwd);
   let argv = [...(setup.stage ? stageArgv(setup.stage) : []), launch.command, ...launch.args];

@@ -1,7 +1,8 @@
 /**
  * Where one turn runs, decided from the launch policy (run.ts asks before it spawns): in the box
  * (the decision of the start-up probe, probe.ts) with its egress proxy when the profile allows
- * hosts, or on the host. And, once spawned, how a boxed turn is ended: its box's init is killed
+ * hosts, or on the host; in both, with the profile's declared files (declared-files.ts). And,
+ * once spawned, how a boxed turn is ended: its box's init is killed
  * (bwrap reports its pid on --info-fd), so that bwrap, which waits for that init, exits only
  * once the kernel has ended everything in the box; a signal to bwrap itself would end bwrap at
  * once and leave the box's processes dying after the turn was reported over.
@@ -16,6 +17,7 @@ import { startEgress, type Egress } from './egress.js';
 import { decideSandbox, sandboxFix } from './probe.js';
 import { findSocat } from './relay.js';
 import { holds } from '../launch-policy.js';
+import { declaredEntries, planDeclared, provideDeclared } from './declared-files.js';
 
 /** What run.ts spawns for the turn. */
 export interface TurnPlace {
@@ -26,16 +28,29 @@ export interface TurnPlace {
   boxed: boolean;
   /** The turn's egress proxy, closed when the turn ends. */
   egress?: Egress;
+  /** For the turn's log: declared files left out (declared-files.ts). */
+  warnings: string[];
 }
 
 /** The box (or the host) for this turn, or the error the turn fails with before anything starts. */
 export async function placeTurn(launch: LaunchSpec, profile: Profile, turn: TurnInput, options: RunOptions): Promise<TurnPlace | { error: string }> {
   const policy = options.launch;
-  const host: TurnPlace = { command: launch.command, args: launch.args, launch, boxed: false };
-  if (!policy?.sandbox || policy.sandbox === 'off') return host;
-  const box = decideSandbox(policy.sandbox, { ...(policy.bwrapPath ? { bwrapPath: policy.bwrapPath } : {}), ...(policy.runAs ? { runAs: policy.runAs } : {}) });
-  if (box.inForce === 'refused') return { error: `The agent sandbox cannot start here (TURNBRIDGE_SANDBOX=bwrap): ${box.problem}. To fix: ${sandboxFix(box.problem)}.` };
-  if (box.inForce === 'off') return host;
+  const box = policy?.sandbox && policy.sandbox !== 'off'
+    ? decideSandbox(policy.sandbox, { ...(policy.bwrapPath ? { bwrapPath: policy.bwrapPath } : {}), ...(policy.runAs ? { runAs: policy.runAs } : {}) })
+    : undefined;
+  if (box?.inForce === 'refused') return { error: `The agent sandbox cannot start here (TURNBRIDGE_SANDBOX=bwrap): ${box.problem}. To fix: ${sandboxFix(box.problem)}.` };
+  const boxed = box?.inForce === 'bwrap';
+  const home = options.dirs?.home !== undefined && launch.env.HOME === options.dirs.home ? options.dirs.home : undefined;
+  const who = policy?.runAs ?? { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
+  const declared = planDeclared(declaredEntries(profile, home ?? launch.env.HOME), { boxed, privateHome: home !== undefined, who });
+  try {
+    await provideDeclared(declared, policy?.runAs);
+  } catch (e) {
+    return { error: `The agent's declared files (sandbox.read${profile.file ? ` in ${profile.file}` : ''}) could not be put in its HOME ${home}: ${(e as Error).message}` };
+  }
+  const warnings = declared.skipped.map((s) => `sandbox.read ${s}: the agent runs without it`);
+  if (!boxed) return { command: launch.command, args: launch.args, launch, boxed: false, warnings };
+
   const rules = profile.sandbox?.allowHosts ?? [];
   let egress: { socketPath: string; forwards: ReturnType<typeof loopbackForwards>; socat: string } | undefined;
   let proxy: Egress | undefined;
@@ -43,22 +58,21 @@ export async function placeTurn(launch: LaunchSpec, profile: Profile, turn: Turn
     const socat = findSocat();
     if (!socat) return { error: `The agent sandbox's network relay needs socat, which is not installed (Debian: apt-get install socat); the profile${profile.file ? ` ${profile.file}` : ''} allows hosts (sandbox.allow_hosts).` };
     try {
-      proxy = await startEgress(rules, policy.runAs);
+      proxy = await startEgress(rules, policy!.runAs);
     } catch (e) {
       return { error: `The agent sandbox's network proxy could not start: ${(e as Error).message}` };
     }
     egress = { socketPath: proxy.socketPath, forwards: loopbackForwards(rules), socat };
   }
   const files = (turn.attachments ?? []).filter((a) => a.url.startsWith('file:')).map((a) => fileURLToPath(a.url));
-  const home = options.dirs?.home !== undefined && launch.env.HOME === options.dirs.home ? options.dirs.home : undefined;
   // The workspace root holds every conversation's workspace: hidden in the box, the agent's own
   // (its cwd) bound again, so another conversation's files are not there (docs/security.md).
-  const root = options.dirs?.workspace ? policy.defaultCwd : undefined;
-  const boxPolicy = root ? { ...policy, protectedPaths: [...(policy.protectedPaths ?? []), root] } : policy;
+  const root = options.dirs?.workspace ? policy!.defaultCwd : undefined;
+  const boxPolicy = root ? { ...policy!, protectedPaths: [...(policy!.protectedPaths ?? []), root] } : policy!;
   // The outbox (when not under the cwd: a profile with a cwd of its own) and a worktree's git directory.
   const writable = [...(options.dirs?.outbox ? [options.dirs.outbox] : []), ...(options.dirs?.writable ?? [])].filter((d) => !holds(launch.cwd, d));
-  const boxed = sandboxArgs(launch, profile, boxPolicy, box.box, { ...(home ? { home } : {}), attachments: files, writable, ...(egress ? { egress } : {}) });
-  return { command: boxed.command, args: boxed.args, launch: { ...launch, env: { ...launch.env, ...boxed.env } }, boxed: true, ...(proxy ? { egress: proxy } : {}) };
+  const args = sandboxArgs(launch, profile, boxPolicy, box.box, { ...(home ? { home } : {}), attachments: files, writable, read: declared.bind, ...(egress ? { egress } : {}) });
+  return { command: args.command, args: args.args, launch: { ...launch, env: { ...launch.env, ...args.env } }, boxed: true, ...(proxy ? { egress: proxy } : {}), warnings };
 }
 
 /** The box init's pid, once bwrap has written it (undefined before, or when it never does). */
