@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeAnthropic } from '../fakes/model-apis/index.js';
 import type { PermissionDecision, PermissionRequest } from '../../src/protocol/types.js';
-import { RealCliWorld, skipUnless, answer, thinking, fileAppears, alive, SANDBOX } from './real-cli-harness.js';
+import { RealCliWorld, skipUnless, answer, thinking, fileAppears, alive, SANDBOX, AGENT_IS_ROOT } from './real-cli-harness.js';
 import { okTurn, toolThenAnswer, checkResume, checkStopMidRequest } from './shared-checks.js';
 
 const skip = skipUnless('claude');
@@ -71,7 +71,6 @@ test('claude: Allow with edited input runs the edited command', { skip }, async 
   assert.equal(readFileSync(join(world.home, 'note-edit.txt'), 'utf8'), 'edited\n');
 });
 
-const isRoot = process.getuid?.() === 0;
 
 test('claude: permission false runs tools unattended, as root with IS_SANDBOX=1', { skip }, async () => {
   toolThenAnswer(world, { name: 'Bash', input: { command: 'echo unattended > note-auto.txt && echo wrote-it', description: 'Write a note' } });
@@ -80,7 +79,7 @@ test('claude: permission false runs tools unattended, as root with IS_SANDBOX=1'
   assert.match(answer(result), /Tool said: .*wrote-it/);
 });
 
-test('claude: as root without IS_SANDBOX, permission false fails with a hint that names IS_SANDBOX', { skip: skip || (!isRoot && 'not running as root') }, async () => {
+test('claude: as root without IS_SANDBOX, permission false fails with a hint that names IS_SANDBOX', { skip: skip || (!AGENT_IS_ROOT && 'claude does not run as root here') }, async () => {
   const calls = world.api.modelCalls.length;
   const { result } = await world.turn({ message: 'hi' }, { profile: { permission: false } });
   assert.match(result.error ?? '', /root\/sudo.*IS_SANDBOX=1/s);

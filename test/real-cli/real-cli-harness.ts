@@ -1,7 +1,7 @@
 // Runs the shipped profiles (profiles/claude-code, codex, gemini-cli) through the real runner
 // with the real CLIs installed by install-clis.mjs, each pointed at a loopback fake model API,
 // with a proxy trap for anything else that would leave the machine.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import pino from 'pino';
 import { loadProfile, parseHostRule } from '../../src/profile/index.js';
@@ -19,6 +19,19 @@ export const ROOT = resolve(import.meta.dirname, '../..');
  * TB_REAL_CLI_SANDBOX=off runs them on the host (to tell a CLI's failure from the box's).
  */
 export const SANDBOX = process.env.TB_REAL_CLI_SANDBOX === 'off' ? 'off' : 'auto';
+/**
+ * TB_REAL_CLI_RUN_AS=uid:gid (the tests run as root): the agents run as that user, as the bridge
+ * runs them under TURNBRIDGE_RUN_AS. Their HOME is handed to that user. (Running the whole suite
+ * as a plain user tests the other non-root case: a bridge that is not root.)
+ */
+export const RUN_AS = ((v) => {
+  if (!v) return undefined;
+  const m = /^(\d+):(\d+)$/.exec(v.trim());
+  if (!m) throw new Error(`TB_REAL_CLI_RUN_AS=${v}: expected uid:gid`);
+  return { uid: Number(m[1]), gid: Number(m[2]) };
+})(process.env.TB_REAL_CLI_RUN_AS);
+/** Whether the CLIs run as root (they treat root apart: claude's IS_SANDBOX, gemini's system defaults). */
+export const AGENT_IS_ROOT = (RUN_AS?.uid ?? process.getuid?.()) === 0;
 export type CliName = 'claude' | 'codex' | 'gemini';
 const PROFILE: Record<CliName, string> = { claude: 'claude-code', codex: 'codex', gemini: 'gemini-cli' };
 
@@ -75,14 +88,15 @@ export class RealCliWorld<Api extends ModelApiServer> {
       mkdirSync(join(this.home, '.gemini'), { recursive: true });
       // As root the wrapper's system-defaults.json selects the auth type and 3 attempts; as another
       // user gemini skips that file, so the test does what the profile README tells such users.
-      const asUser = process.getuid?.() !== 0 ? { security: { auth: { selectedType: 'gemini-api-key' } } } : {};
+      const asUser = !AGENT_IS_ROOT ? { security: { auth: { selectedType: 'gemini-api-key' } } } : {};
       writeFileSync(join(this.home, '.gemini', 'settings.json'), JSON.stringify({
-        general: { enableAutoUpdate: false, enableAutoUpdateNotification: false, ...(process.getuid?.() !== 0 ? { maxAttempts: 3 } : {}) },
+        general: { enableAutoUpdate: false, enableAutoUpdateNotification: false, ...(!AGENT_IS_ROOT ? { maxAttempts: 3 } : {}) },
         privacy: { usageStatisticsEnabled: false },
         telemetry: { enabled: false },
         ...asUser,
       }));
     }
+    if (RUN_AS) chownTree(this.home, RUN_AS);
     return this;
   }
 
@@ -118,7 +132,7 @@ export class RealCliWorld<Api extends ModelApiServer> {
       ...handlers,
       onStderr: (c) => { stderr += c; handlers.onStderr?.(c); },
       onSpawn: (p) => { pid = p; handlers.onSpawn?.(p); },
-    }, { env: this.env(env), logger, signal, timeoutMs: 180_000, launch: { sandbox: box ? SANDBOX : 'off' }, dirs: { home: this.home } });
+    }, { env: this.env(env), logger, signal, timeoutMs: 180_000, launch: { sandbox: box ? SANDBOX : 'off', ...(RUN_AS ? { runAs: RUN_AS } : {}) }, dirs: { home: this.home } });
     return { result, warnings, stderr, pid };
   }
 
@@ -190,4 +204,12 @@ export function thinking(r: RunResult): string {
 /** The task lines among the thinking (lines starting with a task glyph, profiles/lib/task-line.mjs), in order. */
 export function taskLines(r: RunResult): string[] {
   return thinking(r).split('\n').filter((l) => /^[◐☐☑]/.test(l));
+}
+
+function chownTree(p: string, o: { uid: number; gid: number }): void {
+  chownSync(p, o.uid, o.gid);
+  for (const e of readdirSync(p, { withFileTypes: true })) {
+    if (e.isDirectory()) chownTree(join(p, e.name), o);
+    else chownSync(join(p, e.name), o.uid, o.gid);
+  }
 }
