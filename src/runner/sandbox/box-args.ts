@@ -132,10 +132,11 @@ export function sandboxArgs(launch: LaunchSpec, profile: Profile, policy: Launch
   a.push('--chdir', launch.cwd);
   let argv = [...(setup.stage ? stageArgv(setup.stage) : []), launch.command, ...launch.args];
   if (extras.egress) {
+    const relay = relayArgv(extras.egress.socat, extras.egress.forwards);
     a.push('--bind', extras.egress.socketPath, BOX_PROXY_SOCKET);
     const proxy = BOX_PROXY_URL;
     Object.assign(env, { HTTP_PROXY: proxy, HTTPS_PROXY: proxy, http_proxy: proxy, https_proxy: proxy, ALL_PROXY: proxy, NO_PROXY: '', no_proxy: '' });
-    argv = [...relayArgv(extras.egress.socat, extras.egress.forwards), ...argv];
+    argv = [...relay.start, ...(setup.stage ? stageArgv(setup.stage) : []), ...relay.gate, launch.command, ...launch.args];
   }
   a.push('--', ...argv);
   return { command: policy.bwrapPath ?? 'bwrap', args: a, env };

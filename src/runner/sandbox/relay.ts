@@ -24,22 +24,32 @@ function procTcp(addr: string, port: number): string {
 }
 
 /**
- * `/bin/sh -c <script> turnbridge-box <chain…>`: start every relay, wait until each listens, then
- * exec the chain. The wait reads the box's own /proc/net/tcp (only the relays are in this network
- * namespace, so it is a line or two) with the shell's builtins, no process per look; it overlaps
- * nothing, but socat is listening a few milliseconds after its start. A relay that dies first
- * ends the turn with exit 125 and says so.
+ * The relay in two parts, so that socat's start (a few milliseconds: its libraries) overlaps the
+ * seccomp stage's instead of coming before it:
+ *   - `start`, the box's first command: a shell that starts every relay in the background and
+ *     execs the rest of the chain at once;
+ *   - `gate`, the chain's last step before the agent (under the filter, in the agent's PID
+ *     namespace): a shell that execs the agent once every relay listens, as the box's own
+ *     /proc/net/tcp shows it (only the relays are in this network namespace: a line or two, read
+ *     with the shell's builtins). Without it an agent that connects at once (a script's curl) finds
+ *     nothing there in one start of three as a plain user. After 2 s (/proc/uptime) it execs the
+ *     agent anyway and says on stderr that the relay is not there.
  */
-export function relayArgv(socat: string, forwards: ReadonlyArray<{ host: string; port: number }>): string[] {
+export function relayArgv(socat: string, forwards: ReadonlyArray<{ host: string; port: number }>): { start: string[]; gate: string[] } {
   const listens = [['127.0.0.1', BOX_PROXY_PORT] as const, ...forwards.map((f) => [forwardListenAddress(f.host), f.port] as const)];
-  const lines = [
-    `${socat} TCP-LISTEN:${BOX_PROXY_PORT},bind=127.0.0.1,fork,reuseaddr,backlog=512 UNIX-CONNECT:${BOX_PROXY_SOCKET} >/dev/null & p=$!`,
+  const start = [
+    `${socat} TCP-LISTEN:${BOX_PROXY_PORT},bind=127.0.0.1,fork,reuseaddr,backlog=512 UNIX-CONNECT:${BOX_PROXY_SOCKET} >/dev/null &`,
     ...forwards.map((f) => `${socat} TCP-LISTEN:${f.port},bind=${forwardListenAddress(f.host)},fork,reuseaddr PROXY:127.0.0.1:${f.host}:${f.port},proxyport=${BOX_PROXY_PORT} >/dev/null &`),
-    'ready() { n=0; for a; do while read -r _ l _ st _; do if [ "$l" = "$a" ] && [ "$st" = 0A ]; then n=$((n+1)); break; fi; done < /proc/net/tcp; done; [ "$n" -eq $# ]; }',
-    `until ready ${listens.map(([a, port]) => procTcp(a, port)).join(' ')}; do kill -0 $p 2>/dev/null || { echo "turnbridge: the sandbox's network relay (socat) did not start" >&2; exit 125; }; done`,
     'exec "$@"',
   ];
-  return ['/bin/sh', '-c', lines.join('\n'), 'turnbridge-box'];
+  const gate = [
+    'ready() { n=0; for a; do while read -r _ l _ st _; do if [ "$l" = "$a" ] && [ "$st" = 0A ]; then n=$((n+1)); break; fi; done < /proc/net/tcp; done; [ "$n" -eq $# ]; }',
+    // Centiseconds of /proc/uptime, with a leading 1 so the shell never reads them as octal.
+    'read -r t0 _ < /proc/uptime; t0=1${t0%.*}${t0#*.}',
+    `until ready ${listens.map(([a, port]) => procTcp(a, port)).join(' ')}; do read -r t _ < /proc/uptime; t=1\${t%.*}\${t#*.}; [ $((t - t0)) -lt 200 ] || { echo "turnbridge: the sandbox's network relay (socat) is not listening" >&2; break; }; done`,
+    'exec "$@"',
+  ];
+  return { start: ['/bin/sh', '-c', start.join('\n'), 'turnbridge-box'], gate: ['/bin/sh', '-c', gate.join('\n'), 'turnbridge-gate'] };
 }
 
 let socat: string | null | undefined;
