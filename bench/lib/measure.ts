@@ -91,15 +91,26 @@ export function descendants(root: number): number[] {
   return out;
 }
 
-export function treeRssBytes(root: number): number {
+/** Summed over the tree: `file` with `pattern`'s kB (VmRSS in status, Pss in smaps_rollup). */
+function treeSum(root: number, file: string, pattern: RegExp): number {
   let total = 0;
   for (const pid of descendants(root)) {
     try {
-      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      const m = pattern.exec(readFileSync(`/proc/${pid}/${file}`, 'utf8'));
       if (m) total += Number(m[1]) * 1024;
     } catch { /* gone */ }
   }
   return total;
+}
+
+/** Resident memory of a process tree, shared library pages counted in every process that maps them. */
+export function treeRssBytes(root: number): number {
+  return treeSum(root, 'status', /VmRSS:\s+(\d+) kB/);
+}
+
+/** Proportional set size of a process tree: each shared page split among the processes that map it (what the tree really adds). */
+export function treePssBytes(root: number): number {
+  return treeSum(root, 'smaps_rollup', /^Pss:\s+(\d+) kB/m);
 }
 
 export function killTree(root: number): void {
