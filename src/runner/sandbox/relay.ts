@@ -17,37 +17,34 @@ export const BOX_PROXY_PORT = 3128;
 /** The address of the relay, as the agent's HTTP_PROXY and friends name it. */
 export const BOX_PROXY_URL = `http://127.0.0.1:${BOX_PROXY_PORT}`;
 
-/** /proc/net/tcp's spelling of an IPv4 address and port (`0100007F:0C38`). */
-function procTcp(addr: string, port: number): string {
-  const ip = addr.split('.').map(Number).reverse().map((n) => n.toString(16).padStart(2, '0')).join('');
-  return `${ip}:${port.toString(16).padStart(4, '0')}`.toUpperCase();
-}
-
 /**
  * The relay in two parts, so that socat's start (a few milliseconds: its libraries) overlaps the
- * seccomp stage's instead of coming before it:
- *   - `start`, the box's first command: a shell that starts every relay in the background and
- *     execs the rest of the chain at once;
+ * seccomp stage's instead of coming before it, and nothing spins while it starts:
+ *   - `start`, the box's first command: a shell that keeps the turn's stdin as fd 3 and runs
+ *     `(socat … &) | <the chain>`: every relay in the background with its log (`-d -d`) on the
+ *     pipe, SIGPIPE ignored by socat alone (once nobody reads the pipe its log lines are lost, not
+ *     it), and the rest of the chain reading that pipe; the shell ends with the chain;
  *   - `gate`, the chain's last step before the agent (under the filter, in the agent's PID
- *     namespace): a shell that execs the agent once every relay listens, as the box's own
- *     /proc/net/tcp shows it (only the relays are in this network namespace: a line or two, read
- *     with the shell's builtins). Without it an agent that connects at once (a script's curl) finds
- *     nothing there in one start of three as a plain user. After 2 s (/proc/uptime) it execs the
- *     agent anyway and says on stderr that the relay is not there.
+ *     namespace): a shell that reads the relays' log until each says "listening on", then execs
+ *     the agent with the turn's stdin back. A relay that fails ends its log: the gate says so on
+ *     stderr and starts the agent anyway (it then finds no proxy).
+ * Without a wait an agent that connects at once (a script's curl) found nothing there in one start
+ * of three as a plain user; reading /proc/net/tcp in a loop instead cost as much CPU as socat's
+ * start, which a loaded host cannot spare.
  */
 export function relayArgv(socat: string, forwards: ReadonlyArray<{ host: string; port: number }>): { start: string[]; gate: string[] } {
-  const listens = [['127.0.0.1', BOX_PROXY_PORT] as const, ...forwards.map((f) => [forwardListenAddress(f.host), f.port] as const)];
+  const relays = [
+    `${socat} -d -d TCP-LISTEN:${BOX_PROXY_PORT},bind=127.0.0.1,fork,reuseaddr,backlog=512 UNIX-CONNECT:${BOX_PROXY_SOCKET}`,
+    ...forwards.map((f) => `${socat} -d -d TCP-LISTEN:${f.port},bind=${forwardListenAddress(f.host)},fork,reuseaddr PROXY:127.0.0.1:${f.host}:${f.port},proxyport=${BOX_PROXY_PORT}`),
+  ];
   const start = [
-    `${socat} TCP-LISTEN:${BOX_PROXY_PORT},bind=127.0.0.1,fork,reuseaddr,backlog=512 UNIX-CONNECT:${BOX_PROXY_SOCKET} >/dev/null &`,
-    ...forwards.map((f) => `${socat} TCP-LISTEN:${f.port},bind=${forwardListenAddress(f.host)},fork,reuseaddr PROXY:127.0.0.1:${f.host}:${f.port},proxyport=${BOX_PROXY_PORT} >/dev/null &`),
-    'exec "$@"',
+    'exec 3<&0',
+    `(trap '' PIPE; ${relays.map((r) => `${r} 2>&1 >/dev/null </dev/null &`).join(' ')}) | "$@"`,
   ];
   const gate = [
-    'ready() { n=0; for a; do while read -r _ l _ st _; do if [ "$l" = "$a" ] && [ "$st" = 0A ]; then n=$((n+1)); break; fi; done < /proc/net/tcp; done; [ "$n" -eq $# ]; }',
-    // Centiseconds of /proc/uptime, with a leading 1 so the shell never reads them as octal.
-    'read -r t0 _ < /proc/uptime; t0=1${t0%.*}${t0#*.}',
-    `until ready ${listens.map(([a, port]) => procTcp(a, port)).join(' ')}; do read -r t _ < /proc/uptime; t=1\${t%.*}\${t#*.}; [ $((t - t0)) -lt 200 ] || { echo "turnbridge: the sandbox's network relay (socat) is not listening" >&2; break; }; done`,
-    'exec "$@"',
+    `n=0; while read -r l; do case $l in *'listening on'*) n=$((n+1)); [ "$n" -ge ${relays.length} ] && break;; esac; done`,
+    `[ "$n" -ge ${relays.length} ] || echo "turnbridge: the sandbox's network relay (socat) did not start: $l" >&2`,
+    'exec "$@" <&3 3<&-',
   ];
   return { start: ['/bin/sh', '-c', start.join('\n'), 'turnbridge-box'], gate: ['/bin/sh', '-c', gate.join('\n'), 'turnbridge-gate'] };
 }
