@@ -83,7 +83,9 @@ export class World {
     writeFileSync(join(this.home, '.ssh', 'id_ed25519'), 'OPERATOR-PRIVATE-KEY\n', { mode: 0o600 });
     writeFileSync(join(this.home, '.claude', '.credentials.json'), '{"declared":"credential"}\n', { mode: 0o600 });
     const bridge = this.opts.bridge;
-    writeFileSync(join(this.deploy, '.env'), bridge ? 'SPY_ENV_SECRET=spy-me-from-env\n' : 'SLACK_BOT_TOKEN=xoxb-spy-me\n', { mode: 0o600 });
+    // A secret of the deploy's own (turnbridge run now reads the directory's configuration, .env
+    // included, so a lone Slack bot token there would be refused before the spy runs).
+    writeFileSync(join(this.deploy, '.env'), bridge ? 'SPY_ENV_SECRET=spy-me-from-env\n' : 'SPY_ENV_SECRET=xoxb-spy-me\n', { mode: 0o600 });
     if (!bridge) writeFileSync(join(this.deploy, 'data', 'turnbridge.sqlite'), 'grants, rules, queued message text\n', { mode: 0o600 });
     this.redis = await startRedisServer();
     this.http = await listen(createHttpServer((_q, s) => s.end('another local service\n')));
