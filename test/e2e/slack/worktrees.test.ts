@@ -40,7 +40,7 @@ describe(`slack: a worktree per thread (${boxed ? 'in the agent box' : 'unsandbo
           { platform: 'slack', channel: C, profile: AGENT_PROFILE, workspace: repo, worktree: true, worktreeIdleDays: 14 },
           { platform: 'slack', channel: 'C0PROJ', profile: AGENT_PROFILE, workspace: project },
         ],
-        agent: { workspace: join(root, 'ws'), sandbox: boxed ? 'bwrap' : 'off', protectedPaths: [] },
+        agent: { workspace: join(root, 'ws'), sandbox: boxed ? 'bwrap' : 'off', protectedPaths: [], bridgeDir: '/' },
       },
     });
   });
