@@ -32,6 +32,11 @@ export function planNext(card: Extract<PromptCard, { kind: 'plan' }>): string {
   return card.next ? `Once approved, this thread's next messages use ${card.next}.` : '';
 }
 
+/** What an approved plan changed for the thread ('' when nothing). */
+export function planMoved(card: Extract<PromptCard, { kind: 'plan' }>): string {
+  return card.next ? `This thread's next messages use ${card.next}.` : '';
+}
+
 /** Who may answer a card, given how the platform names people: "ana or an approver (…) may answer". */
 export function answerers(author: string, others: readonly string[]): string {
   return others.length ? `${author} or an approver (${others.join(', ')}) may answer` : `${author} may answer`;

@@ -97,6 +97,13 @@ export const redisUrl: Reader<string> = (at, v) => {
   return s;
 };
 
+/** A list of file paths, each resolved against the config file's directory (a comma-separated text too, from the environment). */
+export const pathList: Reader<string[]> = (at, v) => {
+  const items = typeof v === 'string' ? splitCommaList(v) : v;
+  if (!Array.isArray(items)) fail(at.src, at.field, v, 'a list of file paths, e.g. [profiles/claude-code-plan/profile.yaml]');
+  return items.map((item, i) => resolve(at.base, checkString(at.src, typeof v === 'string' ? at.field : `${at.field}[${i}]`, item)));
+};
+
 /** The replicas' shared key (bus-key.ts says how it is used). */
 export const busKey: Reader<string> = (at, v) => checkBusKey(at.field, String(v));
 

@@ -7,7 +7,7 @@
 import { DEFAULT_MAX_ATTACHMENT_BYTES, DEFAULT_MAX_ATTACHMENTS, DEFAULTS, LOG_LEVELS, defaultProfilePath, defaultWorkspace } from './defaults.js';
 import { fail } from './field-checks.js';
 import {
-  atLeast, bearerToken, bool, busKey, channelList, dirPath, host, hostList, httpUrl, id, identities, int, mapping, oneOf, path, port, redisUrl,
+  atLeast, bearerToken, bool, busKey, channelList, dirPath, host, hostList, httpUrl, id, identities, int, mapping, oneOf, path, pathList, port, redisUrl,
   seconds, strictBool, stringList, suggestedPrompts, text, uidGid, wholeAtLeast,
 } from './readers.js';
 import { checkRoutePlace, checkRoutePlatform } from './route-ids.js';
@@ -32,6 +32,8 @@ const restrictions = {
   approvalTimeoutSecs: setting(seconds(86_400)),
   /** How long a question or plan card waits here (overrides question_timeout_secs; the turn's clock is held meanwhile). */
   questionTimeoutSecs: setting(seconds(86_400)),
+  /** Profiles a thread here may switch to with `use <name>` besides its own (overrides the bridge-wide `profiles`; docs/approvals.md#switching-a-threads-profile-use). */
+  profiles: setting(pathList),
   /** The older spelling of `approvals: approvers` (turnbridge.yaml `approvers_only: true`). */
   approversOnly: setting(strictBool),
   /** approvers: the turn's author may not Allow here, another approver must (the author may still Deny and Stop). */
@@ -325,6 +327,8 @@ export const BRIDGE = section({
   sharedMaxConcurrent: setting(int(1, 100_000), { env: 'TURNBRIDGE_SHARED_MAX_CONCURRENT' }),
   /** Permission prompt timeout, always below the turn's own timeout. */
   permissionTimeoutSecs: setting(seconds(86_400), { env: 'TURNBRIDGE_PERMISSION_TIMEOUT_SECS', fallback: () => DEFAULTS.permissionTimeoutSecs }),
+  /** Profiles a thread may switch to with `use <name>` where its route names none (TURNBRIDGE_PROFILES: comma separated). */
+  profiles: setting(pathList, { env: 'TURNBRIDGE_PROFILES', fallback: () => [] }),
   /** How long a question or plan card waits (a route may set its own); the turn's clock is held meanwhile (docs/approvals.md, "Cards"). */
   questionTimeoutSecs: setting(seconds(86_400), { env: 'TURNBRIDGE_QUESTION_TIMEOUT_SECS', fallback: () => DEFAULTS.questionTimeoutSecs }),
   /** Embedded session store directory. */

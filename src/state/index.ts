@@ -1,6 +1,6 @@
 /**
  * The state: everything the bridge remembers, in one place. `State` (state.ts) is the one API:
- * typed methods for sessions, reset marks, conversations (authors, once-only notices), rules,
+ * typed methods for sessions, reset marks, conversations (authors, once-only notices, profile choices), rules,
  * access grants and pairing codes, the audit trail, event claims, owned threads, queues, the
  * ledger and Run again buttons. None of them throws (state.ts says what a failure answers).
  * Underneath, `StateStore` (store.ts) is the few primitives each backend offers: SQLite
@@ -26,7 +26,7 @@ export { sealStore, type RejectedRecord, type SealedStoreOptions } from './seale
 export type * from './records.js';
 export type { Sessions } from './sessions.js';
 export { RESET_MARK_TTL_MS, type ResetMarks } from './reset-marks.js';
-export type { Conversations } from './conversations.js';
+export type { Conversations, ProfileChoice } from './conversations.js';
 export {
   MAX_RULES_PER_CONVERSATION, parseStoredRules, sameRule,
   type PermissionRule, type RulePerson, type RuleScope, type Rules, type StoredRule,

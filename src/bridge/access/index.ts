@@ -7,5 +7,5 @@
  * not on the list with how to get in, a pairing code shown to them alone.
  */
 export { actorOf, checkAccess, identityOf, isAdmin, onList, samePerson, type Actor } from './access.js';
-export { createProfileCache, placeOf, routeMessage, type ProfileLoader } from './routing.js';
+export { createProfileCache, placeOf, routeMessage, routeWithProfile, type ProfileLoader } from './routing.js';
 export { sendWayIn } from './way-in.js';

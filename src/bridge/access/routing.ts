@@ -48,6 +48,17 @@ export function routeMessage(config: BridgeConfig, msg: Where): Routed {
   return routeAt(config, placeOf(config, msg), msg.platform);
 }
 
+/**
+ * Where a message goes once its conversation switched to `profile` (`use <name>`,
+ * turns/use-profile.ts): its place's own route naming that profile instead, with the restrictions
+ * of the routes naming that profile folded in as for any route, so a switch never loosens them.
+ */
+export function routeWithProfile(config: BridgeConfig, msg: Where, profile: string): Routed {
+  const place = placeOf(config, msg);
+  const switched: Place = place.kind === 'default' ? { kind: 'route', route: { profile } } : { kind: place.kind, route: { ...place.route, profile } };
+  return routeAt(config, switched, msg.platform);
+}
+
 /* The profile a route names, loaded once. */
 
 export type ProfileLoader = (path: string) => Promise<Profile>;

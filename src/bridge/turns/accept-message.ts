@@ -6,7 +6,7 @@ import type { Delivery } from '../../delivery/types.js';
 import { isTurnbridgeError } from '../../errors.js';
 import type { Profile } from '../../profile/index.js';
 import { auditPerson, conversationKey } from '../../state/index.js';
-import { actorOf, checkAccess, identityOf, isAdmin, routeMessage, sendWayIn } from '../access/index.js';
+import { actorOf, checkAccess, identityOf, isAdmin, sendWayIn } from '../access/index.js';
 import { describeRule, scopeText } from '../approvals/index.js';
 import type { InboundMessage } from '../types.js';
 import type { BridgeContext } from './context.js';
@@ -17,6 +17,7 @@ import { executeTurn } from './execute-turn.js';
 import { findStoppable, stopTurn } from './stop-control.js';
 import type { OfferResult } from './turn-queue.js';
 import { isWaiting } from './turn-registry.js';
+import { isUseCommand, parseUseCommand, routeFor, useProfile } from './use-profile.js';
 import { createTurn, type Turn } from './turn.js';
 import { handleWorktreeCommand, parseWorktreeCommand } from './worktree-commands.js';
 
@@ -168,7 +169,8 @@ export async function acceptMessage(ctx: BridgeContext, msg: InboundMessage, res
   const key = conversationKey(msg.platform, msg.conversation);
   const base = { platform: msg.platform, conversation: key, user: msg.user.id };
 
-  const routed = routeMessage(ctx.config, msg);
+  // Its route, or the profile its conversation switched to (`use`), with that one's restrictions.
+  const routed = await routeFor(ctx, msg, key);
   const verdict = await checkAccess(ctx.config.access, ctx.state.grants, msg, routed.route);
   if (!verdict.ok) {
     await refuse(ctx, surface, delivery, msg, verdict.reason, verdict.text);
@@ -186,11 +188,13 @@ export async function acceptMessage(ctx: BridgeContext, msg: InboundMessage, res
   const allow = cmd ? undefined : parseAllowCommand(msg.text, files);
   // `diff` and `worktree remove` are commands only where conversations have a worktree.
   const tree = cmd || allow || !routed.route?.worktree ? undefined : parseWorktreeCommand(msg.text, files);
-  if (cmd || allow || tree) {
+  const use = cmd || allow || tree ? undefined : parseUseCommand(msg.text, files);
+  if (cmd || allow || tree || (use && (await isUseCommand(ctx, use, msg)))) {
     const admin = isAdmin(ctx.config.access, actorOf(msg));
     if (cmd) await handleCommand(ctx, cmd, msg, key, delivery, admin, routed.route);
     else if (tree) await handleWorktreeCommand(ctx, tree, msg, key, attached, admin);
-    else await allowInChat(ctx, allow!, msg, delivery, admin);
+    else if (allow) await allowInChat(ctx, allow, msg, delivery, admin);
+    else await useProfile(ctx, use!, msg, key, admin, (text, tone) => say(ctx, delivery, msg, text, tone));
     await tidy(ctx, msg);
     return;
   }

@@ -10,6 +10,7 @@ import type { PlanCard } from '../../chat.js';
 import type { PermissionDecision, PartialChunk, PermissionRequest } from '../../protocol/types.js';
 import { isCardTool, PLAN_TOOL, planText, policyFor } from '../approvals/index.js';
 import type { TurnActivity } from './conversation-activity.js';
+import { afterPlan } from './use-profile.js';
 import type { BridgeContext } from './context.js';
 import type { Turn } from './turn.js';
 
@@ -68,16 +69,16 @@ export interface AskContext {
   activity?: TurnActivity;
 }
 
-export function askPerson(ctx: BridgeContext, turn: Turn, request: PermissionRequest, at: AskContext): Promise<PermissionDecision> {
+export async function askPerson(ctx: BridgeContext, turn: Turn, request: PermissionRequest, at: AskContext): Promise<PermissionDecision> {
   const { msg, log } = turn;
-  if (!turn.surface.capabilities.buttons) {
-    return Promise.resolve({ behavior: 'deny', message: 'This chat cannot show permission buttons.' });
-  }
+  if (!turn.surface.capabilities.buttons) return { behavior: 'deny', message: 'This chat cannot show permission buttons.' };
   const card = isCardTool(request.toolName);
   // Held from now until the answer: the wait for the post counts as the person's time too.
   const release = card ? at.holdClock?.() : undefined;
+  // A plan in a thread switched to a plan profile: once approved, the thread goes back (use-profile.ts).
+  const back = request.toolName === PLAN_TOOL ? await afterPlan(ctx, turn) : undefined;
   let waited = false;
-  return ctx.broker.request({
+  const decision = await ctx.broker.request({
     turnId: turn.id,
     surface: turn.surface,
     conversation: msg.conversation,
@@ -88,7 +89,7 @@ export function askPerson(ctx: BridgeContext, turn: Turn, request: PermissionReq
     workspace: at.cwd,
     timeoutMs: card ? cardTimeoutMs(ctx, turn) : permissionTimeoutMs(ctx, turn),
     approvers: policyFor(ctx.config, turn.route),
-    ...(request.toolName === PLAN_TOOL ? { card: showPlan(turn, request, at.said) } : {}),
+    ...(request.toolName === PLAN_TOOL ? { card: { ...showPlan(turn, request, at.said), ...(back ? { next: back.name } : {}) } } : {}),
     log,
     onAutoAllowed: (line) => turn.reply?.addNotice(`_${line}_`),
     // Through delivery: below the reply, paced and retried like any message.
@@ -110,4 +111,9 @@ export function askPerson(ctx: BridgeContext, turn: Turn, request: PermissionReq
     release?.();
     ctx.updateGauges();
   });
+  if (back && decision.behavior === 'allow') {
+    const moved = await ctx.state.conversations.useProfile(turn.key, back.choice);
+    log.info({ to: back.name, stored: moved }, 'plan approved: the thread goes back to its profile for its next messages');
+  }
+  return decision;
 }

@@ -3,6 +3,7 @@ import type { Attachment, PermissionDecision } from '../../protocol/types.js';
 import { processStartTime } from '../../runner/index.js';
 import type { RunResult } from '../../runner/types.js';
 import { askPerson, recentOutput } from './ask-person.js';
+import { sameAgentAs } from './use-profile.js';
 import type { BridgeContext } from './context.js';
 import { conversationDirs, conversationPlaces, type ConversationDirs } from './conversation-dirs.js';
 import { sendOutbox, skippedNotices, takeTurnOutbox } from './outbox.js';
@@ -94,7 +95,8 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
     // between the two reads must count as after this turn's read, never as before it.
     const [mark, stored] = await Promise.all([ctx.state.resets.current(turn.key), ctx.state.sessions.get(turn.key)]);
     let sessionId = '';
-    if (stored && stored.profile === turn.profilePath) sessionId = stored.session_id;
+    // The session of another profile starting the same agent carries over (`use`, an approved plan).
+    if (stored && (stored.profile === turn.profilePath || (await sameAgentAs(ctx, stored.profile, turn.profile)))) sessionId = stored.session_id;
     else if (stored) log.info({ storedProfile: stored.profile }, 'stored session belongs to another profile; starting a new one');
     // The conversation stays its first author's (`new` / `reset` is theirs), whoever writes later.
     const saver = sessionSaver(ctx, turn, mark, stored?.author ?? (await ctx.state.conversations.author(turn.key)) ?? turn.owner);

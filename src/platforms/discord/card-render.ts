@@ -17,7 +17,7 @@
  */
 import type { CardQuestion, PermissionPromptView, PromptCard } from '../../chat.js';
 import type { PromptForm } from '../../bridge/types.js';
-import { CARD_LABELS, answeredLine, answerers, cardOutcome, cardTitle, planIntro, planNext } from '../../card-words.js';
+import { CARD_LABELS, answeredLine, answerers, cardOutcome, cardTitle, planIntro, planMoved, planNext } from '../../card-words.js';
 import type { CustomIds } from './ids.js';
 import { DISCORD_MAX_CONTENT, FORM_INPUT_ID, STYLE, oneLine, subtext, type DiscordActionRow, type DiscordButton, type DiscordMessageBody, type DiscordModal, type DiscordSelect } from './render.js';
 
@@ -115,6 +115,7 @@ export function renderCard(view: PermissionPromptView, card: PromptCard, ids: Cu
   }
   const done = outcome(view);
   if (done) parts.push(done);
+  if (view.state === 'allowed' && card.kind === 'plan' && card.next) parts.push(subtext(planMoved(card)));
   if (view.note) parts.push(subtext(oneLine(view.note, 200)));
   let content = parts.join('\n');
   if (content.length > DISCORD_MAX_CONTENT) content = `${content.slice(0, DISCORD_MAX_CONTENT - 1)}…`;

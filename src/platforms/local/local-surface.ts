@@ -1,6 +1,6 @@
 import type { Conversation, MessageContent, MessageRef, PermissionPromptView, PromptCard, SourceMessageRef, UserRef } from '../../chat.js';
 import { CHOICE_LABELS, addedRule, allowedHow, ruleChoicesLine, ruleWhose } from '../../prompt-words.js';
-import { CARD_LABELS, answeredLine, answerers, cardOutcome, cardTitle, planIntro, planNext } from '../../card-words.js';
+import { CARD_LABELS, answeredLine, answerers, cardOutcome, cardTitle, planIntro, planMoved, planNext } from '../../card-words.js';
 import { TurnbridgeError } from '../../errors.js';
 import type { RateBudget, ReactionState, Surface, SurfaceCapabilities } from '../../delivery/index.js';
 import type { LocalConfig } from './local-config.js';
@@ -117,7 +117,7 @@ function cardWords(view: PermissionPromptView, card: PromptCard, person: (u: Use
   return {
     labels: CARD_LABELS,
     title: cardTitle(card),
-    ...(card.kind === 'plan' ? { intro: planIntro(card), next: planNext(card) } : { answered: card.questions.map((q) => answeredLine(q, person) ?? null) }),
+    ...(card.kind === 'plan' ? { intro: planIntro(card), next: planNext(card), moved: planMoved(card) } : { answered: card.questions.map((q) => answeredLine(q, person) ?? null) }),
     ...(d ? { answerers: answerers(person(d.author), [...d.users, ...d.groups.map((g) => `group ${g}`)]) } : {}),
     outcome: cardOutcome(view),
   };
@@ -130,6 +130,8 @@ export interface PageCardWords {
   /** A plan: where the plan is and what the choices do; what an approval changes ('' when nothing). */
   intro?: string;
   next?: string;
+  /** An approved plan: what it changed for the thread ('' when nothing). */
+  moved?: string;
   /** A question card: each question's answer line, null while open. */
   answered?: Array<string | null>;
   answerers?: string;

@@ -18,7 +18,7 @@
 import type { CardQuestion, PermissionPromptView, PromptCard } from '../../chat.js';
 import type { types } from '@slack/bolt';
 import type { CardAction, CardChoice, PromptForm } from '../../bridge/types.js';
-import { CARD_LABELS, answeredLine, answerers, cardOutcome, cardTitle, planIntro, planNext } from '../../card-words.js';
+import { CARD_LABELS, answeredLine, answerers, cardOutcome, cardTitle, planIntro, planMoved, planNext } from '../../card-words.js';
 import { FALLBACK_TEXT_LIMIT, SECTION_TEXT_LIMIT, escapeMrkdwn, plainCut, type RenderedMessage } from './blocks.js';
 
 type Block = types.KnownBlock;
@@ -111,7 +111,8 @@ export function renderCard(view: PermissionPromptView, card: PromptCard, at: (ms
   }
   const done = outcome(view, at);
   if (done) {
-    blocks.push(ctx(done));
+    const moved = view.state === 'allowed' && card.kind === 'plan' ? planMoved(card) : '';
+    blocks.push(ctx(moved ? `${done} · ${moved}` : done));
     fallback += ` - ${cardOutcome(view)}`;
   }
   return { text: plainCut(fallback, FALLBACK_TEXT_LIMIT), blocks };

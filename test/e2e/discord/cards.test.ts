@@ -13,13 +13,15 @@ import { COLOR, FEATURES } from '../../fixtures/card-agents/questions.mjs';
 import { makeTurnRig, type TurnRig } from './turn-rig.js';
 
 const CARDS = join(process.cwd(), 'test/fixtures/card-agents/profile.yaml');
+const PLAN = join(process.cwd(), 'test/fixtures/card-agents/plan.yaml');
+const OTHER = join(process.cwd(), 'test/fixtures/card-agents/other.yaml');
 const answerIn = (parts: FakeMessage[]) => JSON.parse(/answered updated_input=(.*)$/m.exec(parts.map((p) => p.content).join('\n'))![1]!);
 
 describe('discord cards (real discord.js + bridge + agent)', () => {
   let rig: TurnRig;
 
   before(async () => {
-    rig = await makeTurnRig({ config: { defaultProfile: CARDS } });
+    rig = await makeTurnRig({ config: { defaultProfile: CARDS, profiles: [PLAN, OTHER] } });
   });
   after(async () => {
     await rig.close();
@@ -125,5 +127,32 @@ describe('discord cards (real discord.js + bridge + agent)', () => {
     assert.match(parts.map((p) => p.content).join('\n'), /revise: Write the test first\./);
     await decided(two.card);
     assert.match(two.card.content, /↩️ \*\*Sent back to keep planning\*\* by @Alice <t:\d+:t>: “Write the test first\.”/);
+  });
+
+  it('use: a thread switches to the plan profile with its session, back after an approved plan, and to another agent with a new session', async () => {
+    const { fake } = rig;
+    const { alice } = fake.world.users;
+    const sent = fake.say(fake.world.general.id, alice, 'session', { mention: true });
+    await fake.waitFor(() => fake.channels.get(sent.id), 10_000, 'the thread');
+    const first = await rig.finalReply(sent.id, sent, 20_000, (t) => t.includes('session in='));
+    const session = /session in=\(none\) now=(sess-[0-9a-f]+) profile=cards/.exec(first.map((p) => p.content).join('\n'))?.[1];
+    assert.ok(session);
+    const say = async (text: string, until: RegExp) => {
+      const m = fake.say(sent.id, alice, text);
+      return (await rig.finalReply(sent.id, m, 20_000, (t) => until.test(t))).map((p) => p.content).join('\n');
+    };
+    assert.match(await say('use', /use <name>/), /This thread uses `cards` — asks questions and shows plans as the claude-code wrapper does\. `use <name>` switches its next messages to:\n• `cards-plan`/);
+    assert.match(await say('use cards-plan', /now uses/), /This thread now uses `cards-plan` — the cards agent, planning first, from the next message\. The session carries over/);
+    assert.match(await say('session', /session in=/), new RegExp(`session in=${session} now=${session} profile=cards-plan`));
+    const planned = fake.say(sent.id, alice, 'plan');
+    const card = await fake.waitFor(() => fake.botMessages(sent.id).find((m) => BigInt(m.id) > BigInt(planned.id) && m.content.startsWith('📋')), 15_000, 'the plan card');
+    assert.match(card.content, /-# Once approved, this thread's next messages use cards\./);
+    fake.click(card.id, idOf(card, 'Approve'), alice);
+    await rig.finalReply(sent.id, planned, 20_000, (t) => /^approved$/m.test(t));
+    await decided(card);
+    assert.match(card.content, /-# This thread's next messages use cards\.$/);
+    assert.match(await say('session', /session in=/), new RegExp(`session in=${session} now=${session} profile=cards`));
+    assert.match(await say('use other-agent', /now uses/), /It runs another agent than `cards`: the next message starts a new session\./);
+    assert.match(await say('session', /session in=/), /session in=\(none\) now=sess-[0-9a-f]+ profile=other-agent/);
   });
 });

@@ -3,7 +3,7 @@
 // (test/fixtures/card-agents) asking as the claude-code wrapper does. A question of 3 options
 // answered by a click (the agent gets the exact answers), a multi-select's checkboxes and Submit,
 // "Other…" in a dialog, a question that times out (a route's 1 s question_timeout_secs), a plan
-// approved and one sent back with feedback. The page has one person (the local user): a stranger's
+// approved and one sent back with feedback, `use` switching a tab's profile. The page has one person (the local user): a stranger's
 // click is tested on Slack and Discord (test/e2e/*/cards.test.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,6 +19,8 @@ import { COLOR, FEATURES } from '../../fixtures/card-agents/questions.mjs';
 const CHROMIUM = process.env.TURNBRIDGE_CHROMIUM ?? '/usr/bin/chromium';
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
 const CARDS = join(ROOT, 'test/fixtures/card-agents/profile.yaml');
+const PLAN = join(ROOT, 'test/fixtures/card-agents/plan.yaml');
+const OTHER = join(ROOT, 'test/fixtures/card-agents/other.yaml');
 /** The cards as the page draws them (docs/approvals.md is made from these by scripts/docs-screenshots.ts). */
 export const CARD_SHOTS = { question: join(tmpdir(), 'turnbridge-card-question.png'), plan: join(tmpdir(), 'turnbridge-card-plan.png') };
 /** Safety net for each wait on a loaded 2-core machine; never an assertion about speed. */
@@ -60,7 +62,7 @@ test('the local page: question cards (a click, checkboxes, Other…, a timeout) 
   const userDataDir = mkdtempSync(join(tmpdir(), 'tb-cards-browser-'));
   const configFile = join(dataDir, 'turnbridge.yaml');
   // One page (its id fixed below) has a route whose cards wait 1 s: the expiry, seen in the browser.
-  writeFileSync(configFile, `default_profile: ${CARDS}\nroutes:\n  - platform: local\n    channel: ${SLOW_PAGE}\n    profile: ${CARDS}\n    question_timeout_secs: 1\n`);
+  writeFileSync(configFile, `default_profile: ${CARDS}\nprofiles: [${PLAN}, ${OTHER}]\nroutes:\n  - platform: local\n    channel: ${SLOW_PAGE}\n    profile: ${CARDS}\n    question_timeout_secs: 1\n`);
   let running: RunningTurnbridge | undefined;
   let context: BrowserContext | undefined;
   t.after(async () => {
@@ -163,6 +165,25 @@ test('the local page: question cards (a click, checkboxes, Other…, a timeout) 
   await replyMatching(slow, /denied: No one answered within 1 s: the question expired unanswered\./);
   await expired.getByTestId('card-state').waitFor(WAIT);
   assert.match(await expired.getByTestId('card-state').innerText(), /^Not answered in time at \d\d:\d\d:\d\d — no one answered within 1 s: the agent was told so$/);
+
+  // 7. use: a tab lists its profiles and switches; the same agent keeps the session, another starts a new one.
+  const third = await context.newPage();
+  third.on('pageerror', (err) => pageErrors.push(err.message));
+  await third.goto(running.url);
+  await third.getByTestId('connection').filter({ hasText: 'connected' }).waitFor(WAIT);
+  await send(third, 'session');
+  const session = /session in=\(none\) now=(sess-[0-9a-f]+) profile=cards/.exec(await replyMatching(third, /session in=/))?.[1];
+  assert.ok(session);
+  await send(third, 'use');
+  assert.match(await replyMatching(third, /use <name>/), /This thread uses cards — asks questions and shows plans as the claude-code wrapper does\. use <name> switches its next messages to:\s*• cards-plan — the cards agent, planning first\s*• other-agent — another CLI \(another agent: a new session\)/);
+  await send(third, 'use cards-plan');
+  await replyMatching(third, /This thread now uses cards-plan — the cards agent, planning first, from the next message\. The session carries over \(the same agent\)\./);
+  await send(third, 'session');
+  await replyMatching(third, new RegExp(`session in=${session} now=${session} profile=cards-plan`));
+  await send(third, 'use other-agent');
+  await replyMatching(third, /It runs another agent than cards-plan: the next message starts a new session\./);
+  await send(third, 'session');
+  await replyMatching(third, /session in=\(none\) now=sess-[0-9a-f]+ profile=other-agent/);
 
   assert.deepEqual(pageErrors, []);
 });

@@ -13,6 +13,8 @@ import { answerOf, makeTurnRig, type TurnRig } from './turn-rig.js';
 import { COLOR, FEATURES } from '../../fixtures/card-agents/questions.mjs';
 
 const CARDS = join(process.cwd(), 'test/fixtures/card-agents/profile.yaml');
+const PLAN = join(process.cwd(), 'test/fixtures/card-agents/plan.yaml');
+const OTHER = join(process.cwd(), 'test/fixtures/card-agents/other.yaml');
 const mention = (text: string): string => `<@${BOT_USER}> ${text}`;
 const sections = (m: FakeMessage): string => m.blocks.filter((b) => b.type === 'section').map((b) => String(b.text.text)).join('\n');
 
@@ -24,7 +26,7 @@ describe('slack cards (real Bolt + bridge + agent)', () => {
       slack: { streaming: 'edit' },
       config: {
         routes: [
-          { platform: 'slack', channel: 'C0CARD', profile: CARDS },
+          { platform: 'slack', channel: 'C0CARD', profile: CARDS, profiles: [PLAN, OTHER] },
           // a short question timeout here: the card's own expiry, seen through the platform
           { platform: 'slack', channel: 'C0SLOW', profile: CARDS, questionTimeoutSecs: 1 },
         ],
@@ -150,5 +152,30 @@ describe('slack cards (real Bolt + bridge + agent)', () => {
     assert.match(text, /revise: Write the test first\.$/m);
     assert.equal(text.split('1. Read the code').length, 2, 'the plan shows once');
     assert.match(contextLines(await rig.decidedPrompt('C0CARD', card.ts)).join('\n'), /:leftwards_arrow_with_hook: Sent back to keep planning by <@U0ANA> at .*: “Write the test first\.”/);
+  });
+
+  it('use: the thread lists its profiles and switches; the same agent keeps the session, another starts a new one; an approved plan moves the thread back', async () => {
+    const { fake } = rig;
+    const { ts } = await fake.userMessage({ channel: 'C0CARD', user: 'U0ANA', text: mention('session') });
+    const session = /^session in=\(none\) now=(sess-[0-9a-f]+) profile=cards$/m.exec(answerOf(await rig.finalReply('C0CARD', ts, ts)))?.[1];
+    assert.ok(session, 'the first turn made a session');
+    const say = async (text: string) => {
+      const m = await fake.userMessage({ channel: 'C0CARD', user: 'U0ANA', text, threadTs: ts });
+      return fake.waitFor(() => rig.replies('C0CARD', ts).filter((x) => Number(x.ts) > Number(m.ts) && visibleText(x).trim() && !contextLines(x).some((l) => l.includes(':hourglass_flowing_sand:'))).at(-1), `the answer to ${text}`).then(visibleText);
+    };
+    assert.match(await say('use'), /^This thread uses `cards` — asks questions and shows plans as the claude-code wrapper does\. `use <name>` switches its next messages to:\n• `cards-plan` — the cards agent, planning first\n• `other-agent` — another CLI \(another agent: a new session\)/);
+    assert.match(await say('use cards-plan'), /^This thread now uses `cards-plan` — the cards agent, planning first, from the next message\. The session carries over \(the same agent\)\./);
+    assert.equal(await say('session'), `session in=${session} now=${session} profile=cards-plan`);
+    // a plan: the card says where the thread goes once approved, and it goes there
+    const planned = await fake.userMessage({ channel: 'C0CARD', user: 'U0ANA', text: 'plan', threadTs: ts });
+    const card = await fake.waitFor(() => rig.prompts('C0CARD', ts).find((m) => Number(m.ts) > Number(planned.ts)), 'the plan card');
+    assert.match(contextLines(card).join(' '), /Once approved, this thread's next messages use cards\./);
+    await click('U0ANA', 'tb_approve', card);
+    assert.match(contextLines(await rig.decidedPrompt('C0CARD', card.ts)).join(' '), /Plan approved by <@U0ANA> at .* · This thread's next messages use cards\./);
+    await fake.waitFor(() => rig.replies('C0CARD', ts).some((x) => Number(x.ts) > Number(card.ts) && /^approved$/m.test(visibleText(x))), 'the approved turn');
+    await rig.finalReply('C0CARD', ts, planned.ts);
+    assert.equal(await say('session'), `session in=${session} now=${session} profile=cards`);
+    assert.match(await say('use other-agent'), /It runs another agent than `cards`: the next message starts a new session\./);
+    assert.match(await say('session'), /^session in=\(none\) now=sess-[0-9a-f]+ profile=other-agent$/);
   });
 });

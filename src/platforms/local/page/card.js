@@ -88,6 +88,7 @@ export function renderCard(item, act) {
     let text = `${words.outcome}${by}${at}${v.reason ? `: “${v.reason}”` : ''}`;
     if (v.note) text += ` — ${v.note}`;
     node.append(el('div', { class: 'outcome', 'data-testid': 'card-state', 'data-state': v.state }, escapeHtml(text)));
+    if (v.state === 'allowed' && words.moved) node.append(el('div', { class: 'facts', 'data-testid': 'plan-moved' }, escapeHtml(words.moved)));
   }
   return node;
 }
