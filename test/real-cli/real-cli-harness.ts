@@ -137,6 +137,21 @@ export class RealCliWorld<Api extends ModelApiServer> {
   }
 
   /**
+   * The runner for a real bridge (createBridge's runTurn): each turn the bridge starts runs as
+   * turn() runs it (this world's environment, HOME and box), with the bridge's handlers, signal
+   * and launch policy, so what a person clicks in the chat reaches the real CLI.
+   */
+  bridgeRunner(): typeof run {
+    return (profile, turn, handlers = {}, options = {}) => run(this.boxed({ ...profile, cwd: this.home }), turn, handlers, {
+      ...options,
+      env: this.env(),
+      timeoutMs: 180_000,
+      launch: { ...options.launch, sandbox: SANDBOX, ...(RUN_AS ? { runAs: RUN_AS } : {}) },
+      dirs: { home: this.home },
+    });
+  }
+
+  /**
    * The shipped profile as the box needs it here: the fake model API (loopback, so only by its
    * exact host:port) added to its sandbox.allow_hosts, and the CLI's install folder (in the
    * cache under the operator's HOME, which the box hides) to its sandbox.read.
