@@ -8,12 +8,15 @@
  *   local-page.png      the local chat page (npm start without tokens) after a demo turn
  *   local-page-prompt.png       the same turn while its permission prompt waits (one Stop, below it)
  *   local-page-deny-reason.png  Deny with a reason: the page's dialog
- * Run: npm run docs:screenshots   (TURNBRIDGE_CHROMIUM overrides /usr/bin/chromium)
+ *   card-*.png          the cards of docs/approvals.md: a Slack question card drawn from the fake's
+ *                       blocks; on the local page a question (pending, answered), a multi-select,
+ *                       a plan below its text, Keep planning's dialog
+ * Run: npm run docs:screenshots   (TURNBRIDGE_CHROMIUM overrides /usr/bin/chromium); `-- cards`: the cards only
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
+import { chromium, type Browser } from 'playwright-core';
 import { formatReport, runDoctor } from '../src/doctor/index.js';
 import { escapeHtml, renderMarkdown } from '../src/platforms/local/page/markdown.js';
 import { MANIFEST_SCOPES, BOT_USER, buttons, contextLines, visibleText } from '../test/fakes/slack/index.js';
@@ -103,6 +106,103 @@ ${thread.map(drawn).join('\n')}`;
   }
 }
 
+/**
+ * The cards of docs/approvals.md (issue 26): a Slack thread with a question card drawn from the
+ * fake's blocks (sections, buttons, checkboxes, context lines), and the local page with the card
+ * test agent (test/fixtures/card-agents), driven as a person would.
+ */
+async function cardPictures(browser: Browser, tmp: string): Promise<void> {
+  const cards = join(process.cwd(), 'test/fixtures/card-agents/profile.yaml');
+  const rig = await makeTurnRig({ config: { defaultProfile: cards } });
+  try {
+    const { ts } = await rig.fake.userMessage({ channel: 'C0GEN', user: 'U0ANA', text: `<@${BOT_USER}> two` });
+    const card = await rig.fake.waitFor(() => rig.prompts('C0GEN', ts)[0], 'the card', 20_000);
+    const text = (t: string) => renderMarkdown(t.replace(/:[a-z_]+:\s*/g, '').replace(/<@U0ANA>/g, '@ana').replace(/<!date\^\d+\^[^|>]*\|([^>]+)>/g, '$1'));
+    const block = (b: Record<string, any>): string => {
+      if (b.type === 'section') return `<div class="b">${text(String(b.text?.text ?? ''))}</div>`;
+      if (b.type === 'context') return `<div class="ctx">${text((b.elements ?? []).map((e: any) => e.text).join(' '))}</div>`;
+      if (b.type !== 'actions') return '';
+      return `<div>${(b.elements ?? []).map((e: any) => e.type === 'checkboxes'
+        ? `<div class="boxes">${e.options.map((o: any) => `<div>☐ <b>${escapeHtml(o.text.text)}</b><div class="ctx">${escapeHtml(o.description?.text ?? '')}</div></div>`).join('')}</div>`
+        : `<span class="btn ${e.style ?? ''}">${escapeHtml(e.text.text)}</span>`).join('')}</div>`;
+    };
+    const html = `<!doctype html><meta charset="utf-8"><style>
+body{font:15px/1.46 Lato,"DejaVu Sans",sans-serif;margin:0;padding:16px 20px;width:700px;background:#fff;color:#1d1c1d}
+.m{display:flex;gap:10px;margin:10px 0}.av{width:36px;height:36px;border-radius:6px;background:#4a154b;color:#fff;display:flex;align-items:center;justify-content:center;font-weight:700;flex:none}
+.b p{margin:4px 0}.b ul{margin:2px 0;padding-left:18px}.ctx{color:#616061;font-size:13px}.boxes{margin:6px 0}.boxes>div{margin:4px 0}
+.btn{display:inline-block;border:1px solid #bbb;border-radius:4px;padding:3px 12px;margin:6px 6px 0 0;font-weight:700}
+.btn.primary{background:#007a5a;color:#fff;border-color:#007a5a}</style>
+<div class="m"><div class="av">t</div><div><b>turnbridge</b><div>${card.blocks.map(block).join('')}</div></div></div>`;
+    const file = join(tmp, 'slack-card.html');
+    writeFileSync(file, html);
+    const page = await browser.newPage({ viewport: { width: 740, height: 300 } });
+    await page.goto(`file://${file}`);
+    await page.screenshot({ path: join(OUT, 'card-slack-question.png'), fullPage: true });
+    await page.close();
+    console.log('docs/images/card-slack-question.png');
+  } finally {
+    await rig.close();
+  }
+  const config = join(tmp, 'cards.yaml');
+  writeFileSync(config, `default_profile: ${cards}\n`);
+  const running = await startTurnbridge({
+    env: { PATH: process.env.PATH ?? '', PORT: '0', TURNBRIDGE_DATA_DIR: join(tmp, 'card-data'), TURNBRIDGE_WORKSPACE: join(tmp, 'card-ws'), TURNBRIDGE_CONFIG: config, LOG_LEVEL: 'silent' },
+    logger: silentLogger, print: () => {},
+  });
+  try {
+    let page = await browser.newPage({ viewport: { width: 900, height: 700 } });
+    await page.goto(running.url);
+    const say = async (text: string) => {
+      await page.getByTestId('message-input').fill(text);
+      await page.getByTestId('message-input').press('Enter');
+    };
+    await say('color');
+    const question = page.getByTestId('question-card').last();
+    await question.waitFor({ timeout: 20_000 });
+    await question.screenshot({ path: join(OUT, 'card-question.png') });
+    await question.getByTestId('card-option').filter({ hasText: 'Blue' }).click();
+    await question.getByTestId('card-state').waitFor({ timeout: 20_000 });
+    await question.screenshot({ path: join(OUT, 'card-question-answered.png') });
+    await say('features');
+    const multi = page.getByTestId('question-card').last();
+    await multi.getByTestId('card-checkbox').first().waitFor({ timeout: 20_000 });
+    await multi.getByTestId('card-checkbox').nth(0).check();
+    await multi.getByTestId('card-checkbox').nth(2).check();
+    await multi.screenshot({ path: join(OUT, 'card-multi-select.png') });
+    await multi.getByTestId('card-submit').click();
+    await multi.getByTestId('card-state').waitFor({ timeout: 20_000 });
+    // the plan in a tab of its own: its text above the card, nothing else
+    await page.close();
+    page = await browser.newPage({ viewport: { width: 900, height: 520 } });
+    await page.goto(running.url);
+    await say('plan');
+    const plan = page.getByTestId('plan-card').last();
+    await plan.waitFor({ timeout: 20_000 });
+    await page.getByTestId('bot-text').filter({ hasText: 'Run the tests' }).last().waitFor({ timeout: 20_000 });
+    await plan.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(OUT, 'card-plan.png') });
+    await plan.getByTestId('plan-revise').click();
+    await page.getByTestId('form-input').fill('Write the test first.');
+    await page.screenshot({ path: join(OUT, 'card-plan-feedback.png') });
+    for (const name of ['card-question', 'card-question-answered', 'card-multi-select', 'card-plan', 'card-plan-feedback']) console.log(`docs/images/${name}.png`);
+    await page.close();
+  } finally {
+    await running.shutdown();
+  }
+}
+
+if (process.argv[2] === 'cards') {
+  const tmp = mkdtempSync(join(tmpdir(), 'tb-shots-'));
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  try {
+    await cardPictures(browser, tmp);
+  } finally {
+    await browser.close();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  process.exit(0);
+}
+
 const pages = { ...(await doctorPictures()), reply: await slackReplyPicture() };
 const tmp = mkdtempSync(join(tmpdir(), 'tb-shots-'));
 const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
@@ -116,6 +216,7 @@ try {
     await page.screenshot({ path: join(OUT, `${name}.png`), fullPage: true });
     console.log(`docs/images/${name}.png`);
   }
+  await cardPictures(browser, tmp);
   // The local page, driven as a person would: type, look at the pending prompt, Allow, then Deny with a reason.
   const running = await startTurnbridge({
     env: { PATH: process.env.PATH ?? '', PORT: '0', TURNBRIDGE_DATA_DIR: join(tmp, 'data'), TURNBRIDGE_WORKSPACE: join(tmp, 'ws'), TURNBRIDGE_PROFILE: DEMO_PROFILE, TURNBRIDGE_CONFIG: '', LOG_LEVEL: 'silent' },
