@@ -11,6 +11,7 @@ import { silentLogger } from '../log.js';
 import { createState, type WorktreeRecord } from '../state/index.js';
 import { isIdle, worktreeDirty } from '../bridge/turns/index.js';
 import { pass, warn, type CheckResult } from '../check-result.js';
+import { launchPolicyOf } from '../runner/index.js';
 
 const S = 'Worktrees';
 const DAY_MS = 86_400_000;
@@ -34,7 +35,7 @@ export async function worktreeChecks(config: BridgeConfig, now = Date.now()): Pr
   let kept = 0;
   for (const { conversation, record } of records) {
     if (!isIdle(record, now) || !existsSync(record.path)) continue;
-    const dirty = await worktreeDirty(record, config.agent.runAs).catch(() => true);
+    const dirty = await worktreeDirty(record, launchPolicyOf(config.agent)).catch(() => true);
     if (!dirty) continue;
     kept++;
     const days = Math.floor((now - record.usedAt) / DAY_MS);

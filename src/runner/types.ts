@@ -11,7 +11,9 @@ export interface ConversationDirs {
   home?: string;
   /** Where the agent leaves files for the chat: its absolute path is TURNBRIDGE_OUTBOX; writable in the box. */
   outbox?: string;
-  /** Other places the agent writes (a worktree's repository git directory): writable in the box. */
+  /** Places shown read-only in the box under `writable` (a worktree's repository git directory). */
+  shown?: string[];
+  /** Other places the agent writes (a worktree's objects, refs and own git directory): writable in the box. */
   writable?: string[];
 }
 

@@ -126,10 +126,12 @@ export type LedgerRecord =
 export interface WorktreeRecord {
   /** The repository: the route's workspace. */
   repo: string;
-  /** The repository's git directory (shared by its worktrees: the agent's box binds it writable). */
+  /** The repository's git directory (shared by its worktrees: the agent's box shows it read-only, but for what its commits write). */
   gitDir: string;
   /** The worktree's directory. */
   path: string;
+  /** Its own git directory (`<gitDir>/worktrees/<name>`, as git worktree add made it): the part of gitDir besides objects, refs and logs its box may write. */
+  adminDir?: string;
   /** `turnbridge/<short id>`. */
   branch: string;
   /** The commit the branch started from, and the ref that named it then (HEAD, or worktree_base). */

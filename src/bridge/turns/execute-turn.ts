@@ -145,7 +145,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
           },
           onPermissionRequest: (request, at): Promise<PermissionDecision> => askPerson(ctx, turn, request, { ...at, said: said.take(), activity }),
         },
-        { signal: turn.abort.signal, logger: log, launch: ctx.launchPolicy, dirs: { ...dirs, workspace: where?.cwd ?? dirs.workspace, writable: where?.writable ?? [] }, ...(ctx.agentEnv ? { env: ctx.agentEnv } : {}) },
+        { signal: turn.abort.signal, logger: log, launch: ctx.launchPolicy, dirs: { ...dirs, workspace: where?.cwd ?? dirs.workspace, shown: where?.shown ?? [], writable: where?.writable ?? [] }, ...(ctx.agentEnv ? { env: ctx.agentEnv } : {}) },
       );
     } catch (err) {
       log.error({ err }, 'runner failed unexpectedly');

@@ -9,7 +9,8 @@
  *   4. masked: the bridge's files (/dev/null over each), after 3 so no re-exposed directory
  *      shows them;
  *   5. the agent's own writable places: the conversation's HOME (or an empty tmpfs), its cwd,
- *      and BoxExtras.writable (a route's project, a worktree and its repository's git dir);
+ *      BoxExtras.shown read-only (a worktree's repository git dir) and, over it, BoxExtras.writable
+ *      (its outbox, the parts of that git dir a worktree's commits write);
  *   6. read-only: the profile's `sandbox.read` entries (those declared-files.ts binds) and the
  *      turn's attachments;
  *   7. egress: the proxy's socket, and the relay in front of the agent (relay.ts).
@@ -37,7 +38,9 @@ export interface BoxExtras {
   attachments?: readonly string[];
   /** The profile's `sandbox.read` entries the agent's user can read, [host path, path in the box]: shown read-only (declared-files.ts). */
   read?: ReadonlyArray<readonly [string, string]>;
-  /** Directories the agent writes besides its cwd and HOME (its outbox, a worktree's git directory): bound writable at their own path, after everything hidden. */
+  /** Directories shown read-only at their own path before `writable` (a worktree's repository git directory, whose config and hooks are code for whoever runs git there). */
+  shown?: readonly string[];
+  /** Directories the agent writes besides its cwd and HOME (its outbox, a worktree's objects, refs and own git directory): bound writable at their own path, after everything hidden. */
   writable?: readonly string[];
   /** This turn's egress proxy socket, the loopback ports forwarded to the host through it, and socat. */
   egress?: { socketPath: string; forwards: ReadonlyArray<{ host: string; port: number }>; socat: string };
@@ -126,6 +129,7 @@ export function sandboxArgs(launch: LaunchSpec, profile: Profile, policy: Launch
     a.push('--tmpfs', boxHome);
   }
   a.push('--bind', launch.cwd, launch.cwd);
+  for (const d of extras.shown ?? []) a.push('--ro-bind-try', d, d);
   for (const d of extras.writable ?? []) a.push('--bind-try', d, d);
   for (const [src, dest] of extras.read ?? []) a.push('--ro-bind-try', src, dest);
   for (const f of extras.attachments ?? []) a.push('--ro-bind-try', f, f);

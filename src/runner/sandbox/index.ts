@@ -6,9 +6,10 @@
  * profile's `sandbox.allow_hosts` (egress.ts, @anthropic-ai/sandbox-runtime's proxy loaded on
  * demand) and the relay inside the box in front of it (relay.ts), the profile's `sandbox.read`
  * files, boxed or not (declared-files.ts), and where a turn runs and how a boxed one is ended
- * (turn-box.ts).
+ * (turn-box.ts); a command of the bridge's own placed where its agents run (box-command.ts).
  */
 export { sandboxArgs, type BoxExtras } from './box-args.js';
 export { cachedProbe, decideSandbox, probeBox, sandboxFix, sandboxInForce, sandboxProblem, stageFix, stageLine, type BoxSetup, type ProbeOptions, type SandboxDecision } from './probe.js';
 export { loadEgressProxy, startEgress, type Egress } from './egress.js';
 export { placeTurn, watchBoxInit, type TurnPlace } from './turn-box.js';
+export { placeCommand, type CommandPlace, type PlacedCommand } from './box-command.js';

@@ -69,9 +69,11 @@ export async function placeTurn(launch: LaunchSpec, profile: Profile, turn: Turn
   // (its cwd) bound again, so another conversation's files are not there (docs/security.md).
   const root = options.dirs?.workspace ? policy!.defaultCwd : undefined;
   const boxPolicy = root ? { ...policy!, protectedPaths: [...(policy!.protectedPaths ?? []), root] } : policy!;
-  // The outbox (when not under the cwd: a profile with a cwd of its own) and a worktree's git directory.
+  // The outbox (when not under the cwd: a profile with a cwd of its own); a worktree's git directory
+  // read-only, with what its commits write (worktree.ts).
   const writable = [...(options.dirs?.outbox ? [options.dirs.outbox] : []), ...(options.dirs?.writable ?? [])].filter((d) => !holds(launch.cwd, d));
-  const args = sandboxArgs(launch, profile, boxPolicy, box.box, { ...(home ? { home } : {}), attachments: files, writable, read: declared.bind, ...(egress ? { egress } : {}) });
+  const shown = (options.dirs?.shown ?? []).filter((d) => !holds(launch.cwd, d));
+  const args = sandboxArgs(launch, profile, boxPolicy, box.box, { ...(home ? { home } : {}), attachments: files, shown, writable, read: declared.bind, ...(egress ? { egress } : {}) });
   return { command: args.command, args: args.args, launch: { ...launch, env: { ...launch.env, ...args.env } }, boxed: true, ...(proxy ? { egress: proxy } : {}), warnings };
 }
 
