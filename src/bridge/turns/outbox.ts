@@ -140,7 +140,7 @@ export async function deliverOutbox(ctx: BridgeContext, record: OutboxRecord, op
       files = await readPost(record, post);
     } catch (err) {
       post.state = 'refused';
-      problems.push(`${names.map((n) => `\`${n}\``).join(', ')}: ${(err as Error).message.replace(/^[^:]*: /, '')}`);
+      problems.push(`${names.map((n) => `\`${n}\``).join(', ')}: ${(err as Error).message}`);
       await save();
       continue;
     }

@@ -6,13 +6,15 @@
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { once } from 'node:events';
 import {
-  conversationOfStaged, outboxStaging, prepareOutbox, readOutboxFile, safeFileName, settleOutbox, stagedName, takeOutbox, type OutboxLimits,
+  MAX_ENTRIES, conversationOfStaged, outboxStaging, prepareOutbox, readOutboxFile, returnStaged, safeFileName, settleOutbox, stagedName, takeOutbox, type OutboxLimits,
 } from '../../../src/bridge/turns/outbox-files.js';
+import { plainUser } from '../../e2e/sandbox/spy-world.js';
 
 const roots: string[] = [];
 after(() => { for (const r of roots) rmSync(r, { recursive: true, force: true }); });
@@ -128,6 +130,37 @@ describe('outbox on disk', () => {
     assert.match(safeFileName(`${'x'.repeat(300)}.png`), /\.png$/);
   });
 
+  it('a reply names an entry printably: no control, format (bidi, zero-width) or line-separator character, no markup', async () => {
+    const w = await world();
+    for (const n of ['a\u202egnp.exe', 'b\u200b@everyone', 'c\u0085\u2028d', 'e<!channel>']) symlinkSync('/etc/passwd', join(w.outbox, n));
+    const shown = (await w.take())!.skipped.map((x) => x.shown);
+    assert.deepEqual(shown, ['a?gnp.exe', 'b??everyone', 'c??d', 'e?!channel?']);
+  });
+
+  it('a read that fails names no entry (the reply shows the safe name): a swapped file named to ping is refused by reason alone', async () => {
+    const w = await world();
+    const entry = 'x: <!channel> @everyone.txt';
+    writeFileSync(join(w.outbox, entry), 'first');
+    const snap = (await w.take())!;
+    rmSync(join(snap.staged, entry));
+    await assert.rejects(readOutboxFile(snap, snap.files[0]!), (e: Error) => e.message === 'could not be opened (ENOENT)');
+    writeFileSync(join(snap.staged, entry), 'a longer file');
+    await assert.rejects(readOutboxFile(snap, snap.files[0]!), (e: Error) => e.message === 'changed since the outbox was read');
+  });
+
+  it(`thousands of entries: ${MAX_ENTRIES} are looked at a turn, the rest stay in outbox/ for the next (counted in the reply)`, async () => {
+    const w = await world();
+    for (let i = 0; i < MAX_ENTRIES + 5; i++) writeFileSync(join(w.outbox, `f${String(i).padStart(5, '0')}.txt`), 'x');
+    const snap = (await w.take())!;
+    assert.equal(snap.files.length, LIMITS.maxFiles);
+    assert.equal(snap.skipped.length, MAX_ENTRIES - LIMITS.maxFiles + 1);
+    assert.deepEqual(snap.skipped[0], { entry: '', shown: '5 more entries', reason: `over ${MAX_ENTRIES} a turn: left in outbox/ for the next turn` });
+    await settleOutbox(snap, { sent: snap.files.map((f) => f.entry), skipped: snap.skipped.map((x) => x.entry) });
+    assert.deepEqual(readdirSync(w.outbox).filter((n) => n.endsWith('.txt')), ['f01000.txt', 'f01001.txt', 'f01002.txt', 'f01003.txt', 'f01004.txt']);
+    const next = (await w.take())!;
+    assert.deepEqual(next.files.map((f) => f.entry), ['f01000.txt', 'f01001.txt', 'f01002.txt', 'f01003.txt', 'f01004.txt']);
+  });
+
   it('a file swapped after the scan (for a link, a hard link to a secret, a pipe, a longer file) is refused when read', async () => {
     const w = await world();
     for (const n of ['a', 'b', 'c', 'd']) writeFileSync(join(w.outbox, `${n}.txt`), 'first');
@@ -173,6 +206,61 @@ describe('outbox on disk', () => {
     snap = (await w.take())!;
     await settleOutbox(snap, { sent: ['plot.png'], skipped: [] });
     assert.ok(readdirSync(join(w.outbox, 'sent')).includes('plot-2.png'), readdirSync(join(w.outbox, 'sent')).join());
+  });
+
+  const user = plainUser();
+  const asRoot = process.getuid?.() === 0 ? (typeof user === 'string' ? user : false) : 'run_as needs the test to run as root';
+  it('with run_as, a process of the agent\'s that outlived the turn with its cwd in the outbox can change nothing there once it is taken, and gets it back after', { skip: asRoot }, async () => {
+    const u = user as { uid: number; gid: number };
+    const w = await world();
+    chmodSync(w.root, 0o755);
+    chownSync(w.conv, u.uid, u.gid);
+    rmSync(w.outbox, { recursive: true });
+    await prepareOutbox(w.conv, u);
+    writeFileSync(join(w.outbox, 'tool.sh'), '#!/bin/sh\n');
+    chownSync(join(w.outbox, 'tool.sh'), u.uid, u.gid);
+    const victim = join(w.root, 'victim');
+    mkdirSync(victim);
+    // The survivor (unboxed, setsid): on each line it tries, in its cwd, to plant `sent` as a link
+    // to a directory of root's (settling would then move the agent's file there, as root), to add
+    // an entry and to swap one.
+    const survivor = spawn(process.execPath, ['-e', `
+      const fs = require('fs');
+      const tryIt = (f) => { try { f(); return 'ok'; } catch (e) { return e.code; } };
+      require('readline').createInterface({ input: process.stdin }).on('line', () => {
+        console.log(JSON.stringify({ link: tryIt(() => fs.symlinkSync(${JSON.stringify(victim)}, 'sent')), add: tryIt(() => fs.writeFileSync('late.txt', 'x')), swap: tryIt(() => fs.renameSync('tool.sh', 'tool2.sh')) }));
+      });`], { cwd: w.outbox, uid: u.uid, gid: u.gid, stdio: ['pipe', 'pipe', 'inherit'] });
+    const answer = async () => {
+      survivor.stdin!.write('try\n');
+      const [line] = await once(survivor.stdout!, 'data') as [Buffer];
+      return JSON.parse(String(line)) as Record<string, string>;
+    };
+    try {
+      const snap = (await w.take({ ...LIMITS, ownerUid: u.uid }))!;
+      assert.deepEqual(snap.files.map((f) => f.entry), ['tool.sh']);
+      assert.deepEqual(await answer(), { link: 'EACCES', add: 'EACCES', swap: 'EACCES' }, 'the staged outbox is the bridge\'s');
+      assert.equal(await settleOutbox(snap, { sent: ['tool.sh'], skipped: [] }), true);
+      assert.deepEqual(readdirSync(victim), [], 'nothing moved out of the outbox');
+      assert.equal(lstatSync(w.outbox).uid, u.uid, 'back, the agent\'s again');
+      assert.deepEqual(readdirSync(join(w.outbox, 'sent')), ['tool.sh']);
+      assert.equal((await answer()).add, 'ok', 'the agent writes its outbox again');
+    } finally {
+      survivor.kill();
+    }
+  });
+
+  it('with run_as, an outbox a crash left in staging (the bridge\'s by then) goes back the agent\'s', { skip: asRoot }, async () => {
+    const u = user as { uid: number; gid: number };
+    const w = await world();
+    chownSync(w.conv, u.uid, u.gid);
+    rmSync(w.outbox, { recursive: true });
+    await prepareOutbox(w.conv, u);
+    writeFileSync(join(w.outbox, 'a.txt'), 'x');
+    chownSync(join(w.outbox, 'a.txt'), u.uid, u.gid);
+    const snap = (await w.take({ ...LIMITS, ownerUid: u.uid }))!;
+    assert.equal(lstatSync(snap.staged).uid, process.getuid!());
+    assert.deepEqual((await returnStaged(w.root, new Set())).returned, [snap.staged]);
+    assert.equal(lstatSync(w.outbox).uid, u.uid);
   });
 
   it('an outbox that cannot go back (one took its place) stays in staging, whole', async () => {
