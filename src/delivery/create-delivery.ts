@@ -75,7 +75,9 @@ export function createDelivery(surface: Surface, opts: CreateDeliveryOptions = {
       const deps = { surface, pool, conversation, now, logger, stats, minEditIntervalMs: 0, maxAttempts: opts.maxAttempts };
       let first: MessageRef | undefined;
       let previous: Promise<boolean> | undefined;
-      for (const part of splitMessage(text, Math.max(1, surface.capabilities.maxTextChars))) {
+      // A notice pings no one: what it quotes (git's error, a rule's command, a name someone typed) may spell a mention.
+      const inert = surface.neutralizeMentions ? surface.neutralizeMentions(text) : text;
+      for (const part of splitMessage(inert, Math.max(1, surface.capabilities.maxTextChars))) {
         const slot = new MessageSlot(deps, tone ? { text: part, tone } : { text: part }, previous);
         previous = slot.posted;
         if (await slot.posted) first ??= slot.ref;

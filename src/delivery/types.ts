@@ -127,7 +127,7 @@ export interface Delivery {
   open(conversation: Conversation, opts?: LiveReplyOptions): LiveReply;
   /** Post a permission prompt that belongs to no live reply (same limiters and policy as LiveReply.postPrompt). */
   prompt(conversation: Conversation, render: PromptRender): PromptPost;
-  /** Post a one-off message (busy notices, command acknowledgements), through the same limiters. */
+  /** Post a one-off message (busy notices, command acknowledgements), through the same limiters; it notifies no one (Surface.neutralizeMentions). */
   say(conversation: Conversation, text: string, tone?: 'info' | 'warning' | 'error' | 'success'): Promise<MessageRef | undefined>;
   /**
    * Recovery after a restart, through the same limiters at final priority: make a message this

@@ -141,5 +141,14 @@ for (const [who, runAs, skip] of [
         assert.deepEqual(spied, [], `a payload ran in another thread's worktree ${record.path}`);
       }
     });
+
+    it('git\'s error quoted in a notice pings no one (a .git file spelt as <!channel>, <!here>, <@U…>)', async () => {
+      const t = await ask('write x.txt x');
+      assert.equal((await ask('gitfile-ping', t.thread)).reply, 'planted');
+      const said = await command('diff', t.thread);
+      assert.match(said, /Could not make the diff: git read-tree: fatal: not a git repository/);
+      const m = rig.fake.botMessages(C, t.thread).at(-1)!;
+      assert.ok(!/<[!@]/.test(m.text ?? '') && !/<[!@]/.test(JSON.stringify(m.blocks)), `a mention in the notice: ${m.text}`);
+    });
   });
 }
