@@ -76,7 +76,7 @@ describe('the box cannot start here', () => {
     assert.match(chat.err, /TURNBRIDGE_SANDBOX=bwrap, but the sandbox cannot run here/);
   });
 
-  it('agent.sandbox in turnbridge.yaml holds for run and chat as for start: bwrap refuses, off runs unwarned, the environment wins', async () => {
+  it('agent.sandbox in turnbridge.yaml holds for run and chat as for start: bwrap refuses; off is not taken from the directory (TURNBRIDGE_SANDBOX=off is: unwarned); the environment wins', async () => {
     const project = join(dir, 'project');
     mkdirSync(project, { recursive: true });
     const profile = join(dir, 'profile.yaml');
@@ -92,7 +92,14 @@ describe('the box cannot start here', () => {
     assert.match(started.err, /TURNBRIDGE_SANDBOX=bwrap, but the sandbox cannot run here/, 'start says the same');
 
     writeFileSync(join(project, 'turnbridge.yaml'), 'agent:\n  sandbox: off\n');
-    const off = await cli(['run', profile, '--message', 'hi', '--json'], env(), undefined, project);
+    // The directory's file cannot take the box away (an agent working there could have written
+    // it, test/e2e/sandbox/config-plant.test.ts): auto, here falling back with its warning.
+    const fromFile = await cli(['run', profile, '--message', 'hi', '--json'], env(), undefined, project);
+    assert.equal(fromFile.code, 0, fromFile.err);
+    const [notTaken, fellBack] = fromFile.err.split('\n');
+    assert.equal(notTaken, `warning: agent.sandbox: off in ${join(project, 'turnbridge.yaml')} is not taken by turnbridge run and chat (an agent that worked in this directory could have written it): the agent runs in the box, as by default. To run it unsandboxed on purpose, set TURNBRIDGE_SANDBOX=off in your environment.`);
+    assert.match(fellBack!, /^warning: the sandbox cannot start here/);
+    const off = await cli(['run', profile, '--message', 'hi', '--json'], env({ TURNBRIDGE_SANDBOX: 'off' }), undefined, project);
     assert.equal(off.code, 0, off.err);
     assert.equal(off.err, '', 'off on purpose: no probe, no warning');
     const envWins = await cli(['run', profile, '--message', 'hi', '--json'], env({ TURNBRIDGE_SANDBOX: 'auto' }), undefined, project);
