@@ -55,7 +55,9 @@ const flat = (s: string) => s.replace(/\s+/g, ' ').trim();
 function showPlan(turn: Turn, request: PermissionRequest, said: string): PlanCard {
   const plan = planText(request.input);
   if (!plan) return { kind: 'plan', shown: false };
-  if (!flat(said).endsWith(flat(plan))) turn.reply?.append({ text: `\n\n${plan}\n` });
+  // Shown as the agent's own text is: it notifies no one unless the profile allows mentions.
+  const inert = turn.profile.allowMentions ? plan : turn.surface.neutralizeMentions?.(plan) ?? plan;
+  if (!flat(said).endsWith(flat(plan))) turn.reply?.append({ text: `\n\n${inert}\n` });
   return { kind: 'plan', shown: true };
 }
 

@@ -92,7 +92,8 @@ function outcome(view: PermissionPromptView, at: (ms: number) => string): string
 export function renderCard(view: PermissionPromptView, card: PromptCard, at: (ms: number) => string): RenderedMessage {
   const blocks: Block[] = [];
   const title = card.kind === 'plan' ? `:clipboard: *${cardTitle(card)}*` : `:question: *${cardTitle(card)}*${view.description ? ` · ${escapeMrkdwn(plainCut(view.description, 500))}` : ''}`;
-  let fallback = card.kind === 'plan' ? 'Plan ready' : `Question: ${card.questions.map((q) => q.text).join(' / ')}`;
+  // The notification text too: what the agent wrote is escaped there as in the blocks (it may spell a mention).
+  let fallback = card.kind === 'plan' ? 'Plan ready' : `Question: ${card.questions.map((q) => escapeMrkdwn(q.text)).join(' / ')}`;
   if (card.kind === 'plan') {
     blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `${title}\n${planIntro(card)}` } });
   } else {

@@ -110,7 +110,8 @@ export function renderPrompt(view: PermissionPromptView): RenderedMessage {
   if (view.inputPreview) {
     blocks.push({ type: 'section', text: { type: 'mrkdwn', text: codeBlock(view.inputPreview, SECTION_TEXT_LIMIT) } });
   }
-  let fallback = `Permission request: ${view.toolName}`;
+  // The notification text too: the tool's name is the agent's (it may spell a mention).
+  let fallback = `Permission request: ${escapeMrkdwn(view.toolName)}`;
   if (view.state === 'pending') {
     const rule = ruleFacts(view);
     if (rule) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: plainCut(rule, SECTION_TEXT_LIMIT) }] });
@@ -133,7 +134,7 @@ export function renderPrompt(view: PermissionPromptView): RenderedMessage {
   if (outcome) fallback += ` - ${outcome.plain}`;
   if (view.note) {
     outcome = { mrkdwn: outcome ? `${outcome.mrkdwn} - ${escapeMrkdwn(view.note)}` : escapeMrkdwn(view.note), plain: view.note };
-    fallback += ` (${view.note})`;
+    fallback += ` (${escapeMrkdwn(view.note)})`;
   }
   if (outcome) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: plainCut(outcome.mrkdwn, SECTION_TEXT_LIMIT) }] });
   return { text: plainCut(fallback, FALLBACK_TEXT_LIMIT), blocks };

@@ -154,6 +154,30 @@ describe('slack cards (real Bolt + bridge + agent)', () => {
     assert.match(contextLines(await rig.decidedPrompt('C0CARD', card.ts)).join('\n'), /:leftwards_arrow_with_hook: Sent back to keep planning by <@U0ANA> at .*: “Write the test first\.”/);
   });
 
+  it('what the agent spells as mentions in a card, a plan or a prompt pings no one (text, blocks, the reply)', async () => {
+    const { fake } = rig;
+    const { ts } = await fake.userMessage({ channel: 'C0CARD', user: 'U0ANA', text: mention('ping') });
+    const question = await cardIn('C0CARD', ts);
+    await click('U0ANA', 'tb_answer_0_1', question);
+    const plan = await fake.waitFor(() => rig.prompts('C0CARD', ts).find((m) => m.ts !== question.ts), 'the plan card');
+    await click('U0ANA', 'tb_approve', plan);
+    const prompt = await fake.waitFor(() => rig.prompts('C0CARD', ts).find((m) => m.ts !== question.ts && m.ts !== plan.ts), 'the prompt');
+    await fake.click({ user: 'U0ANA', userName: 'ana', actionId: 'tb_deny', value: buttons(prompt).find((b) => b.action_id === 'tb_deny')!.value, channel: 'C0CARD', messageTs: prompt.ts });
+    const parts = await rig.finalReply('C0CARD', ts, ts);
+    assert.match(answerOf(parts), /^allow allow deny$/m);
+    assert.match(answerOf(parts), /# <!channel> <!here> <@U0BEN>|# &lt;!channel> &lt;!here> &lt;@U0BEN>/, 'the plan is in the reply, shown as text');
+    // What Slack parses for mentions: the notification text, mrkdwn texts and markdown blocks (plain_text never is).
+    const parsed = (v: unknown): string[] => (Array.isArray(v) ? v.flatMap(parsed) : v && typeof v === 'object'
+      ? [...(['mrkdwn', 'markdown'].includes(String((v as { type?: unknown }).type)) ? [String((v as { text?: unknown }).text)] : []), ...Object.values(v).flatMap(parsed)]
+      : []);
+    for (const m of fake.botMessages('C0CARD', ts)) {
+      for (const version of [m, ...m.history]) {
+        const shown = [version.text ?? '', ...parsed(version.blocks)].join('\n');
+        assert.doesNotMatch(shown, /<!(channel|here|everyone)>|<@U0BEN>/, `a ping in ${m.ts}: ${shown.slice(0, 300)}`);
+      }
+    }
+  });
+
   it('use: the thread lists its profiles and switches; the same agent keeps the session, another starts a new one; an approved plan moves the thread back', async () => {
     const { fake } = rig;
     const { ts } = await fake.userMessage({ channel: 'C0CARD', user: 'U0ANA', text: mention('session') });
