@@ -142,6 +142,19 @@ for (const [who, runAs, skip] of [
       }
     });
 
+    it('`diff` shows nothing outside the box: a .git file naming a repository whose work tree is a host directory of secrets', async () => {
+      const secrets = join(root, 'secrets');
+      mkdirSync(secrets, { recursive: true });
+      writeFileSync(join(secrets, 'key.txt'), 'THE-HOST-SECRET\n');
+      const t = await ask('write y.txt y');
+      assert.equal((await ask(`gitfile-leak ${secrets}`, t.thread)).reply, 'planted');
+      await command('diff', t.thread);
+      for (const m of rig.fake.botMessages(C, t.thread)) {
+        assert.doesNotMatch(`${m.text}\n${JSON.stringify(m.blocks)}`, /THE-HOST-SECRET/);
+        for (const f of m.files ?? []) assert.doesNotMatch(rig.fake.fileBytes(f.id)!.toString(), /THE-HOST-SECRET/, 'the secret in the posted diff');
+      }
+    });
+
     it('git\'s error quoted in a notice pings no one (a .git file spelt as <!channel>, <!here>, <@U…>)', async () => {
       const t = await ask('write x.txt x');
       assert.equal((await ask('gitfile-ping', t.thread)).reply, 'planted');
