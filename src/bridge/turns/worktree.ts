@@ -28,9 +28,12 @@ export const WORKTREE_DIR = 'worktree';
 const DAY_MS = 86_400_000;
 const DEFAULT_IDLE_DAYS = 14;
 
+/** Where the conversations' branches are: `refs/heads/turnbridge/`. */
+const BRANCHES = 'turnbridge';
+
 /** The branch of a conversation: 12 hex digits of its key's SHA-256 (stable; two conversations meet by chance once in 2^48). */
 export function branchOf(conversationKey: string): string {
-  return `turnbridge/${createHash('sha256').update(conversationKey).digest('hex').slice(0, 12)}`;
+  return `${BRANCHES}/${createHash('sha256').update(conversationKey).digest('hex').slice(0, 12)}`;
 }
 
 /** One git operation at a time per repository (worktree add / remove take its locks). */
@@ -59,14 +62,19 @@ export interface RoutePlace {
 
 /**
  * What git in a worktree sees, the agent's and the bridge's alike: the worktree, and of the
- * repository's git directory (read-only) only objects/, refs/, logs/ and the worktree's own git
- * directory writable. Not its config, hooks, info/, packed-refs, HEAD, commondir nor the other
- * worktrees' git directories: an agent that could write those would leave code (core.fsmonitor,
- * a hook, a filter, a commondir of its own) for the next git run in the repository.
+ * repository's git directory (read-only) only objects/, logs/, the conversations' branches
+ * (refs/heads/turnbridge/) and the worktree's own git directory writable. Not its config, hooks,
+ * info/, packed-refs, HEAD, commondir nor the other worktrees' git directories: an agent that
+ * could write those would leave code (core.fsmonitor, a hook, a filter, a commondir of its own)
+ * for the next git run in the repository. Nor the other refs: the operator's branches (main, the
+ * worktree_base new threads start from) and tags are not the agent's to move.
  */
 export function treePlace(record: Pick<WorktreeRecord, 'path' | 'gitDir' | 'adminDir'>): { cwd: string; shown: string[]; writable: string[] } {
   const { gitDir } = record;
-  return { cwd: record.path, shown: [gitDir], writable: [join(gitDir, 'objects'), join(gitDir, 'refs'), join(gitDir, 'logs'), ...(record.adminDir ? [record.adminDir] : [])] };
+  return {
+    cwd: record.path, shown: [gitDir],
+    writable: [join(gitDir, 'objects'), join(gitDir, 'logs'), join(gitDir, 'refs', 'heads', BRANCHES), ...(record.adminDir ? [record.adminDir] : [])],
+  };
 }
 
 /** The bridge's git on the repository itself (worktree add, remove --force): its git directory and the conversation's directory, where the worktree goes. */

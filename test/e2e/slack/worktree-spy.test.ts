@@ -40,6 +40,7 @@ for (const [who, runAs, skip] of [
       ...(runAs ? { uid: runAs.uid, gid: runAs.gid } : {}),
     }).trim();
     let rig: TurnRig;
+    let first = '';
     /** What ran outside a box, step by step: `<step>: <trap> as <uid>`. */
     const ran: string[] = [];
     let seen = new Set<string>();
@@ -60,6 +61,7 @@ for (const [who, runAs, skip] of [
       if (runAs) chownSync(join(repo, 'README.txt'), runAs.uid, runAs.gid);
       git(repo, 'add', '-A');
       git(repo, 'commit', '-q', '-m', 'first');
+      first = git(repo, 'rev-parse', 'main');
       rig = await makeTurnRig({
         slack: { streaming: 'edit' },
         config: {
@@ -124,10 +126,11 @@ for (const [who, runAs, skip] of [
       // The repository's shared places are not the agent's to write: its config, hooks, info/,
       // other worktrees' git directories, its commondir (each is code, or a way to code, for
       // whoever runs git there next).
-      for (const trap of ['config_fsmonitor', 'config_filter', 'info_attributes', 'hook_post-checkout', 'hook_pre-commit', 'hook_reference-transaction', 'other_worktree_gitdir']) {
+      for (const trap of ['config_fsmonitor', 'config_filter', 'info_attributes', 'hook_post-checkout', 'hook_pre-commit', 'hook_reference-transaction', 'other_worktree_gitdir', 'ref_main', 'tag']) {
         assert.notEqual(report.plants[trap], 'ok', `${trap} was planted: ${JSON.stringify(report.plants)}`);
       }
       assert.notEqual(commondir.plants.commondir, 'ok', `the repository's commondir was planted: ${JSON.stringify(commondir.plants)}`);
+      assert.equal(git(repo, 'rev-parse', 'main'), first, 'main is where the operator left it');
       // Its own worktree is its own: a nested repository and its own `.git` file it may write.
       assert.equal(report.plants.submodule, 'ok', JSON.stringify(report.plants));
       assert.equal(report.plants.gitfile, 'ok', JSON.stringify(report.plants));
