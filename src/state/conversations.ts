@@ -13,6 +13,9 @@
  *
  * Notices and authors live in the `kv` namespace (`notice:<notice>:<conversation>`,
  * `author:<conversation>`). Reads never throw: a store failure is logged and answers "none".
+ * None of them goes through Keyv (keyv-records.ts): authors and notices are claims, and switching
+ * back removes the profile choice, where a failed removal must not read as done (the person is
+ * told the switch was not saved), which Keyv's delete, false for both, cannot tell apart.
  */
 import type { Guard } from './guard.js';
 import type { StateStore, StateWrite } from './store.js';

@@ -10,6 +10,7 @@ import { randomInt } from 'node:crypto';
 import type { Logger } from '../log.js';
 import type { AuditPerson, AuditTrail } from './audit.js';
 import type { Guard } from './guard.js';
+import { keyvRecords } from './keyv-records.js';
 import type { StateStore } from './store.js';
 
 export interface AccessGrant {
@@ -62,12 +63,9 @@ const CODE_CHARS = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
 export const PAIRING_CODE = /^[A-HJKMNP-Z2-9]{6}$/;
 const PAIRING_TTL_MS = 60 * 60_000;
 const NOT_GRANTED = 'treating the person as not granted';
-const NS = 'kv';
-
-const pairKey = (code: string): string => `access-pair:${code.toUpperCase()}`;
-/** Where a person's grant lives in the state's kv. */
-const grantKey = (identity: string): string => `access:${identity}`;
-const GRANT_PREFIX = grantKey('');
+/** A person's grant: `access:<identity>` in the state's kv. */
+const GRANTS = 'access';
+const GRANT_PREFIX = `${GRANTS}:`;
 
 /** A person as a grant's `by` string. */
 export const grantor = (p: AuditPerson): string => `${p.platform}:${p.id}`;
@@ -78,16 +76,16 @@ function readPairing(v: unknown): PairingRequest | undefined {
   return { identity: e.identity, ...(typeof e.name === 'string' ? { name: e.name } : {}), at: typeof e.at === 'number' ? e.at : 0 };
 }
 
-/** Grants and pairing codes in the `kv` namespace; every grant and removal audited (awaited: a CLI exits after it). */
-export function grantsOn(store: StateStore, guard: Guard, audit: AuditTrail, now: () => number): AccessGrants {
-  const get = (key: string) => guard.run('read grant', key, () => store.get<unknown>(NS, key), undefined, NOT_GRANTED);
-  const set = (key: string, value: unknown, ttlMs?: number) => guard.run('write grant', key, async () => {
-    await store.set(NS, key, value, ttlMs);
-    return true;
-  }, false, NOT_GRANTED);
-  const del = (key: string) => guard.run('remove grant', key, () => store.delete(NS, key), false, NOT_GRANTED);
+/**
+ * Grants (`access:<identity>`) and pairing codes (`access-pair:<CODE>`) in the `kv` namespace,
+ * through Keyv (keyv-records.ts); the list reads the namespace's entries. Every grant and removal
+ * audited (awaited: a CLI exits after it).
+ */
+export function grantsOn(store: StateStore, guard: Guard, audit: AuditTrail, log: Logger, now: () => number): AccessGrants {
+  const grants = keyvRecords<unknown>(store, guard, log, { ns: 'kv', namespace: GRANTS, noun: 'grant', what: NOT_GRANTED });
+  const codes = keyvRecords<unknown>(store, guard, log, { ns: 'kv', namespace: 'access-pair', noun: 'pairing code', what: NOT_GRANTED });
   const has = async (id: string) => {
-    const g = await get(grantKey(id));
+    const g = await grants.get(id);
     return Boolean(g && typeof g === 'object');
   };
   return {
@@ -99,17 +97,17 @@ export function grantsOn(store: StateStore, guard: Guard, audit: AuditTrail, now
       if (await has(id)) return 'already';
       const via = how.via ?? (by.platform === 'cli' ? 'cli' : 'chat');
       const grant: AccessGrant = { by: grantor(by), at: now(), via, ...(how.name ? { name: how.name } : {}) };
-      if (!(await set(grantKey(id), grant))) return 'failed';
+      if (!(await grants.set(id, grant))) return 'failed';
       await audit.append({ kind: 'grant', at: grant.at, identity: id, ...(how.name ? { name: how.name } : {}), by, via });
       return 'added';
     },
     async remove(id, by) {
-      const gone = await del(grantKey(id));
+      const gone = await grants.delete(id);
       if (gone) await audit.append({ kind: 'grant-removed', at: now(), identity: id, by });
       return gone;
     },
     async list() {
-      const rows = await guard.run('list grants', GRANT_PREFIX, async () => (await store.entries<AccessGrant>(NS)).filter((e) => e.key.startsWith(GRANT_PREFIX)), undefined, NOT_GRANTED);
+      const rows = await guard.run('list grants', GRANT_PREFIX, async () => (await store.entries<AccessGrant>('kv')).filter((e) => e.key.startsWith(GRANT_PREFIX)), undefined, NOT_GRANTED);
       if (!rows) return undefined;
       return rows.filter((r) => r.value && typeof r.value === 'object')
         .map((r) => ({ ...r.value, identity: r.key.slice(GRANT_PREFIX.length) }))
@@ -118,16 +116,16 @@ export function grantsOn(store: StateStore, guard: Guard, audit: AuditTrail, now
     async pairingCode(id, who = {}) {
       const code = Array.from({ length: 6 }, () => CODE_CHARS[randomInt(CODE_CHARS.length)]).join('');
       const entry: PairingRequest = { identity: id, ...(who.name ? { name: who.name } : {}), at: now() };
-      return (await set(pairKey(code), entry, PAIRING_TTL_MS)) ? code : undefined;
+      return (await codes.set(code, entry, PAIRING_TTL_MS)) ? code : undefined;
     },
     async peek(code) {
-      return readPairing(await get(pairKey(code)));
+      return readPairing(await codes.get(code.toUpperCase()));
     },
     async redeem(code) {
-      const entry = readPairing(await get(pairKey(code)));
+      const entry = readPairing(await codes.get(code.toUpperCase()));
       if (!entry) return undefined;
       // Whoever removes it redeems it: two `turnbridge allow CODE` at once grant once.
-      return (await del(pairKey(code))) ? entry : undefined;
+      return (await codes.delete(code.toUpperCase())) ? entry : undefined;
     },
   };
 }

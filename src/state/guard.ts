@@ -1,8 +1,9 @@
 /**
  * The one guard every typed method of the state runs its store calls through: a failure, or a
  * store slower than the time bound, is logged (with what the caller does instead) and answers
- * the method's fallback, so a turn never fails because the state did. keyv emits store errors as
- * events for the same reason; here each method says what a failure answers (state.ts).
+ * the method's fallback, so a turn never fails because the state did; each method says what a
+ * failure answers (state.ts). The records kept through Keyv (keyv-records.ts) hear of a store's
+ * failure as Keyv's error event, logged the same way; the guard bounds their time all the same.
  */
 import type { Logger } from '../log.js';
 

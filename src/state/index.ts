@@ -10,10 +10,12 @@
  * Each record, where it is kept and for how long: docs/architecture.md, "What the bridge remembers".
  *
  * To add a record type: write its shape in records.ts (plain JSON), its methods in a file of its
- * own as `fooOn(store, guard, ...)` over the primitives (a namespace of its own, or `kv` with a
- * key prefix; every store call through `guard.run` with the fallback a failure answers), add it
- * to `State` in state.ts, and give it a case in the contract's State section. A write that must
- * land together with a turn's bookkeeping is a `StateWrite` builder in `State.writes` instead.
+ * own as `fooOn(store, guard, ...)` (a namespace of its own, or `kv` with a key prefix), add it
+ * to `State` in state.ts, and give it a case in the contract's State section. A record only read,
+ * replaced and removed by key (with a TTL or not) goes through Keyv: `keyvRecords` (keyv-records.ts)
+ * with its place and what a failure means. A set-if-absent claim, a listing or a write that must
+ * land together with a turn's bookkeeping uses the primitives, every call through `guard.run`
+ * with the fallback a failure answers; the last is a `StateWrite` builder in `State.writes`.
  */
 export type { StateStore, StateWrite } from './store.js';
 export { createSqliteStore, type SqliteStoreOptions } from './sqlite-store.js';

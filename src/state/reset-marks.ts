@@ -1,6 +1,7 @@
 /**
  * A conversation's reset mark, `session-reset:<conversation>` in the `kv` namespace (shared by
- * every replica). `new` / `reset` removes the session, then writes a fresh mark.
+ * every replica), through Keyv (keyv-records.ts; Keyv's namespace `session-reset`). `new` /
+ * `reset` removes the session, then writes a fresh mark.
  * A turn reads the mark before it reads its session and hands it back when the agent reports a
  * session id: the id is saved only while the mark is unchanged. So a reset, on this replica or
  * on another, keeps a turn that was already running from bringing the old session back.
@@ -13,7 +14,9 @@
  * between them (within one round trip) is not seen.
  */
 import { randomUUID } from 'node:crypto';
+import type { Logger } from '../log.js';
 import { createKeyChains, type Guard } from './guard.js';
+import { keyvRecords } from './keyv-records.js';
 import type { StateStore } from './store.js';
 
 export interface ResetMarks {
@@ -27,19 +30,19 @@ export interface ResetMarks {
 
 /** Longer than any turn can run (its timeout), so a running turn never outlives the mark it read. */
 export const RESET_MARK_TTL_MS = 30 * 24 * 3600_000;
-const markKey = (c: string) => `session-reset:${c}`;
 
-export function resetMarksOn(store: StateStore, guard: Guard): ResetMarks {
+export function resetMarksOn(store: StateStore, guard: Guard, log: Logger): ResetMarks {
   const inTurn = createKeyChains();
+  const marks = keyvRecords<unknown>(store, guard, log, { ns: 'kv', namespace: 'session-reset', noun: 'reset mark' });
   const current = async (c: string) => {
-    const v = await guard.run('read reset mark', c, () => store.get<unknown>('kv', markKey(c)), undefined);
+    const v = await marks.get(c);
     return typeof v === 'string' ? v : '';
   };
   return {
     current,
     reset: (c, forget) => inTurn(c, async () => {
       const forgotten = await forget();
-      await guard.run('mark reset', c, () => store.set('kv', markKey(c), randomUUID(), RESET_MARK_TTL_MS), undefined);
+      await marks.set(c, randomUUID(), RESET_MARK_TTL_MS);
       return forgotten;
     }),
     saveUnlessReset: (c, mark, save) => inTurn(c, async () => {

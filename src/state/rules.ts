@@ -1,7 +1,8 @@
 /**
  * Per-conversation permission rules, kept in the bridge's store next to the session (key
- * `rules:<conversation>`), so they survive restarts and are shared by replicas on Redis. `new` /
- * `reset` forgets them (and the once-only notices: conversations.ts).
+ * `rules:<conversation>` in `kv`, through Keyv: keyv-records.ts), so they survive restarts and
+ * are shared by replicas on Redis. `new` / `reset` forgets them (and the once-only notices:
+ * conversations.ts).
  *
  * What a rule matches and how a prompt shows it is behaviour (bridge/approvals/permission-rules.ts); here is
  * the shape it is kept in. Rules stored before shape version 2 are dropped the first time the
@@ -10,6 +11,7 @@
 import type { Logger } from '../log.js';
 import { canonical } from './audit.js';
 import { createKeyChains, type Guard } from './guard.js';
+import { keyvRecords } from './keyv-records.js';
 import type { StateStore } from './store.js';
 
 export type PermissionRule =
@@ -94,20 +96,14 @@ export interface Rules {
   clear(conversation: string): Promise<number>;
 }
 
-const NS = 'kv';
-const rulesKey = (c: string) => `rules:${c}`;
-
 export function rulesOn(store: StateStore, guard: Guard, logger: Logger): Rules {
   // One writer per conversation at a time in this process, so two quick clicks both land.
   const serial = createKeyChains();
-  const get = (c: string) => guard.run('read rules', c, () => store.get<unknown>(NS, rulesKey(c)), undefined);
-  const put = (c: string, rules: StoredRule[]) => guard.run('store rules', c, async () => {
-    await store.set(NS, rulesKey(c), rules);
-    return true;
-  }, false);
-  const drop = (c: string) => guard.run('clear rules', c, () => store.delete(NS, rulesKey(c)), false);
+  const records = keyvRecords<unknown>(store, guard, logger, { ns: 'kv', namespace: 'rules', noun: 'rules' });
+  const put = (c: string, rules: StoredRule[]) => records.set(c, rules);
+  const drop = (c: string) => records.delete(c);
   async function read(c: string): Promise<{ rules: StoredRule[]; dropped: number }> {
-    return parseStoredRules(await get(c));
+    return parseStoredRules(await records.get(c));
   }
   async function list(c: string): Promise<StoredRule[]> {
     const got = await read(c);

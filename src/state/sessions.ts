@@ -1,12 +1,14 @@
 /**
- * The agent session kept per conversation (`session` namespace, key = the conversation key).
- * Never throws: a store failure is logged and reads as "no session", so the turn still runs
- * (without one) and the reply is never lost. A record that is malformed, or whose id is not safe
- * to hand back to an agent (protocol's resume rules), reads as none too.
+ * The agent session kept per conversation (`session` namespace, key = the conversation key),
+ * through Keyv (keyv-records.ts). Never throws: a store failure is logged and reads as "no
+ * session", so the turn still runs (without one) and the reply is never lost. A record that is
+ * malformed, or whose id is not safe to hand back to an agent (protocol's resume rules), reads as
+ * none too.
  */
 import type { Logger } from '../log.js';
 import { resumableSessionIdProblem } from '../protocol/index.js';
 import type { Guard } from './guard.js';
+import { keyvRecords } from './keyv-records.js';
 import type { SessionRecord } from './records.js';
 import type { StateStore } from './store.js';
 
@@ -18,13 +20,11 @@ export interface Sessions {
   delete(conversation: string): Promise<boolean>;
 }
 
-const NS = 'session';
-const WHAT = 'the turn goes on without a stored session';
-
 export function sessionsOn(store: StateStore, guard: Guard, log: Logger, now: () => number): Sessions {
+  const records = keyvRecords<SessionRecord>(store, guard, log, { ns: 'session', noun: 'session', what: 'the turn goes on without a stored session' });
   return {
     async get(key) {
-      const v = await guard.run('get session', key, () => store.get<SessionRecord>(NS, key), undefined, WHAT);
+      const v = await records.get(key);
       if (v === undefined || v === null) return undefined;
       if (typeof v !== 'object' || typeof v.session_id !== 'string' || v.session_id === '') {
         log.warn({ key }, 'session store: ignoring a malformed record');
@@ -39,11 +39,8 @@ export function sessionsOn(store: StateStore, guard: Guard, log: Logger, now: ()
     },
     set(key, value) {
       const record: SessionRecord = { session_id: value.sessionId, profile: value.profile, updated_at: now(), ...(value.author ? { author: value.author } : {}) };
-      return guard.run('set session', key, async () => {
-        await store.set(NS, key, record);
-        return true;
-      }, false, WHAT);
+      return records.set(key, record);
     },
-    delete: (key) => guard.run('delete session', key, () => store.delete(NS, key), false, WHAT),
+    delete: (key) => records.delete(key),
   };
 }

@@ -12,6 +12,7 @@ import { auditOn, type AuditOptions, type AuditTrail } from './audit.js';
 import { conversationsOn, conversationWrites, type Conversations } from './conversations.js';
 import { grantsOn, type AccessGrants } from './grants.js';
 import { createGuard } from './guard.js';
+import { keyvRecords } from './keyv-records.js';
 import { ledgerOn, ledgerWrites, queueOn, type Ledger, type Queue } from './ledger.js';
 import type { RerunRecord } from './records.js';
 import { resetMarksOn, type ResetMarks } from './reset-marks.js';
@@ -108,14 +109,15 @@ export function openState(store: StateStore, opts: StateOptions): State {
     ...conversationWrites,
     threadOwn: (key, ttlMs) => ({ op: 'set', ns: 'thread', key, value: 1, ttlMs }),
   };
+  const reruns = keyvRecords<RerunRecord>(store, guard, log, { ns: 'rerun', noun: 'rerun' });
   return {
     store,
     holder,
     sessions: sessionsOn(store, guard, log, now),
-    resets: resetMarksOn(store, guard),
+    resets: resetMarksOn(store, guard, log),
     conversations: conversationsOn(store, guard),
-    rules: rulesOn(store, guard, opts.logger),
-    grants: grantsOn(store, guard, audit, now),
+    rules: rulesOn(store, guard, log),
+    grants: grantsOn(store, guard, audit, log, now),
     audit,
     events: {
       claim: (ids, ttlMs) => guard.run('claim', ids[0] ?? '', () => store.setIfNoneExist('event', ids, { holder }, ttlMs), true),
@@ -127,12 +129,13 @@ export function openState(store: StateStore, opts: StateOptions): State {
     },
     queue: queueOn(store, guard),
     ledger: { ...ledger, forTurn: (t) => turnLedgerOn(store, guard, holder, now, t) },
-    worktrees: worktreesOn(store, guard),
+    worktrees: worktreesOn(store, guard, log),
     reruns: {
-      put: (id, record, ttlMs) => guard.run('rerun', id, () => store.set('rerun', id, record, ttlMs), undefined),
-      get: (id) => guard.run('rerun', id, () => store.get<RerunRecord>('rerun', id), undefined),
+      put: async (id, record, ttlMs) => void (await reruns.set(id, record, ttlMs)),
+      get: (id) => reruns.get(id),
+      // A claim: the StateStore's own set-if-absent, not Keyv's.
       take: (id, ttlMs) => guard.run('rerun', id, () => store.setIfNotExists('rerun-used', id, 1, ttlMs), false),
-      remove: (id) => guard.run('rerun', id, () => store.delete('rerun', id), false),
+      remove: (id) => reruns.delete(id),
     },
     writes,
     write: (ws) => guard.run<boolean[] | undefined>('write', String(ws.length), () => store.write(ws), undefined),

@@ -1,11 +1,14 @@
 /**
  * Each conversation's git worktree of its route's project (namespace `worktree`, key = the
  * conversation key): where it is, its branch and the commit it started from, when it was last
- * used. Kept after the worktree is removed (`worktree remove`, or idle): the branch stays, and
- * the conversation's next turn adds its worktree again. Never throws: a store failure is logged
- * and reads as no record (the next turn makes the worktree again from its branch).
+ * used. Read and written through Keyv (keyv-records.ts), listed from the namespace's entries.
+ * Kept after the worktree is removed (`worktree remove`, or idle): the branch stays, and the
+ * conversation's next turn adds its worktree again. Never throws: a store failure is logged and
+ * reads as no record (the next turn makes the worktree again from its branch).
  */
+import type { Logger } from '../log.js';
 import type { Guard } from './guard.js';
+import { keyvRecords } from './keyv-records.js';
 import type { WorktreeRecord } from './records.js';
 import type { StateStore } from './store.js';
 
@@ -19,13 +22,11 @@ export interface Worktrees {
 
 const NS = 'worktree';
 
-export function worktreesOn(store: StateStore, guard: Guard): Worktrees {
+export function worktreesOn(store: StateStore, guard: Guard, log: Logger): Worktrees {
+  const records = keyvRecords<WorktreeRecord>(store, guard, log, { ns: NS, noun: 'worktree' });
   return {
-    get: (key) => guard.run('get worktree', key, () => store.get<WorktreeRecord>(NS, key), undefined),
-    put: (key, record) => guard.run('record worktree', key, async () => {
-      await store.set(NS, key, record);
-      return true;
-    }, false),
+    get: (key) => records.get(key),
+    put: (key, record) => records.set(key, record),
     all: () => guard.run('read worktrees', 'all', async () => (await store.entries<WorktreeRecord>(NS)).map((e) => ({ conversation: e.key, record: e.value })), []),
   };
 }

@@ -1,18 +1,29 @@
 /**
  * One suite every StateStore backend runs (SQLite embedded, Redis shared, memory for unit tests):
- * the primitives, then the typed State on top. `open()` gives a fresh store on the same data each
- * call (a restart, or a second replica); `expire(ns, key)` makes one key's TTL run out now.
+ * the primitives, then the typed State on top, then the plain records it keeps through Keyv
+ * (state/keyv-records.ts). `open()` gives a fresh store on the same data each call (a restart, or
+ * a second replica); `expire(ns, key)` makes one key's TTL run out now.
  */
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { silentLogger } from '../../src/log.js';
-import { openState, readAudit, type LedgerRecord, type QueuedTurnRecord, type StateStore, type StoredRule } from '../../src/state/index.js';
+import { openState, readAudit, type LedgerRecord, type QueuedTurnRecord, type RejectedRecord, type StateStore, type StoredRule } from '../../src/state/index.js';
+import { logCapture } from '../fakes/log-capture.js';
 
 export interface StateContractRig {
   /** A store on the suite's data (a second call = another client on the same data). */
   open(): StateStore;
   /** Make this key's TTL run out now. */
   expire(ns: string, key: string): Promise<void>;
+  /**
+   * Backends whose records are sealed (Redis): the raw text at a record's place, read and written
+   * as a process that reaches the backend without the bridge's key could; what the store rejected.
+   */
+  sealed?: {
+    readRaw(ns: string, key: string): Promise<string | null>;
+    writeRaw(ns: string, key: string, raw: string): Promise<void>;
+    rejected: RejectedRecord[];
+  };
 }
 
 const queued = (turnId: string, text: string): QueuedTurnRecord => ({
@@ -368,6 +379,97 @@ export function stateContract(name: string, rigFactory: () => Promise<StateContr
       assert.equal(first.kind === 'rule-added' && first.rule, 'Bash(ls)');
       await a.close();
       await b.close();
+    });
+
+    it('Keyv records: stored as the bare value the store held before, in both directions; a Keyv namespace is the key prefix inside kv', async () => {
+      const rig = await rigFactory();
+      const st = openState(rig.open(), { logger: silentLogger, now: () => 9 });
+      const raw = rig.open();
+      const rule: StoredRule = { v: 2, rule: { kind: 'exact', tool: 'Bash', command: 'ls' }, scope: { kind: 'thread' }, setBy: { platform: 'slack', id: 'U1' }, setAt: 1 };
+      // Written as the bridge wrote them before Keyv: read through it.
+      await raw.set('kv', 'rules:slack:T1:C1:1.1', [rule]);
+      await raw.set('kv', 'access:slack:UOLD', { by: 'cli:root', at: 1, via: 'cli' });
+      await raw.set('session', 'slack:T1:C1:1.1', { session_id: 'old', profile: '/p', updated_at: 1 });
+      await raw.set('kv', 'session-reset:slack:T1:C1:1.1', 'mark-1');
+      assert.deepEqual(await st.rules.list('slack:T1:C1:1.1'), [rule]);
+      assert.equal(await st.grants.hasAny(['slack:UOLD']), true);
+      assert.equal((await st.sessions.get('slack:T1:C1:1.1'))?.session_id, 'old');
+      assert.equal(await st.resets.current('slack:T1:C1:1.1'), 'mark-1');
+      // Written through Keyv: the store holds the bare value under the same key (no Keyv envelope).
+      await st.grants.add('slack:UNEW', { platform: 'cli', id: 'root' });
+      await st.sessions.set('slack:T1:C2:', { sessionId: 'new', profile: '/p' });
+      await st.rules.add('slack:T1:C2:', rule);
+      await st.resets.reset('slack:T1:C2:', async () => undefined);
+      assert.deepEqual(await raw.get('kv', 'access:slack:UNEW'), { by: 'cli:root', at: 9, via: 'cli' });
+      assert.deepEqual(await raw.get('session', 'slack:T1:C2:'), { session_id: 'new', profile: '/p', updated_at: 9 });
+      assert.deepEqual(await raw.get('kv', 'rules:slack:T1:C2:'), [rule]);
+      assert.match(String(await raw.get('kv', 'session-reset:slack:T1:C2:')), /^[0-9a-f-]{36}$/);
+      // One key, two namespaces: two records.
+      assert.deepEqual(await st.rules.list('slack:UNEW'), [], 'the rules of "slack:UNEW" are not its grant');
+      assert.equal(await st.grants.hasAny(['slack:T1:C2:']), false);
+      assert.equal(await st.resets.current('slack:UNEW'), '');
+      await st.close();
+      await raw.close();
+    });
+
+    it('Keyv records: a key that already spells its Keyv namespace is refused (logged), not read as another record', async () => {
+      const rig = await rigFactory();
+      const cap = logCapture('error');
+      const st = openState(rig.open(), { logger: cap.logger });
+      await st.grants.add('slack:U1', { platform: 'cli', id: 'root' });
+      assert.equal(await st.grants.hasAny(['access:slack:U1']), false, 'Keyv would have read the grant of slack:U1');
+      assert.equal(await st.rules.add('rules:c1', { v: 2, rule: { kind: 'exact', tool: 'Bash', command: 'ls' }, scope: { kind: 'thread' }, setBy: { platform: 'slack', id: 'U1' }, setAt: 1 }), false);
+      assert.deepEqual(await st.rules.list('c1'), [], 'nothing written to the rules of c1');
+      assert.ok(cap.lines.some((l) => /refused a key that spells its own prefix/.test(String(l.msg)) && l.key === 'access:slack:U1'));
+      await st.close();
+    });
+
+    it("Keyv records: a TTL is the store's (its clock), not Keyv's Date.now", async (t) => {
+      const rig = await rigFactory();
+      const st = openState(rig.open(), { logger: silentLogger });
+      const code = (await st.grants.pairingCode('slack:UPAIR'))!;
+      const tree = { repo: '/r', gitDir: '/r/.git', path: '/w', branch: 'turnbridge/1', base: 'f00d', baseRef: 'HEAD', idleDays: 1, createdAt: 1, usedAt: 1 };
+      await st.worktrees.put('k', tree);
+      // Keyv's own clock two hours on, past the code's hour: the store's clock has not moved, so it is live.
+      t.mock.timers.enable({ apis: ['Date'], now: Date.now() });
+      t.mock.timers.tick(2 * 3600_000);
+      assert.equal((await st.grants.peek(code))?.identity, 'slack:UPAIR');
+      t.mock.timers.reset();
+      await rig.expire('kv', `access-pair:${code}`);
+      assert.equal(await st.grants.peek(code), undefined, "expired by the store's clock");
+      assert.equal(await st.grants.redeem(code), undefined);
+      assert.deepEqual(await st.worktrees.get('k'), tree, 'a record without a TTL stays');
+      await st.close();
+    });
+
+    it('Keyv records on a sealed backend: a record forged, unsigned or moved from another key reads as absent', async (t) => {
+      const rig = await rigFactory();
+      if (!rig.sealed) {
+        t.skip('this backend does not seal its records');
+        return;
+      }
+      const { sealed } = rig;
+      const st = openState(rig.open(), { logger: silentLogger });
+      const admin = { platform: 'cli', id: 'root' };
+      await st.grants.add('slack:UREAL', admin);
+      const genuine = (await sealed.readRaw('kv', 'access:slack:UREAL'))!;
+      assert.match(genuine, /"m":/, 'sealed');
+      // Moved: a genuine grant copied to another identity's key.
+      await sealed.writeRaw('kv', 'access:slack:UEVIL', genuine);
+      // Unsigned: the bare JSON an older or foreign writer would put there.
+      await sealed.writeRaw('kv', 'access:slack:UBARE', JSON.stringify({ by: 'cli:root', at: 1, via: 'cli' }));
+      // Forged: the sealed shape with a MAC made without the key.
+      await sealed.writeRaw('session', 'slack:T1:C1:1.1', JSON.stringify({ j: JSON.stringify({ session_id: 'evil', profile: '/p', updated_at: 1 }), m: '00'.repeat(32) }));
+      await sealed.writeRaw('kv', 'rules:slack:T1:C1:1.1', JSON.stringify({ j: '[]', m: 'ab' }));
+      assert.equal(await st.grants.hasAny(['slack:UEVIL']), false);
+      assert.equal(await st.grants.hasAny(['slack:UBARE']), false);
+      assert.equal(await st.sessions.get('slack:T1:C1:1.1'), undefined);
+      assert.deepEqual(await st.rules.list('slack:T1:C1:1.1'), []);
+      assert.equal(await st.grants.hasAny(['slack:UREAL']), true, 'the genuine one still reads');
+      assert.deepEqual(sealed.rejected.map((r) => `${r.ns}/${r.key} ${r.reason}`), [
+        'kv/access:slack:UEVIL forged', 'kv/access:slack:UBARE unsigned', 'session/slack:T1:C1:1.1 forged', 'kv/rules:slack:T1:C1:1.1 forged',
+      ]);
+      await st.close();
     });
 
     it("State: a turn's ledger: queued (with the caller's claims) in one commit, its journal, started, its agent, finished", async () => {

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { after, before } from 'node:test';
 import { Redis } from 'ioredis';
-import type { StateStore } from '../../src/state/index.js';
+import type { RejectedRecord, StateStore } from '../../src/state/index.js';
 import { redisStateStore, startRedisServer, type RedisServer } from '../fakes/redis-server.js';
 import { stateContract } from './state-contract.js';
 
@@ -22,15 +22,23 @@ after(async () => {
 
 stateContract('redis', () => {
   const prefix = `t-${randomUUID()}:`;
+  const rejected: RejectedRecord[] = [];
   return {
     open: () => {
-      const store = redisStateStore(server.url, prefix);
+      const store = redisStateStore(server.url, prefix, (r) => rejected.push(r));
       opened.push(store);
       return store;
     },
     async expire(ns, key) {
       // A timestamp in the past expires the key at once (PEXPIREAT), as its TTL running out would.
       await admin.pexpireat(`${prefix}kv:${ns}:${key}`, 1);
+    },
+    sealed: {
+      readRaw: (ns, key) => admin.get(`${prefix}kv:${ns}:${key}`),
+      async writeRaw(ns, key, raw) {
+        await admin.set(`${prefix}kv:${ns}:${key}`, raw);
+      },
+      rejected,
     },
   };
 });

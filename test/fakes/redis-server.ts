@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from '../../src/log.js';
 import { connectRedis, type RedisConnections } from '../../src/redis/index.js';
-import { createRedisStore, type StateStore } from '../../src/state/index.js';
+import { createRedisStore, type RejectedRecord, type StateStore } from '../../src/state/index.js';
 import { testBusKey } from '../fixtures/bus-key.js';
 
 export interface RedisServer {
@@ -85,9 +85,9 @@ export async function startRedisServer(port?: number, opts: RedisServerOptions =
 }
 
 /** A Redis state store on connections of its own (as another replica's would be), closed with it. */
-export function redisStateStore(url: string, prefix?: string): StateStore {
+export function redisStateStore(url: string, prefix?: string, onRejected?: (r: RejectedRecord) => void): StateStore {
   const redis = connectRedis(url, { logger: silentLogger });
-  const store = createRedisStore({ redis, key: testBusKey(), ...(prefix ? { prefix } : {}) });
+  const store = createRedisStore({ redis, key: testBusKey(), ...(prefix ? { prefix } : {}), ...(onRejected ? { onRejected } : {}) });
   return { ...store, close: async () => { await store.close(); await redis.close(); } };
 }
 

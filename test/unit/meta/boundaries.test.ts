@@ -105,6 +105,15 @@ test('only redis/ reaches Redis: one client library (ioredis), one owner of the 
   }
 });
 
+test('only state/keyv-records.ts uses Keyv: one way to keep a plain record (its job in the state)', () => {
+  for (const f of files(SRC)) {
+    const rel = relative(SRC, f);
+    for (const spec of specifiers(readFileSync(f, 'utf8'))) {
+      if (spec === 'keyv' || spec.startsWith('@keyv/')) assert.equal(rel, 'state/keyv-records.ts', `${rel} imports ${spec}`);
+    }
+  }
+});
+
 test('imports point down: a file imports its own layer or a lower rank, never a sibling', () => {
   const wrong: string[] = [];
   for (const [from, tos] of graph()) {

@@ -66,6 +66,8 @@ describe('state: no method throws', () => {
     assert.ok(lines.some((l) => /store failed; the turn goes on without a stored session/.test(String(l.msg))));
     assert.ok(lines.some((l) => /store failed; treating the person as not granted/.test(String(l.msg))));
     assert.ok(lines.some((l) => /store failed; the entry is in the log only/.test(String(l.msg))));
+    // A Keyv record's failure is its adapter's error event: logged once, with the call and the key, and its cause.
+    assert.deepEqual(lines.filter((l) => l.op === 'get session').map((l) => [l.key, l.msg, (l.err as { message?: string } | undefined)?.message]), [['c', 'store failed; the turn goes on without a stored session', 'disk gone']]);
   });
 
   it('a store that never answers: the same, once the time bound passed', async () => {
