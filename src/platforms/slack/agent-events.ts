@@ -16,10 +16,11 @@
 import type { App, webApi } from '@slack/bolt';
 import type { BridgeInbound } from '../../bridge/types.js';
 import { BoundedMap } from '../../bounded-map.js';
-import type { SuggestedPrompt } from '../../config/types.js';
+import type { BridgeConfig, SuggestedPrompt } from '../../config/types.js';
 import type { Logger } from '../../log.js';
 import { slackUser } from './clicker.js';
 import type { SlackSessions } from './sessions.js';
+import { slackRouteOf } from './stream.js';
 
 export interface AgentListenerDeps {
   logger: Logger;
@@ -28,8 +29,13 @@ export interface AgentListenerDeps {
   sessions?: SlackSessions;
   resolveUser(id: string): Promise<string | undefined>;
   groupsOf(user: string): Promise<string[]>;
-  /** The suggested prompts of the route a DM takes (route-options.ts). */
+  /** The suggested prompts of the route a DM takes (dmSuggestedPrompts). */
   suggestedPrompts?(team: string, channel: string): readonly SuggestedPrompt[];
+}
+
+/** The suggested prompts of a DM's route (shown at the top of an agent app's Messages tab, so only a DM's route has them on Slack). */
+export function dmSuggestedPrompts(config: Pick<BridgeConfig, 'routes' | 'dm'>, team: string, channel: string): SuggestedPrompt[] {
+  return slackRouteOf(config, { space: team, channel, thread: '' })?.suggestedPrompts ?? [];
 }
 
 /** A Messages tab opened again within this is not asked again. */

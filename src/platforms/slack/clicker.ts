@@ -1,48 +1,14 @@
 /**
- * Who clicked, on Slack: one Slack click → ActionEvent for prompt buttons and Stop, and the
- * user groups a person is in. A Slack payload carries no group membership, so a click or a form
- * submission would never match a `slack:S…` entry of TURNBRIDGE_ADMINS / TURNBRIDGE_APPROVERS or
- * a route's lists unless the groups are looked up here and handed over as the user's roles (the
- * same cached lookup messages use).
+ * Who clicked, on Slack: one Slack click → ActionEvent for prompt buttons and Stop, the person
+ * with the user groups they are in as roles. A Slack payload carries no group membership, so a
+ * click or a form submission would never match a `slack:S…` entry of TURNBRIDGE_ADMINS /
+ * TURNBRIDGE_APPROVERS or a route's lists unless the groups are looked up (surface.ts groupsOf,
+ * the same cached lookup messages use) and handed over as the user's roles.
  */
 import type { UserRef } from '../../chat.js';
-import type { RouteConfig } from '../../config/types.js';
 import type { webApi } from '@slack/bolt';
 import type { ActionEvent } from '../../bridge/types.js';
 import type { Logger } from '../../log.js';
-
-const GROUP_ID = /^S[A-Z0-9]+$/;
-
-/**
- * The user groups (S…) whose membership matters: the `slack:S…` entries of the bridge-wide lists,
- * and every route's allow_users / approvers / approver_groups (bare `S…` there means Slack, on a
- * route for Slack or for any platform).
- */
-export function namedUserGroups(bridgeWide: readonly string[], routes: readonly RouteConfig[]): string[] {
-  const out = new Set<string>();
-  for (const e of bridgeWide) if (e.startsWith('slack:S')) out.add(e.slice('slack:'.length));
-  for (const r of routes) {
-    if (r.platform !== undefined && r.platform !== 'slack') continue;
-    for (const e of [...(r.allowUsers ?? []), ...(r.approvers ?? []), ...(r.approverGroups ?? [])]) {
-      const id = e.trim().replace(/^slack:/i, '');
-      if (GROUP_ID.test(id)) out.add(id);
-    }
-  }
-  return [...out];
-}
-
-/** The named groups a person is in (needs usergroups:read; a failed lookup is "not a member"). */
-export function createGroupsOf(
-  userGroups: readonly string[] | undefined,
-  groupMembers: ((groupId: string) => Promise<readonly string[]>) | undefined,
-): (user: string) => Promise<string[]> {
-  return async (user) => {
-    if (!groupMembers || !userGroups?.length) return [];
-    // In parallel: a click must open a modal within Slack's 3 s trigger window.
-    const members = await Promise.all(userGroups.map((g) => groupMembers(g).catch(() => [] as readonly string[])));
-    return userGroups.filter((_, i) => members[i]!.includes(user));
-  };
-}
 
 /** A person as the bridge sees them: id, name when known, their named groups as roles. */
 export async function slackUser(id: string, name: string | undefined, groupsOf: (user: string) => Promise<string[]>): Promise<UserRef> {

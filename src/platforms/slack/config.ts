@@ -5,4 +5,5 @@
  */
 export type { SlackConfig, SlackMode, SlackStreaming } from '../../config/types.js';
 export { SLACK_STREAMING_MODES } from '../../config/schema.js';
-export { parseSlackConfig } from '../../config/platform-configs.js';
+// Every Slack route's `options.streaming` is checked with the rest of the configuration, before anything starts.
+export { checkSlackRouteOptions, parseSlackConfig } from '../../config/platform-configs.js';

@@ -18,7 +18,7 @@ import type { Logger } from '../../log.js';
 import { attachmentRef } from '../index.js';
 import { registerAgentListeners } from './agent-events.js';
 import { ACTION_RERUN, ACTION_STOP } from './blocks.js';
-import { createGroupsOf, slackClickEvent } from './clicker.js';
+import { slackClickEvent } from './clicker.js';
 import type { SuggestedPrompt } from '../../config/types.js';
 import type { SlackConfig } from './config.js';
 import { slackDownloads, slackRemoteFiles, type SlackFile } from './files.js';
@@ -53,10 +53,8 @@ export interface SlackListenerDeps {
   client: webApi.WebClient;
   bridge: () => BridgeInbound | undefined;
   now?: () => number;
-  /** The user groups (S…) a person's membership is looked up for: the ones the access and route lists name (clicker.ts). */
-  userGroups?: readonly string[];
-  /** Members of a user group (the surface's cached usergroups.users.list, shared with approver groups). */
-  groupMembers?: (groupId: string) => Promise<readonly string[]>;
+  /** The named user groups a person is in (the surface's groupsOf: its cached usergroups.users.list, shared with approver groups). */
+  groupsOf(user: string): Promise<string[]>;
   /** The threads' agent sessions (agent-events.ts clears a stale one, sets a DM's suggested prompts). */
   sessions?: SlackSessions;
   /** The suggested prompts of the route a DM takes. */
@@ -94,7 +92,7 @@ export function registerSlackListeners(app: App, deps: SlackListenerDeps, state:
     }
   }
 
-  const groupsOf = createGroupsOf(deps.userGroups, deps.groupMembers);
+  const { groupsOf } = deps;
 
   /**
    * Whether a follow-up without a mention continues a thread of the bot's. Its root may still be
@@ -157,7 +155,7 @@ export function registerSlackListeners(app: App, deps: SlackListenerDeps, state:
       groupsOf(event.user),
     ]);
     // Nothing is downloaded here: the bridge fetches the files after its access and queue checks.
-    const { remote, notices } = slackRemoteFiles(event.files ?? [], config.botToken, config.apiUrl);
+    const { remote, notices } = event.files?.length ? slackRemoteFiles(event.files, config.botToken, config.apiUrl) : { remote: [], notices: [] };
     const msg: InboundMessage = {
       platform: 'slack',
       conversation,

@@ -10,13 +10,12 @@ import { App, HTTPReceiver, type Logger as BoltLogger, LogLevel, SocketModeRecei
 import type { BridgeInbound, Platform, PlatformFactoryOptions, PlatformStatus } from '../../bridge/types.js';
 import type { HttpMount } from '../../http/index.js';
 import type { Logger } from '../../log.js';
-import { namedUserGroups } from './clicker.js';
-import type { SlackConfig } from './config.js';
+import { checkSlackRouteOptions, type SlackConfig } from './config.js';
 import { platformSettings } from '../../config/platform-configs.js';
 import { createListenerState, registerSlackListeners } from './events.js';
 import { slackDownloads } from './files.js';
-import { checkSlackRouteOptions, dmSuggestedPrompts } from './route-options.js';
-import { createSlackSurface, type SlackSurface } from './surface.js';
+import { dmSuggestedPrompts } from './agent-events.js';
+import { createSlackSurface, namedUserGroups, type SlackSurface } from './surface.js';
 import { slackErrorCode } from './web-api.js';
 
 export interface SlackPlatform extends Platform {
@@ -104,7 +103,7 @@ export function createSlackPlatform(opts: SlackPlatformOptions): SlackPlatform {
   const client = new webApi.WebClient(cfg.botToken, clientOptions());
   const routes = { routes: opts.config.routes ?? [], ...(opts.config.dm ? { dm: opts.config.dm } : {}) };
   checkSlackRouteOptions({ ...routes, file: opts.config.file });
-  const surface = createSlackSurface({ client, config: cfg, logger, routes });
+  const surface = createSlackSurface({ client, config: cfg, logger, routes, userGroups });
   // A turn queued before a restart gets its files again: same host checks, token and limits.
   surface.fetchAttachments = slackDownloads(cfg, logger).refetch;
   const listenerState = createListenerState();
@@ -158,7 +157,7 @@ export function createSlackPlatform(opts: SlackPlatformOptions): SlackPlatform {
       logLevel: LogLevel.WARN,
       clientOptions: clientOptions(),
     });
-    registerSlackListeners(a, { config: cfg, logger, client, bridge: () => bridge, userGroups, groupMembers: surface.groupMembers?.bind(surface), sessions: surface.sessions,
+    registerSlackListeners(a, { config: cfg, logger, client, bridge: () => bridge, groupsOf: surface.groupsOf, sessions: surface.sessions,
       suggestedPrompts: (team, channel) => dmSuggestedPrompts(routes, team, channel) }, listenerState);
     a.error(async (err) => {
       logger.error({ err: err?.message ?? String(err), code: (err as { code?: string })?.code }, 'slack listener error');

@@ -10,13 +10,22 @@
  * start() answers null, so the reply falls back to post + edit. native: those answers are thrown
  * (and logged) on every reply, never remembered. When a start would wait for the Tier 2 budget,
  * auto serves the reply with post + edit and native hands over late (NativeStreaming.lateStart).
+ *
+ * A route's `options.streaming` (auto | native | edit) sets the mode for the conversations it
+ * serves, over the bridge-wide slack.streaming / SLACK_STREAMING (streamingFor). Why a route may
+ * want post + edit: a native stream in a channel is sent to one recipient (chat.startStream's
+ * recipient_user_id, "the user to receive the streaming text"); one integrator reports the
+ * others see a placeholder until it stops. Slack's pages do not say, so the default stays native
+ * where Slack allows it and a route can choose.
  */
 import type { Conversation, MessageContent, MessageRef, UserRef } from '../../chat.js';
 import type { webApi } from '@slack/bolt';
+import { placeOf } from '../../bridge/access/index.js';
+import type { BridgeConfig, RouteConfig } from '../../config/types.js';
 import type { Logger } from '../../log.js';
 import type { NativeStream, NativeStreaming, RateBudget } from '../../delivery/surface.js';
 import { renderMessage } from './blocks.js';
-import type { SlackStreaming } from './config.js';
+import { SLACK_STREAMING_MODES, type SlackStreaming } from './config.js';
 import { callSlack, decodeMessageId, encodeMessageId, slackErrorCode, toSurfaceError } from './web-api.js';
 
 /** Slack's stream budgets, per workspace, before headroom. */
@@ -43,6 +52,29 @@ const ENDED = new Set([
   'message_not_found', 'channel_not_found', 'msg_too_long', 'markdown_text_too_long', 'msg_blocks_too_long',
   ...UNSUPPORTED, ...UNSUPPORTED_HERE,
 ]);
+
+/* Where native streaming is used: a route's `options.streaming`, else the bridge-wide mode. */
+
+type Routes = Pick<BridgeConfig, 'routes' | 'dm'>;
+
+const forSlack = (r: RouteConfig): boolean => r.platform === undefined || r.platform === 'slack';
+
+/** The route serving a Slack conversation (a DM's own, for a D… channel), if any. */
+export function slackRouteOf(config: Routes, c: Conversation): RouteConfig | undefined {
+  const place = placeOf(config, { platform: 'slack', conversation: c, direct: c.channel.startsWith('D') });
+  return place.kind === 'default' ? undefined : place.route;
+}
+
+/** The streaming mode for a conversation: its route's `options.streaming`, else `fallback`. */
+export function streamingFor(config: Routes, fallback: SlackStreaming, c: Conversation): SlackStreaming {
+  const v = slackRouteOf(config, c)?.options?.streaming;
+  return typeof v === 'string' && (SLACK_STREAMING_MODES as readonly string[]).includes(v) ? (v as SlackStreaming) : fallback;
+}
+
+/** Whether some Slack route streams even though the bridge-wide mode is edit. */
+export function anyRouteStreams(config: Routes): boolean {
+  return [...config.routes, ...(config.dm ? [config.dm] : [])].some((r) => forSlack(r) && (r.options?.streaming === 'auto' || r.options?.streaming === 'native'));
+}
 
 export interface SlackStreamingOptions {
   client: webApi.WebClient;

@@ -4,7 +4,7 @@
  */
 import type { Conversation, MessageContent, MessageRef, PermissionPromptView, SourceMessageRef } from '../../chat.js';
 import type { webApi } from '@slack/bolt';
-import type { BridgeConfig } from '../../config/types.js';
+import type { BridgeConfig, RouteConfig } from '../../config/types.js';
 import type { Logger } from '../../log.js';
 import type { ActivityAbout, ConversationActivity, FileLimits, FilePost, RateBudget, ReactionState, Surface, SurfaceCapabilities } from '../../delivery/surface.js';
 import { ACTION_STOP, escapeMrkdwn, neutralizeMentions, renderMessage } from './blocks.js';
@@ -13,8 +13,7 @@ import { CARD_ACTION } from './card-blocks.js';
 import type { SlackConfig } from './config.js';
 import { callSlack, decodeMessageId, encodeMessageId, slackErrorCode } from './web-api.js';
 import { createSlackSessions, type SlackSessions } from './sessions.js';
-import { anyRouteStreams, streamingFor } from './route-options.js';
-import { createSlackStreaming } from './stream.js';
+import { anyRouteStreams, createSlackStreaming, streamingFor } from './stream.js';
 
 /** Slack's published budgets, before headroom. */
 export const SLACK_LIMITS = {
@@ -62,6 +61,41 @@ function carriesMarker(blocks: unknown, marker: string): boolean {
     b?.type === 'actions' && (b.elements ?? []).some((e) => e.value === marker && marked(e.action_id)));
 }
 
+/* The user groups (S…) whose membership matters, and a person's among them. */
+
+const GROUP_ID = /^S[A-Z0-9]+$/;
+
+/**
+ * The user groups (S…) whose membership matters: the `slack:S…` entries of the bridge-wide lists,
+ * and every route's allow_users / approvers / approver_groups (bare `S…` there means Slack, on a
+ * route for Slack or for any platform).
+ */
+export function namedUserGroups(bridgeWide: readonly string[], routes: readonly RouteConfig[]): string[] {
+  const out = new Set<string>();
+  for (const e of bridgeWide) if (e.startsWith('slack:S')) out.add(e.slice('slack:'.length));
+  for (const r of routes) {
+    if (r.platform !== undefined && r.platform !== 'slack') continue;
+    for (const e of [...(r.allowUsers ?? []), ...(r.approvers ?? []), ...(r.approverGroups ?? [])]) {
+      const id = e.trim().replace(/^slack:/i, '');
+      if (GROUP_ID.test(id)) out.add(id);
+    }
+  }
+  return [...out];
+}
+
+/** The named groups a person is in (needs usergroups:read; a failed lookup is "not a member"). */
+export function createGroupsOf(
+  userGroups: readonly string[] | undefined,
+  groupMembers: ((groupId: string) => Promise<readonly string[]>) | undefined,
+): (user: string) => Promise<string[]> {
+  return async (user) => {
+    if (!groupMembers || !userGroups?.length) return [];
+    // In parallel: a click must open a modal within Slack's 3 s trigger window.
+    const members = await Promise.all(userGroups.map((g) => groupMembers(g).catch(() => [] as readonly string[])));
+    return userGroups.filter((_, i) => members[i]!.includes(user));
+  };
+}
+
 /** How long a user group's member list is reused. */
 const GROUP_CACHE_MS = 60_000;
 
@@ -77,12 +111,16 @@ export interface SlackSurfaceOptions {
   logger: Logger;
   /** The bridge's routes: a route's `options.streaming` sets the mode for its conversations. */
   routes?: Pick<BridgeConfig, 'routes' | 'dm'>;
+  /** The user groups (S…) a person's membership is looked up for: the ones the access and route lists name (namedUserGroups). */
+  userGroups?: readonly string[];
 }
 
 export interface SlackSurface extends Surface {
   readonly platform: 'slack';
   /** The threads' agent sessions (status, Slack's Stop): the platform clears a stale one on a Stop with nothing running. */
   readonly sessions: SlackSessions;
+  /** The named user groups a person is in (their roles: messages, clicks, forms and Stop alike). */
+  groupsOf(user: string): Promise<string[]>;
 }
 
 export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
@@ -199,6 +237,7 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
     postPrompt: (c, view: PermissionPromptView) => postRendered(c, renderPrompt(view)),
     updatePrompt: (ref, view: PermissionPromptView) => updateRendered(ref, renderPrompt(view)),
     groupMembers,
+    groupsOf: createGroupsOf(opts.userGroups, groupMembers),
 
     // The thread's messages (conversations.replies, oldest first, paged), or the channel's latest
     // ones for a conversation outside a thread (conversations.history).

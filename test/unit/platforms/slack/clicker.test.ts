@@ -1,7 +1,7 @@
 /** Which Slack user groups a person's membership is looked up for, and the lookup itself. */
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { createGroupsOf, namedUserGroups } from '../../../../src/platforms/slack/clicker.js';
+import { createGroupsOf, namedUserGroups } from '../../../../src/platforms/slack/surface.js';
 
 describe('slack user groups named in the lists', () => {
   it('takes slack:S… from the bridge-wide lists and S… / slack:S… from Slack (or any-platform) routes only', () => {

@@ -1,11 +1,13 @@
 /**
- * A route's Slack switches (route-options.ts): `options.streaming` checked at start-up and applied
+ * A route's Slack switches (stream.ts, agent-events.ts): `options.streaming` checked at start-up and applied
  * to the route's conversations only; a DM's suggested prompts from the route a DM takes.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isTurnbridgeError } from '../../../../src/errors.js';
-import { anyRouteStreams, checkSlackRouteOptions, dmSuggestedPrompts, streamingFor } from '../../../../src/platforms/slack/route-options.js';
+import { dmSuggestedPrompts } from '../../../../src/platforms/slack/agent-events.js';
+import { checkSlackRouteOptions } from '../../../../src/platforms/slack/config.js';
+import { anyRouteStreams, streamingFor } from '../../../../src/platforms/slack/stream.js';
 import type { RouteConfig } from '../../../../src/config/types.js';
 
 const route = (r: Partial<RouteConfig>): RouteConfig => ({ profile: '/p.yaml', ...r });
