@@ -9,8 +9,10 @@
  * createState() picks the backend from the configuration. Other layers import only from here.
  * Each record, where it is kept and for how long: docs/architecture.md, "What the bridge remembers".
  *
- * To add a record type: write its shape in records.ts (plain JSON), its methods in a file of its
- * own as `fooOn(store, guard, ...)` (a namespace of its own, or `kv` with a key prefix), add it
+ * To add a record type: write its shape in records.ts (plain JSON), its methods as
+ * `fooOn(store, guard, ...)` in the file of what it belongs to (conversations.ts: a
+ * conversation's session, reset mark, author, notices, profile choice), else in a file of its own
+ * (a namespace of its own, or `kv` with a key prefix), add it
  * to `State` in state.ts, and give it a case in the contract's State section. A record only read,
  * replaced and removed by key (with a TTL or not) goes through Keyv: `keyvRecords` (keyv-records.ts)
  * with its place and what a failure means. A set-if-absent claim, a listing or a write that must
@@ -26,9 +28,7 @@ export { createState, openGrants, type StateConfig } from './create-state.js';
 export { ensurePrivateDir, ensurePrivateFile, privateDirMode, tightenFile, type PrivateDirMode, type PrivateOutcome } from './private-files.js';
 export { sealStore, type RejectedRecord, type SealedStoreOptions } from './sealed-store.js';
 export type * from './records.js';
-export type { Sessions } from './sessions.js';
-export { RESET_MARK_TTL_MS, type ResetMarks } from './reset-marks.js';
-export type { Conversations, ProfileChoice } from './conversations.js';
+export { RESET_MARK_TTL_MS, type Conversations, type ProfileChoice, type ResetMarks, type Sessions } from './conversations.js';
 export {
   MAX_RULES_PER_CONVERSATION, parseStoredRules, sameRule,
   type PermissionRule, type RulePerson, type RuleScope, type Rules, type StoredRule,

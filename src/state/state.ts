@@ -9,15 +9,13 @@
  */
 import type { Logger } from '../log.js';
 import { auditOn, type AuditOptions, type AuditTrail } from './audit.js';
-import { conversationsOn, conversationWrites, type Conversations } from './conversations.js';
+import { conversationsOn, conversationWrites, resetMarksOn, sessionsOn, type Conversations, type ResetMarks, type Sessions } from './conversations.js';
 import { grantsOn, type AccessGrants } from './grants.js';
 import { createGuard } from './guard.js';
 import { keyvRecords } from './keyv-records.js';
 import { ledgerOn, ledgerWrites, queueOn, type Ledger, type Queue } from './ledger.js';
 import type { RerunRecord } from './records.js';
-import { resetMarksOn, type ResetMarks } from './reset-marks.js';
 import { rulesOn, type Rules } from './rules.js';
-import { sessionsOn, type Sessions } from './sessions.js';
 import type { StateStore, StateWrite } from './store.js';
 import { turnLedgerOn, type TurnLedger, type TurnLedgerInit } from './turn-ledger.js';
 import type { Conversation } from '../chat.js';
