@@ -1,9 +1,24 @@
 /**
- * The words of a card (a question or a plan, chat.ts PromptCard), one source for Slack, Discord
- * and the local page, as prompt-words.ts is for prompts: the labels of the choices, what a card
- * says while it waits, and how it reads once decided. Each platform wraps them in its own markup.
+ * The words of a card (a question or a plan, chat.ts PromptCard), one source for Slack, Discord,
+ * the local page and the terminal (cli/card-prompt.ts), as prompt-words.ts is for prompts: the
+ * tools whose requests are cards, the labels of the choices, what a card says while it waits, and
+ * how it reads once decided. Each platform wraps them in its own markup.
  */
 import type { CardQuestion, PermissionPromptView, PromptCard } from './chat.js';
+
+/** claude's tools that ask a person (profiles/claude-code/README.md, "Questions and plans on the wire"). */
+export const QUESTION_TOOL = 'AskUserQuestion';
+export const PLAN_TOOL = 'ExitPlanMode';
+
+/**
+ * Requests shown as a card, never as Allow / Deny, and that no thread rule may answer or offer: an
+ * Allow answers a question with nothing (claude: "The user did not answer the questions") and
+ * approves a plan no one read. Here, not with the cards' behaviour (bridge/approvals/cards.ts), so
+ * that `run` and `chat` tell a card from a prompt without loading the bridge.
+ */
+export function isCardTool(toolName: string): boolean {
+  return toolName === QUESTION_TOOL || toolName === PLAN_TOOL;
+}
 
 export const CARD_LABELS = {
   other: 'Other…',
@@ -49,7 +64,7 @@ export function answeredLine(q: CardQuestion, who: (u: NonNullable<CardQuestion[
 }
 
 /** A decided card's outcome in words (before who and when): "Answered", "Plan approved", … */
-export function cardOutcome(view: PermissionPromptView): string {
+export function cardOutcome(view: Pick<PermissionPromptView, 'state' | 'card'>): string {
   const plan = view.card?.kind === 'plan';
   switch (view.state) {
     case 'allowed':

@@ -7,7 +7,7 @@ import { createCliLogger } from './cli-logger.js';
 import { dimmer, type CliIo } from './io.js';
 import { LineQueue } from './line-queue.js';
 import { createPartialPrinter } from './partial-printer.js';
-import { askPermission } from './permission-prompt.js';
+import { askPermission, type PermissionAskOptions } from './permission-prompt.js';
 import { EXIT_BAD_PROFILE, loadForRun } from './run.js';
 import { cliSandboxOptions } from './sandbox-options.js';
 
@@ -85,7 +85,7 @@ export async function chatCommand(argv: string[], io: CliIo): Promise<number> {
         { message: text, sessionId, sessionName },
         {
           onPartial: printer.partial,
-          onPermissionRequest: (req, ctx) => askInChat(req, ctx.signal, lines, io),
+          onPermissionRequest: (req, ctx) => askInChat(req, { out: io.stdout, signal: ctx.signal, lines, holdClock: ctx.holdClock, said: printer.takeSaid() }, io),
         },
         { signal: turn.signal, logger, env: io.env, ...boxed },
       );
@@ -105,6 +105,7 @@ function turnPrinter(io: CliIo) {
   const p = createPartialPrinter(io, { thinkingToStderr: false });
   return {
     partial: p.partial,
+    takeSaid: p.takeSaid,
     finish(result: RunResult): void {
       p.out(result.reply);
       p.endLine();
@@ -116,8 +117,9 @@ function turnPrinter(io: CliIo) {
   };
 }
 
-async function askInChat(req: PermissionRequest, signal: AbortSignal, lines: LineQueue, io: CliIo): Promise<PermissionDecision> {
-  const { answer, decision } = await askPermission(io, req, 'in chat', { out: io.stdout, signal, lines });
-  io.stdout.write(answer === 'yes' ? 'allowed\n' : answer === 'no' ? 'denied\n' : '\n');
+async function askInChat(req: PermissionRequest, opts: PermissionAskOptions, io: CliIo): Promise<PermissionDecision> {
+  const { answer, decision } = await askPermission(io, req, 'in chat', opts);
+  // A card said its own outcome ("Blue — chosen by you", "Plan approved").
+  if (answer !== 'card') io.stdout.write(answer === 'yes' ? 'allowed\n' : answer === 'no' ? 'denied\n' : '\n');
   return decision;
 }

@@ -1,5 +1,8 @@
 import { dimmer, type CliIo } from './io.js';
 
+/** More than any plan the agent shows (the bridge keeps as much: bridge/turns/ask-person.ts). */
+const SAID_MAX_CHARS = 64_000;
+
 /**
  * Writes a turn's partials as they stream: thinking dimmed (or to stderr when stdout is not a
  * terminal), and a line break whenever the role changes, so thinking never runs into the answer.
@@ -8,6 +11,8 @@ export function createPartialPrinter(io: CliIo, opts: { thinkingToStderr: boolea
   const dim = dimmer(io.stdout, io.env);
   let endsWithNewline = true;
   let lastRole: 'thinking' | 'output' | undefined;
+  /** The agent's output since the last take(), its last SAID_MAX_CHARS (what a plan card checks: card-prompt.ts). */
+  let said = '';
   const out = (text: string): void => {
     if (!text) return;
     io.stdout.write(text);
@@ -24,7 +29,14 @@ export function createPartialPrinter(io: CliIo, opts: { thinkingToStderr: boolea
       }
       if (lastRole !== undefined && lastRole !== role && !endsWithNewline) out('\n');
       lastRole = role;
+      if (role === 'output') said = (said + chunk.text).slice(-SAID_MAX_CHARS);
       out(role === 'thinking' ? dim(chunk.text) : chunk.text);
+    },
+    /** The agent's output since the last call (at a permission request: a plan it already showed is not printed again). */
+    takeSaid(): string {
+      const s = said;
+      said = '';
+      return s;
     },
     /** End the current line, if any. */
     endLine(): void {

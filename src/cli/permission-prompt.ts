@@ -1,11 +1,14 @@
 /**
- * y/N questions on the terminal, for every command that asks one: `run` and `chat` (an agent's
+ * Questions on the terminal, for every command that asks one: `run` and `chat` (an agent's
  * permission request) and `allow` (a pairing code). One reader, so each answers the same way:
- * y / yes allows; anything else, the end of input or a turn that ended first denies.
+ * y / yes allows; anything else, the end of input or a turn that ended first denies. An agent's
+ * question or plan (card-words.ts isCardTool) is not a y/N: card-prompt.ts asks it as the bridge's
+ * cards do, loaded only then.
  */
+import { isCardTool } from '../card-words.js';
 import type { PermissionDecision, PermissionRequest } from '../protocol/types.js';
 import type { CliIo } from './io.js';
-import { LineQueue } from './line-queue.js';
+import { withLines, type AskOptions } from './line-queue.js';
 
 /** Two lines a person can decide on: the tool, its input (shortened), the agent's description. */
 export function describePermissionRequest(req: PermissionRequest): string {
@@ -22,42 +25,39 @@ function isYes(answer: string | null): boolean {
 
 export type YesNo = 'yes' | 'no' | 'no-answer';
 
-export interface AskOptions {
-  /** Where the question is written (the answer is typed on stdin). */
-  out: NodeJS.WritableStream;
-  /** The question is moot once this aborts (the turn ended): 'no-answer'. */
-  signal?: AbortSignal;
-  /** The caller's own lines from stdin (chat reads its messages there too); else a reader is opened for this one answer. */
-  lines?: LineQueue;
-}
-
 /** Ask `question` and read one line: 'yes', 'no', or 'no-answer' (input ended, or `signal` aborted first). */
 export async function askYesNo(io: CliIo, question: string, opts: AskOptions): Promise<YesNo> {
   if (opts.signal?.aborted) return 'no-answer';
   opts.out.write(question);
-  let lines = opts.lines;
-  let close: (() => void) | undefined;
-  if (!lines) {
-    // readline loads only when a question is asked: six internal modules every other run skips.
-    const { createInterface } = await import('node:readline');
-    const rl = createInterface({ input: io.stdin, terminal: false });
-    lines = new LineQueue(rl);
-    close = () => rl.close();
-  }
-  try {
-    const answer = await lines.next(opts.signal);
-    return answer === null ? 'no-answer' : isYes(answer) ? 'yes' : 'no';
-  } finally {
-    close?.();
-  }
+  const answer = await withLines(io.stdin, opts, (lines) => lines.next(opts.signal));
+  return answer === null ? 'no-answer' : isYes(answer) ? 'yes' : 'no';
 }
 
+export interface PermissionAskOptions extends AskOptions {
+  /** The runner's: stops the turn's timeout while a person answers a question or reads a plan (runner/turn-clock.ts). */
+  holdClock?: () => () => void;
+  /** The agent's output since its last request: a plan it already showed is not printed again. */
+  said?: string;
+}
+
+/** How a request was answered: y/N, or a card (which said its own outcome). */
+export type Answer = YesNo | 'card';
+
+const TURN_ENDED: PermissionDecision = { behavior: 'deny', message: 'the turn ended before a decision' };
+
 /** An agent's permission request answered on the terminal (`where`: "on the terminal", "in chat"): what was typed, and what the agent gets. */
-export async function askPermission(io: CliIo, req: PermissionRequest, where: string, opts: AskOptions): Promise<{ answer: YesNo; decision: PermissionDecision }> {
+export async function askPermission(io: CliIo, req: PermissionRequest, where: string, opts: PermissionAskOptions): Promise<{ answer: Answer; decision: PermissionDecision }> {
+  if (isCardTool(req.toolName)) {
+    const { askCard } = await import('./card-prompt.js');
+    const asked = await askCard(io, req, opts);
+    if (asked === 'turn-ended') return { answer: 'no-answer', decision: TURN_ENDED };
+    // A question not in claude's shape is an ordinary prompt, as in the bridge (cards.ts cardOf).
+    if (asked !== 'not-a-card') return { answer: 'card', decision: asked };
+  }
   opts.out.write(`\n${describePermissionRequest(req)}\n`);
   const answer = await askYesNo(io, 'Allow? [y/N] ', opts);
   const decision: PermissionDecision = answer === 'yes' ? { behavior: 'allow' }
     : answer === 'no' ? { behavior: 'deny', message: `denied ${where}` }
-    : { behavior: 'deny', message: opts.signal?.aborted ? 'the turn ended before a decision' : 'no answer (input ended)' };
+    : opts.signal?.aborted ? TURN_ENDED : { behavior: 'deny', message: 'no answer (input ended)' };
   return { answer, decision };
 }

@@ -12,7 +12,7 @@ import { helpText } from './help.js';
 import { createCliLogger } from './cli-logger.js';
 import { writeProblem, type CliIo } from './io.js';
 import { failedJsonResult, toJsonResult } from './json-result.js';
-import { askPermission, describePermissionRequest } from './permission-prompt.js';
+import { askPermission, describePermissionRequest, type PermissionAskOptions } from './permission-prompt.js';
 
 /** Exit status of a turn ended by Ctrl-C (the spec's "interrupted by SIGINT"). */
 const EXIT_INTERRUPTED = 130;
@@ -88,7 +88,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const handlers: RunHandlers = {
     onPartial: printer?.partial,
     // stdin already held the message: nobody is left there to answer a prompt.
-    onPermissionRequest: (req, ctx) => askOnTerminal(req, ctx.signal, io, fromStdin),
+    onPermissionRequest: (req, ctx) => askOnTerminal(req, { out: io.stderr, signal: ctx.signal, holdClock: ctx.holdClock, said: printer?.takeSaid() }, io, fromStdin),
   };
   let result: RunResult;
   try {
@@ -118,6 +118,7 @@ function streamPrinter(io: CliIo) {
   const p = createPartialPrinter(io, { thinkingToStderr: io.stdout.isTTY !== true });
   return {
     partial: p.partial,
+    takeSaid: p.takeSaid,
     finish(result: RunResult, exitCode: number): void {
       p.out(result.reply);
       p.endLine();
@@ -130,13 +131,13 @@ function streamPrinter(io: CliIo) {
   };
 }
 
-/** y/n on the terminal; without a terminal on stdin nobody can answer, so deny. */
-function askOnTerminal(req: PermissionRequest, signal: AbortSignal, io: CliIo, stdinUsed: boolean): Promise<PermissionDecision> {
+/** y/n (or a card's choices) on the terminal; without a terminal on stdin nobody can answer, so deny. */
+function askOnTerminal(req: PermissionRequest, opts: PermissionAskOptions, io: CliIo, stdinUsed: boolean): Promise<PermissionDecision> {
   if (io.stdin.isTTY !== true || stdinUsed) {
     io.stderr.write(`\n${describePermissionRequest(req)}\nno terminal on stdin to ask: denied\n`);
     return Promise.resolve({ behavior: 'deny', message: 'no terminal to ask for approval' });
   }
-  return askPermission(io, req, 'on the terminal', { out: io.stderr, signal }).then((a) => a.decision);
+  return askPermission(io, req, 'on the terminal', opts).then((a) => a.decision);
 }
 
 /** All of stdin as UTF-8 (for `--message -`). */

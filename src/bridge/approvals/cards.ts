@@ -8,17 +8,8 @@
 import type { CardQuestion, PermissionPromptView, PlanCard, PromptCard, QuestionCard, UserRef } from '../../chat.js';
 import type { PermissionDecision, PermissionRequest } from '../../protocol/types.js';
 import type { CardChoice, FormKind, PromptForm } from '../types.js';
+import { PLAN_TOOL, QUESTION_TOOL } from '../../card-words.js';
 
-export const QUESTION_TOOL = 'AskUserQuestion';
-export const PLAN_TOOL = 'ExitPlanMode';
-
-/**
- * Requests no thread rule may answer or offer: an Allow answers a question with nothing (claude:
- * "The user did not answer the questions") and approves a plan no one read.
- */
-export function isCardTool(toolName: string): boolean {
-  return toolName === QUESTION_TOOL || toolName === PLAN_TOOL;
-}
 
 /** What every platform can show: claude asks 1-4 questions of 2-4 options; Slack holds 10 checkboxes. */
 const MAX_QUESTIONS = 4;
@@ -52,6 +43,13 @@ export function questionCard(input: Record<string, unknown>): QuestionCard | und
 /** The plan's markdown (the claude wrapper puts it in `input.plan`), or undefined when none came. */
 export function planText(input: Record<string, unknown>): string | undefined {
   return text(input.plan)?.trim();
+}
+
+const flat = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+/** The agent's own output already ended with the plan (the claude wrapper takes the text before the call when there is no plan file): not shown twice. */
+export function planShownIn(said: string, plan: string): boolean {
+  return flat(said).endsWith(flat(plan));
 }
 
 /** The card a request shows (undefined: an ordinary prompt; a question not in claude's shape is one too). */

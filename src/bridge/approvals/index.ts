@@ -6,10 +6,10 @@
  * workspace, workspace-path.ts); the Deny-with-reason and Edit-and-allow forms are
  * prompt-forms.ts, and what a prompt shows of the input is input-preview.ts. Questions and plans
  * (claude's AskUserQuestion and ExitPlanMode) are cards instead of Allow / Deny: cards.ts says what
- * they show and what each answer sends, card-prompts.ts takes their clicks and forms. The broker
- * decides; it never calls a platform.
+ * they show and what each answer sends, card-prompts.ts takes their clicks and forms (and the terminal's answers in `run` and `chat`,
+ * cli/card-prompt.ts, go through cards.ts too). The broker decides; it never calls a platform.
  */
 export { mayStop, mention, policyFor, refusalText } from './approvers.js';
 export { createPermissionBroker, type PermissionBroker } from './permission-broker.js';
-export { isCardTool, PLAN_TOOL, planText, QUESTION_TOOL } from './cards.js';
+export { cardClick, cardForm, cardOf, planShownIn, planText, type CardStep } from './cards.js';
 export { describeRule, scopeText } from './permission-rules.js';

@@ -11,7 +11,8 @@ import { formatInputPreview } from './input-preview.js';
 import { ruleFor } from './permission-rules.js';
 import { editForm, pendingView, readEdit, readReason, reasonForm, viewForm } from './prompt-forms.js';
 import { createThreadRuleAnswers } from './thread-rule-answers.js';
-import { cardOf, cardTimeout, closedCardText, isCardTool, withCard } from './cards.js';
+import { isCardTool } from '../../card-words.js';
+import { cardOf, cardTimeout, closedCardText, withCard } from './cards.js';
 import { createCardPrompts, isCardAction } from './card-prompts.js';
 import type { PermissionBroker, PermissionBrokerOptions, PromptRequest } from './broker-types.js';
 
@@ -178,7 +179,7 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
     const id = idFactory();
     const log = req.log.child({ promptId: id });
     const policy = req.approvers ?? defaultPolicy;
-    // A card is answered, never allowed by a rule: none is offered (cards.ts isCardTool).
+    // A card is answered, never allowed by a rule: none is offered (card-words.ts isCardTool).
     const card = isCardTool(req.request.toolName) ? req.card ?? cardOf(req.request) : undefined;
     const rule = opts.rules && !isCardTool(req.request.toolName) ? ruleFor(req.request.toolName, req.request.input, req.workspace) : undefined;
     const createdAt = now();

@@ -8,7 +8,8 @@
  */
 import type { PlanCard } from '../../chat.js';
 import type { PermissionDecision, PartialChunk, PermissionRequest } from '../../protocol/types.js';
-import { isCardTool, PLAN_TOOL, planText, policyFor } from '../approvals/index.js';
+import { isCardTool, PLAN_TOOL } from '../../card-words.js';
+import { planShownIn, planText, policyFor } from '../approvals/index.js';
 import type { TurnActivity } from './conversation-activity.js';
 import { afterPlan } from './use-profile.js';
 import type { BridgeContext } from './context.js';
@@ -49,15 +50,13 @@ export function recentOutput() {
   };
 }
 
-const flat = (s: string) => s.replace(/\s+/g, ' ').trim();
-
-/** Show the plan in the reply unless the agent's own output already did (the claude wrapper takes the text before the call when there is no plan file). */
+/** Show the plan in the reply unless the agent's own output already did (cards.ts planShownIn). */
 function showPlan(turn: Turn, request: PermissionRequest, said: string): PlanCard {
   const plan = planText(request.input);
   if (!plan) return { kind: 'plan', shown: false };
   // Shown as the agent's own text is: it notifies no one unless the profile allows mentions.
   const inert = turn.profile.allowMentions ? plan : turn.surface.neutralizeMentions?.(plan) ?? plan;
-  if (!flat(said).endsWith(flat(plan))) turn.reply?.append({ text: `\n\n${inert}\n` });
+  if (!planShownIn(said, plan)) turn.reply?.append({ text: `\n\n${inert}\n` });
   return { kind: 'plan', shown: true };
 }
 
