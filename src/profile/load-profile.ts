@@ -168,7 +168,7 @@ export function parseProfileText(text: string, file?: string): ParsedProfile {
     envAllowlist = raw.env_allowlist as string[];
   }
 
-  const sandbox = parseSandbox(raw.sandbox, file, prefix);
+  const sandbox = parseSandbox(raw.sandbox, file, prefix, profileDir);
 
   for (const t of [command, ...args, cwd ?? '', ...Object.values(env)]) {
     for (const p of unknownPlaceholders(t)) {
@@ -198,8 +198,12 @@ export function parseProfileText(text: string, file?: string): ParsedProfile {
   return { profile, warnings };
 }
 
-/** `sandbox: { read: [~/.claude/.credentials.json], allow_hosts: [api.anthropic.com] }`. */
-function parseSandbox(v: unknown, file: string | undefined, prefix: string): ProfileSandbox | undefined {
+/**
+ * `sandbox: { read: [~/.claude/.credentials.json], allow_hosts: [api.anthropic.com] }`. A read entry
+ * may start with {{PROFILE_DIR}} (files a profile ships beside it, wherever its checkout lies):
+ * filled in here, so the box binds a plain absolute path.
+ */
+function parseSandbox(v: unknown, file: string | undefined, prefix: string, profileDir: string): ProfileSandbox | undefined {
   if (v === undefined || v === null) return undefined;
   if (!isObject(v)) throw invalid(file, `${prefix}sandbox`, v, 'a mapping with read and allow_hosts lists', 'e.g. sandbox: { read: [~/.claude/.credentials.json], allow_hosts: [api.anthropic.com] }');
   for (const k of Object.keys(v)) {
@@ -215,8 +219,12 @@ function parseSandbox(v: unknown, file: string | undefined, prefix: string): Pro
       return (item as string).trim();
     });
   };
+  const fromProfile = (s: string) => s.startsWith('{{PROFILE_DIR}}/');
+  const readProblem = (s: string) => (fromProfile(s)
+    ? (profileDir ? null : 'a path without {{PROFILE_DIR}} (this profile has no file)')
+    : s === '~' || s.startsWith('~/') || isAbsolute(s) ? null : 'an absolute path, ~/path or {{PROFILE_DIR}}/path (the operator\'s file, shown read-only in the box)');
   return {
-    read: list('read', (s) => (s === '~' || s.startsWith('~/') || isAbsolute(s) ? null : 'an absolute path or ~/path (the operator\'s file, shown read-only in the box)')),
+    read: list('read', readProblem).map((s) => (fromProfile(s) ? resolve(profileDir, s.slice('{{PROFILE_DIR}}/'.length)) : s)),
     allowHosts: list('allow_hosts', (s) => (parseHostRule(s) ? null : 'host, host:port, *.domain or * (e.g. api.anthropic.com, 127.0.0.1:8080)')).map((s) => parseHostRule(s)!),
   };
 }

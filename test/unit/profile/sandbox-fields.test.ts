@@ -17,6 +17,12 @@ describe('profile sandbox fields', () => {
     assert.deepEqual(profile.sandbox, { read: ['~/.claude/.credentials.json', '/etc/ssl/private.pem'], allowHosts: [{ host: 'api.anthropic.com' }, { host: '*.googleapis.com' }, { host: '127.0.0.1', port: 8080 }, { host: '::1', port: 9 }] });
   });
 
+  it('fills {{PROFILE_DIR}} in a read entry with the profile\'s directory; a profile without a file has none', () => {
+    const yaml = 'command: x\nsandbox: { read: ["{{PROFILE_DIR}}/../shared/plot.mjs"] }\n';
+    assert.deepEqual(parseProfileText(yaml, '/p/demo/profile.yaml').profile.sandbox?.read, ['/p/shared/plot.mjs']);
+    assert.throws(() => parseProfileText(yaml), (e: unknown) => isTurnbridgeError(e) && e.field === 'sandbox.read[0]');
+  });
+
   it('names the file and field of a bad entry', () => {
     for (const [yaml, field] of [
       ['sandbox: { read: [relative/path] }', 'sandbox.read[0]'],
