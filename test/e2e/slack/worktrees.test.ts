@@ -5,7 +5,8 @@
  * repository; a commit made by the agent in its box lands on its branch; `diff` posts the change
  * as a file with a summary; pruning removes a clean idle worktree and keeps a dirty one (doctor
  * lists it); `worktree remove` refuses a dirty one unless forced; the next message makes a
- * removed worktree again from its branch; `new` keeps it.
+ * removed worktree again from its branch; `new` keeps it; with `worktree_base: main`, a thread's
+ * branch starts from main although the repository's HEAD is on another branch.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -23,6 +24,7 @@ const boxed = !sandboxProblem();
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'tb-worktrees-')));
 const repo = join(root, 'repo');
 const project = join(root, 'project');
+const sided = join(root, 'sided');
 const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-C', cwd, ...args], { encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.invalid' } }).trim();
 
 describe(`slack: a worktree per thread (${boxed ? 'in the agent box' : 'unsandboxed: the box cannot start here'})`, () => {
@@ -33,12 +35,22 @@ describe(`slack: a worktree per thread (${boxed ? 'in the agent box' : 'unsandbo
     writeFileSync(join(repo, 'README.md'), 'the project\n');
     git(repo, 'add', '-A');
     git(repo, 'commit', '-q', '-m', 'first');
+    // A repository whose checkout is on a side branch one commit past main.
+    execFileSync('git', ['init', '-q', '-b', 'main', sided]);
+    writeFileSync(join(sided, 'README.md'), 'on main\n');
+    git(sided, 'add', '-A');
+    git(sided, 'commit', '-q', '-m', 'main');
+    git(sided, 'checkout', '-q', '-b', 'side');
+    writeFileSync(join(sided, 'side.txt'), 'only on side\n');
+    git(sided, 'add', '-A');
+    git(sided, 'commit', '-q', '-m', 'side');
     rig = await makeTurnRig({
       slack: { streaming: 'edit' },
       config: {
         routes: [
           { platform: 'slack', channel: C, profile: AGENT_PROFILE, workspace: repo, worktree: true, worktreeIdleDays: 14 },
           { platform: 'slack', channel: 'C0PROJ', profile: AGENT_PROFILE, workspace: project },
+          { platform: 'slack', channel: 'C0BASE', profile: AGENT_PROFILE, workspace: sided, worktree: true, worktreeBase: 'main' },
         ],
         agent: { workspace: join(root, 'ws'), sandbox: boxed ? 'bwrap' : 'off', protectedPaths: [], bridgeDir: '/' },
       },
@@ -147,5 +159,17 @@ describe(`slack: a worktree per thread (${boxed ? 'in the agent box' : 'unsandbo
     assert.ok(!outbox.startsWith(project), 'the outbox is the conversation\'s own, not in the shared project');
     const post = await rig.fake.waitFor(() => rig.fake.botMessages('C0PROJ', wrote.thread).find((m) => m.files?.length), 'the files');
     assert.deepEqual(post.files!.map((f) => f.name), ['data.csv', 'plot.png']);
+  });
+
+  it('worktree_base: main: a new thread\'s branch starts from main\'s commit, not from the side branch the repository is on', async () => {
+    const main = git(sided, 'rev-parse', 'main');
+    assert.notEqual(git(sided, 'rev-parse', 'HEAD'), main, 'the repository\'s HEAD is past main');
+    const { reply } = await ask('read side.txt', undefined, 'C0BASE');
+    assert.equal(reply.split('\n')[0], 'side.txt: missing', 'the side branch\'s commit is not in the worktree');
+    const notice = /on branch `(turnbridge\/[0-9a-f]{12})` \(from main at ([0-9a-f]{7})\)/.exec(reply);
+    assert.ok(notice, reply);
+    assert.equal(notice[2], main.slice(0, 7), 'the notice names main and its commit');
+    assert.equal(git(sided, 'rev-parse', notice[1]!), main, 'the branch starts at main\'s commit');
+    assert.equal(git(sided, 'branch', '--show-current'), 'side', 'the repository\'s own checkout stays on its branch');
   });
 });
