@@ -65,5 +65,19 @@ export function routeChecks(config: BridgeConfig): CheckResult[] {
     }
   }
   if (!out.length) out.push(pass(S, restricted ? `every place that reaches a restricted profile writes its restrictions (${restricted} restricted)` : 'no route restricts its profile'));
-  return out;
+  return [...out, ...promptsNeverShown(config)];
+}
+
+/**
+ * Slack shows suggested prompts only in an agent app's DM (platforms/slack/agent-events.ts), and a
+ * DM takes the dm: route, else a route naming neither space nor channel (access/routing.ts): on any
+ * other route, or a route of another platform, `suggested_prompts` is never seen.
+ */
+function promptsNeverShown(config: BridgeConfig): CheckResult[] {
+  const slack = (r: RouteConfig) => r.platform === undefined || r.platform === 'slack';
+  const dmTakes = (r: RouteConfig) => slack(r) && (config.dm ? r === config.dm : r.space === undefined && r.channel === undefined);
+  return [...config.routes.map((r, i) => [r, `routes[${i}]`] as const), ...(config.dm ? [[config.dm, 'dm:'] as const] : [])]
+    .filter(([r]) => r.suggestedPrompts && !dmTakes(r))
+    .map(([, name]) => warn(S, `${name} sets suggested_prompts, which no one will see: Slack shows them only in the app's DMs, and no Slack DM reaches ${name}`,
+      `move them to ${config.dm ? 'dm:' : 'a dm: route or a Slack route naming no channel'}, or remove them`));
 }

@@ -33,4 +33,14 @@ describe('doctor: routes', () => {
     assert.deepEqual(checks.map((c) => c.status), ['pass']);
     assert.deepEqual(routeChecks(makeConfig({ routes: [{ channel: 'C1', profile: OPS }] })).map((c) => c.text), ['no route restricts its profile']);
   });
+
+  it('suggested_prompts where no Slack DM can show them (a channel\'s route, another platform, a wide route beside dm:) are warned about; where a DM takes them, not', () => {
+    const prompts = [{ title: 'Status', message: 'status?' }];
+    const never = (config: Parameters<typeof makeConfig>[0]) => routeChecks(makeConfig(config)).filter((c) => /suggested_prompts/.test(c.text)).map((c) => /^(\S+)/.exec(c.text)![1]);
+    assert.deepEqual(never({ routes: [{ channel: 'C0OPS', profile: OPS, suggestedPrompts: prompts }, { platform: 'discord', profile: OPS, suggestedPrompts: prompts }, { platform: 'slack', profile: OPS, suggestedPrompts: prompts }] }), ['routes[0]', 'routes[1]']);
+    assert.deepEqual(never({ routes: [{ profile: OPS, suggestedPrompts: prompts }], dm: { profile: OPS, suggestedPrompts: prompts } }), ['routes[0]']);
+    assert.deepEqual(never({ routes: [], dm: { platform: 'discord', profile: OPS, suggestedPrompts: prompts } }), ['dm:']);
+    const [line] = routeChecks(makeConfig({ routes: [{ channel: 'C0OPS', profile: OPS, suggestedPrompts: prompts }] })).filter((c) => c.status === 'warn');
+    assert.match(line!.fix!, /move them to a dm: route or a Slack route naming no channel/);
+  });
 });
