@@ -7,7 +7,8 @@
  *
  * A replica that starts again with the same TURNBRIDGE_REPLICA_ID runs its own recovery under the
  * same mutex: when a taker is at it, the restarted replica waits for it to finish and then finds
- * only what the taker left for it (the agent processes on its host, which only it may end).
+ * only what the taker left for it (agent processes on another host or pid namespace, which only it
+ * may end; the taker ends those on its own host).
  */
 import type { Logger } from '../log.js';
 import type { RedisConnections } from '../redis/index.js';
@@ -66,7 +67,7 @@ export function createTakeover(opts: TakeoverOptions): Takeover {
       if (await opts.bus.alive(holder)) return false;
       logger.warn({ departed: holder }, 'a replica is gone: taking over its replies, prompts and queued turns');
       const { left } = await opts.recover(holder);
-      // Agent records stay for the replica itself (their processes are on its host): not "left".
+      // Agent records of another host stay for the replica itself (only it can end them): not "left".
       if (left === 0) await opts.bus.forget(holder);
       logger.info({ departed: holder, left }, 'takeover done');
       return true;

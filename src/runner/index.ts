@@ -10,7 +10,7 @@
  */
 export type { TurnInput, RunHandlers, RunLogger, RunOptions, RunResult, ConversationDirs } from './types.js';
 export { run, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_REPLY_BYTES } from './run.js';
-export { processStartTime, endRecordedGroup, type EndOutcome } from './process-identity.js';
+export { processStartTime, endRecordedGroup, onThisHost, processHost, type EndOutcome, type ProcessHost } from './process-identity.js';
 export { checkAgentCwd, holds, launchPolicyOf, type LaunchPolicy, type SandboxMode } from './launch-policy.js';
 export { findCommand } from './find-command.js';
 export { sandboxArgs, sandboxProblem, decideSandbox, sandboxInForce, sandboxFix, stageFix, stageLine, loadEgressProxy, placeCommand, type BoxExtras, type SandboxDecision, type BoxSetup, type CommandPlace } from './sandbox/index.js';

@@ -3,7 +3,8 @@
  * may belong to another process by now. Linux gives the start time in /proc/<pid>/stat (field
  * 22, clock ticks since boot); elsewhere there is no identity, and nothing is ever killed.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
+import { hostname } from 'node:os';
 
 /** The process's start time as the OS reports it, or undefined (gone, or not knowable here). */
 export function processStartTime(pid: number): string | undefined {
@@ -49,4 +50,39 @@ export async function endRecordedGroup(pid: number, startTime: string, graceMs =
   }
   signal('SIGKILL');
   return 'ended';
+}
+
+/**
+ * Where a process runs, as far as signalling it goes: the same boot of the same kernel (boot id)
+ * and the same pid namespace (its inode). Another replica can end a recorded agent only when both
+ * match its own; the host name is for people reading the warning when they do not.
+ */
+export interface ProcessHost {
+  bootId: string;
+  pidNs: string;
+  name: string;
+}
+
+let thisHost: ProcessHost | undefined | null = null;
+
+/** This process's host identity (undefined off Linux or when /proc does not say). Read once. */
+export function processHost(): ProcessHost | undefined {
+  if (thisHost !== null) return thisHost;
+  thisHost = undefined;
+  if (process.platform !== 'linux') return thisHost;
+  try {
+    const bootId = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    // "pid:[4026531836]": the namespace's inode names it.
+    const pidNs = readlinkSync('/proc/self/ns/pid');
+    if (bootId && pidNs) thisHost = { bootId, pidNs, name: hostname() };
+  } catch {
+    // no identity: nothing recorded elsewhere is ever ended from here
+  }
+  return thisHost;
+}
+
+/** Whether a process recorded with `host` can be signalled from here (same boot, same pid namespace). */
+export function onThisHost(host: Pick<ProcessHost, 'bootId' | 'pidNs'> | undefined): boolean {
+  const here = processHost();
+  return !!host && !!here && host.bootId === here.bootId && host.pidNs === here.pidNs;
 }

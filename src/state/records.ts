@@ -120,6 +120,11 @@ export type LedgerRecord =
       pid: number;
       /** Process start time as the OS reports it (Linux: /proc/<pid>/stat field 22), so a reused pid is never killed. */
       startTime: string;
+      /**
+       * Where it runs (runner processHost): a taker on the same boot and pid namespace ends it;
+       * elsewhere it waits for its replica. Absent in records of older versions.
+       */
+      host?: { bootId: string; pidNs: string; name: string };
     };
 
 /** A conversation's git worktree of its route's project (state/worktrees.ts, bridge/turns/worktree.ts). */

@@ -7,6 +7,8 @@ import type { ReplyJournal } from '../chat.js';
 import type { Guard } from './guard.js';
 import { ledgerWrites as w } from './ledger.js';
 import type { LedgerRecord, StoredMessage } from './records.js';
+
+type AgentRecord = Extract<LedgerRecord, { kind: 'agent' }>;
 import type { StateStore, StateWrite } from './store.js';
 
 export interface TurnLedger {
@@ -20,8 +22,11 @@ export interface TurnLedger {
   journal(j: ReplyJournal): void;
   /** The turn got its slot: out of the queue (resolves once stored, before the agent starts). */
   started(): Promise<void>;
-  /** The agent process is running (pid + its start time as the OS says: a restart ends it, never a reused pid). */
-  agent(pid: number, startTime: string): void;
+  /**
+   * The agent process is running (pid + its start time as the OS says: a restart ends it, never a
+   * reused pid; `host`: where, so a taker on the same host may end it too).
+   */
+  agent(pid: number, startTime: string, host?: AgentRecord['host']): void;
   agentEnded(): void;
   /** Everything about the turn is finished: its records go. */
   finished(): Promise<void>;
@@ -80,9 +85,9 @@ export function turnLedgerOn(store: StateStore, guard: Guard, holder: string, no
       reply.turn = 'running';
       return write('record turn start', () => commit([w.ledgerPut(stamped()), w.queueRemove(t.key, t.id)]));
     },
-    agent(pid, startTime) {
+    agent(pid, startTime, host) {
       hadAgent = true;
-      void write('record agent', () => commit([w.ledgerPut({ kind: 'agent', id: agentId, turnId: t.id, holder, pid, startTime })]));
+      void write('record agent', () => commit([w.ledgerPut({ kind: 'agent', id: agentId, turnId: t.id, holder, pid, startTime, ...(host ? { host } : {}) })]));
     },
     agentEnded() {
       if (hadAgent) void write('forget agent', () => store.delete('ledger', agentId));

@@ -1,6 +1,6 @@
 import type { ReplyOutcome } from '../../delivery/types.js';
 import type { Attachment, PermissionDecision } from '../../protocol/types.js';
-import { processStartTime } from '../../runner/index.js';
+import { processHost, processStartTime } from '../../runner/index.js';
 import type { RunResult } from '../../runner/types.js';
 import { askPerson, recentOutput } from './ask-person.js';
 import { sameAgentAs } from './use-profile.js';
@@ -140,7 +140,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
             log.debug({ pid }, 'agent spawned');
             // Recorded with its start time, so a restart ends it and never a reused pid.
             const startTime = processStartTime(pid);
-            if (startTime !== undefined) turn.ledger.agent(pid, startTime);
+            if (startTime !== undefined) turn.ledger.agent(pid, startTime, processHost());
             reactions.working();
           },
           onPermissionRequest: (request, at): Promise<PermissionDecision> => askPerson(ctx, turn, request, { ...at, said: said.take(), activity }),

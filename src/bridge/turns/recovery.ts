@@ -2,9 +2,9 @@
  * Crash recovery, at start-up before new events are served: everything the ledger says a
  * previous run of this replica showed and did not finish is finished now, through the same
  * delivery limiters as every reply. The same runs for another replica's ledger when that replica
- * is gone (replicas/takeover.ts, `holder` = its id): then its agent processes are left alone
- * (they run on its host; it ends them when it starts again), and its queued turns are re-homed
- * here.
+ * is gone (replicas/takeover.ts, `holder` = its id): then its agent processes are ended when
+ * they run on this host (same boot id and pid namespace), else left to it (it ends them when it
+ * starts again) and its replies say so; its queued turns are re-homed here.
  *
  * - agent process groups still running are ended (only when pid AND start time match);
  * - open permission prompts show "expired" without buttons, and so do prompts that were being
@@ -17,7 +17,7 @@
  * repeats the remaining steps (every step is safe to repeat).
  */
 import type { JournalPart, MessageContent, MessageRef } from '../../chat.js';
-import { endRecordedGroup } from '../../runner/index.js';
+import { endRecordedGroup, onThisHost } from '../../runner/index.js';
 import type { LedgerRecord, QueuedTurnRecord } from '../../state/index.js';
 import { acceptMessage } from './accept-message.js';
 import type { BridgeContext } from './context.js';
@@ -44,6 +44,10 @@ const isLive = (p: JournalPart): boolean => p.kind === 'part' && !!p.content && 
 
 /** What the replies of a replica that went away say (its own restart says INTERRUPTED_MESSAGE). */
 export const TAKEN_OVER_MESSAGE = 'interrupted: the bridge replica running it stopped';
+/** Added to it when the taker ended the turn's agent (same host). */
+export const AGENT_ENDED_NOTE = 'its agent was ended';
+/** Added to it when the agent runs where the taker cannot end it: it ends when its replica starts again. */
+export const agentElsewhereNote = (host: string): string => `its agent may still be running on ${host} until that replica starts again`;
 
 /**
  * Whose ledger to recover: this replica's own (default, at start-up), or a departed replica's
@@ -64,8 +68,9 @@ export async function recover(ctx: BridgeContext, whose?: RecoverFor): Promise<R
   // A store that fails reads as nothing left (the state logs it): recovery never blocks the start.
   const ledger = await ctx.state.ledger.all();
   const all = ledger.filter((r) => r.holder === holder);
-  // Another host's agent processes and outboxes are not ours to touch: their records wait for their replica.
-  const records = takeover ? all.filter((r) => r.kind !== 'agent' && r.kind !== 'outbox') : all;
+  // Outboxes are staged on their replica's host: their records wait for it. Its agents are ended
+  // here when they run on this host; the others wait for it too (step 1).
+  const records = takeover ? all.filter((r) => r.kind !== 'outbox') : all;
   const convs = await ctx.state.queue.conversations();
   const queues: Array<{ key: string; items: QueuedTurnRecord[] }> = [];
   for (const key of convs) {
@@ -97,11 +102,21 @@ export async function recover(ctx: BridgeContext, whose?: RecoverFor): Promise<R
 
   const forget = (id: string) => ctx.state.ledger.remove(id);
 
-  // 1. Agents first: nothing may go on writing while replies are finalized.
+  // 1. Agents first: nothing may go on writing while replies are finalized. A departed replica's
+  // agent on another host (or in another pid namespace) cannot be signalled from here: its record
+  // stays for that replica, and the reply says where it may still run.
+  const agentNotes = new Map<string, string>();
   await Promise.all(records.filter((r) => r.kind === 'agent').map(async (r) => {
+    if (takeover && !onThisHost(r.host)) {
+      const where = r.host?.name ?? `the host of replica ${holder}`;
+      log.warn({ pid: r.pid, turnId: r.turnId, host: r.host?.name ?? 'unknown' }, `a departed replica's agent runs on another host (${where}): it is not ended from here; it ends when that replica starts again, or end process group ${r.pid} there`);
+      agentNotes.set(r.turnId, agentElsewhereNote(where));
+      return;
+    }
     const outcome = await endRecordedGroup(r.pid, r.startTime);
     if (outcome === 'ended') report.agentsEnded++;
-    log.info({ pid: r.pid, turnId: r.turnId, outcome }, 'agent process of the previous run');
+    if (takeover && outcome === 'ended') agentNotes.set(r.turnId, AGENT_ENDED_NOTE);
+    log.info({ pid: r.pid, turnId: r.turnId, outcome }, takeover ? 'agent process of the departed replica' : 'agent process of the previous run');
     await forget(r.id);
   }));
 
@@ -130,7 +145,8 @@ export async function recover(ctx: BridgeContext, whose?: RecoverFor): Promise<R
       await forget(r.id);
     }),
     ...[...replies.values()].filter((r) => !queuedIds.has(r.id)).map(async (r) => {
-      if (await finalizeReply(ctx, r, note.reply)) {
+      const agentNote = agentNotes.get(r.id);
+      if (await finalizeReply(ctx, r, agentNote ? `${note.reply}; ${agentNote}` : note.reply)) {
         report.replies++;
         await forget(r.id);
       } else report.left++;

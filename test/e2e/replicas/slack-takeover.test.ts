@@ -5,14 +5,15 @@
  * - kill -9 one mid-turn, with a prompt open and three turns queued behind its cap: one survivor
  *   takes its ledger over (its heartbeat expired): the reply is finalized without Stop, the prompt
  *   shows expired without buttons, 👀 becomes ❌, and the three queued turns run once each, in their
- *   "queued" messages. Its agents are left alone (another host, in general); when it starts again
- *   with the same id it ends them itself and redoes nothing.
+ *   "queued" messages. Its agents run on the survivors' host (same boot, same pid namespace), so
+ *   the taker ends them while the victim stays down, and the reply says so; when the victim
+ *   starts again with the same id it finds nothing left and redoes nothing.
  * - SIGTERM another with turns running and two queued: the running ones are finalized by it as it
  *   stops, and the queued ones are answered once by a replica that is still there.
  */
 import { strict as assert } from 'node:assert';
 import { after, before, describe, it } from 'node:test';
-import { TAKEN_OVER_MESSAGE } from '../../../src/bridge/turns/recovery.js';
+import { AGENT_ENDED_NOTE, TAKEN_OVER_MESSAGE } from '../../../src/bridge/turns/recovery.js';
 import type { LedgerRecord } from '../../../src/state/index.js';
 import { BOT_USER, FakeSlack, buttons, contextLines, visibleText, type FakeMessage } from '../../fakes/slack/index.js';
 import { alive, killGroup, type ReplicaSet } from './replica-rig.js';
@@ -57,7 +58,7 @@ describe('three replicas: one dies, one is drained; the others finish their turn
   /** The replica that holds the reply to a user message (from the shared ledger). */
   const holderOf = (ts: string) => set.until(async () => set.replyOf(await set.ledger(), `${C}:${ts}`)?.holder, `the reply to ${ts} in the ledger`);
 
-  it('kill -9 mid-turn: a survivor finalizes its reply and prompt and runs its queued turns once; its restart ends its agents', async () => {
+  it('kill -9 mid-turn, never restarted: a survivor ends its agents (same host), finalizes its reply and prompt, runs its queued turns once', async () => {
     fake.socket.pin = 1; // everything below lands on one replica: the victim
     const a = await mention('hang 3');
     const victim = await holderOf(a.ts);
@@ -103,6 +104,7 @@ describe('three replicas: one dies, one is drained; the others finish their turn
     await fake.waitFor(() => fake.message(C, a.ts)!.reactions.has('x'), 'the failure reaction on the hanging turn', 30_000);
     const finalA = fake.botMessages(C, a.ts).find((m) => says(m, TAKEN_OVER_MESSAGE));
     assert.ok(finalA, `the reply says "${TAKEN_OVER_MESSAGE}"`);
+    assert.ok(says(finalA, `${TAKEN_OVER_MESSAGE}; ${AGENT_ENDED_NOTE}`), `the reply says its agent was ended: ${JSON.stringify(finalA.blocks)}`);
     assert.match(visibleText(finalA), /part-1 part-2 part-3/, 'what it showed is kept');
     assert.deepEqual(buttons(finalA).map((x) => x.action_id), ['tb_rerun'], 'no Stop, only Run again');
     assert.equal(fake.message(C, a.ts)!.reactions.has('eyes'), false, '👀 removed');
@@ -110,15 +112,13 @@ describe('three replicas: one dies, one is drained; the others finish their turn
     const prompt = await fake.waitFor(() => fake.botMessages(C, b.ts).find((m) => /expired/i.test(JSON.stringify(m.blocks)) && buttons(m).length === 0), 'the expired prompt', 30_000);
     assert.match(JSON.stringify(prompt.blocks), /replica/);
     for (const m of fake.botMessages(C)) assert.equal(isLive(m), false, `no live message left: ${m.ts} ${JSON.stringify(m.blocks)} in ${m.thread_ts}; a=${a.ts} b=${b.ts}`);
-    // Its agents run on its host: nobody else ended them, and their records wait for it.
-    assert.equal(alive(hangPid), true, 'the survivors left the victim\'s agent alone');
-    const left = (await set.ledger()).filter((x) => x.holder === victim);
-    assert.deepEqual(left.map((x) => x.kind).sort(), ['agent', 'agent'], 'only the agent records are left for the victim');
-
-    // The victim comes back with its id: it ends its agents and redoes nothing.
-    await set.startReady([victim]);
-    await set.until(() => agentPids.every((p) => !alive(p)), 'the restarted victim ends its own agents');
+    // Its agents run on this host: the taker ended them, with the victim still down.
+    await set.until(() => agentPids.every((p) => !alive(p)), 'the taker ends the departed replica\'s agents');
+    assert.equal(alive(hangPid), false);
     assert.deepEqual((await set.ledger()).filter((x) => x.holder === victim), [], 'nothing left under the victim\'s id');
+
+    // The victim comes back with its id (as it may, later): it finds nothing to do and redoes nothing.
+    await set.startReady([victim]);
     await fake.waitFor(() => fake.socket.connections === 3, 'the victim reconnected', 30_000);
     for (let i = 1; i <= 3; i++) assert.equal(shown(`echo: echo q${i}`).length, 1, `q${i} still answered once`);
     assert.equal(fake.botMessages(C).filter((m) => says(m, RESTARTED)).length, 0, 'the restart finalized nothing twice');
