@@ -38,6 +38,8 @@ export interface MessageContent {
   status?: string;
   /** How the status line reads. */
   tone?: 'progress' | 'success' | 'error' | 'warning' | 'info';
+  /** A muted last line under everything else (a finished reply's usage: tokens, cost); absent = none. */
+  footer?: string;
   /** Show a Stop control carrying this opaque action id; absent = no control. */
   stopActionId?: string;
   /** Show a "Run again" button carrying this opaque action id (an interrupted reply, for its author). */

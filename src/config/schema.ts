@@ -38,6 +38,8 @@ const restrictions = {
   approversOnly: setting(strictBool),
   /** approvers: the turn's author may not Allow here, another approver must (the author may still Deny and Stop). */
   approvals: setting(approvals),
+  /** A finished reply's muted last line with the turn's usage (tokens in/out, cost when reported); overrides the bridge-wide show_usage. */
+  showUsage: setting(strictBool),
   /** Platform-specific switches (e.g. discord `reply: inline`, slack `streaming: edit`). */
   options: setting(mapping('a mapping of platform-specific switches, e.g. {reply: inline}')),
   /**
@@ -331,6 +333,8 @@ export const BRIDGE = section({
   profiles: setting(pathList, { env: 'TURNBRIDGE_PROFILES', fallback: () => [] }),
   /** How long a question or plan card waits (a route may set its own); the turn's clock is held meanwhile (docs/approvals.md, "Cards"). */
   questionTimeoutSecs: setting(seconds(86_400), { env: 'TURNBRIDGE_QUESTION_TIMEOUT_SECS', fallback: () => DEFAULTS.questionTimeoutSecs }),
+  /** A finished reply ends with a muted line of the turn's usage (tokens in/out, cost when the agent reports it); a route may say otherwise. */
+  showUsage: setting(bool, { env: 'TURNBRIDGE_SHOW_USAGE', fallback: () => true }),
   /** Embedded session store directory. */
   dataDir: setting(path, { env: 'TURNBRIDGE_DATA_DIR', fallback: (c) => path({ src: {}, field: 'data_dir', base: c.cwd }, DEFAULTS.dataDir) }),
   redisUrl: setting(redisUrl, { env: 'REDIS_URL' }),

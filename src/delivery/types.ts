@@ -2,14 +2,18 @@ import type { Conversation, MessageContent, MessageRef, PermissionPromptView, Re
 import type { PartialChunk } from '../protocol/types.js';
 import type { ActivityAbout, ConversationActivity, FilePost, ReactionState } from './surface.js';
 
-/** How a turn ended, as the live reply must show it. */
-export type ReplyOutcome =
+/**
+ * How a turn ended, as the live reply must show it. `footer`: a muted last line under the final
+ * text of the reply's last message (the turn's usage), whatever the outcome.
+ */
+export type ReplyOutcome = (
   /** `reply` is RunResult.reply: the body still to show after the partials already appended. */
   | { kind: 'success'; reply: string }
   | { kind: 'error'; message: string }
   | { kind: 'timeout'; message: string }
   | { kind: 'stopped'; by?: UserRef }
-  | { kind: 'interrupted'; message: string };
+  | { kind: 'interrupted'; message: string }
+) & { footer?: string };
 
 export interface LiveReplyOptions {
   /** Opaque id for the Stop control shown while running (absent = no Stop control). */

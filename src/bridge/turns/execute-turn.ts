@@ -13,6 +13,7 @@ import { routePlace } from './worktree.js';
 import { releaseTicket } from './conversation-order.js';
 import { holdsSlot, stopCauseOf } from './turn-registry.js';
 import { createTurnReactions, type Turn } from './turn.js';
+import { readUsage, usageLine } from './turn-usage.js';
 
 function failedResult(error: string): RunResult {
   return { reply: '', sessionId: '', error, exitCode: 1, timedOut: false, cancelled: false, partials: [], notices: [], durationMs: 0 };
@@ -170,7 +171,9 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
     activity.ended();
 
     for (const n of result.notices) turn.reply?.addNotice(n);
-    const outcome = outcomeOf(turn, result);
+    const usage = readUsage(result.usage);
+    const line = usage && (turn.route?.showUsage ?? ctx.config.showUsage) ? usageLine(usage) : '';
+    const outcome: ReplyOutcome = { ...outcomeOf(turn, result), ...(line ? { footer: line } : {}) };
     // The agent's files (outbox.ts) go while the conversation is still this turn's (its next turn
     // waits), below the final reply; what was refused is named in the reply.
     const outbox = dirs ? await takeTurnOutbox(ctx, turn, dirs.workspace) : undefined;

@@ -240,10 +240,10 @@ export function createLiveReply(deps: LiveReplyDeps): LiveReply {
   }
 
   /** The final state through post + edit: `text` split over the live part (unless `fresh`) and new parts. */
-  function finishParts(text: string, tone: NonNullable<MessageContent['tone']>, fresh = false): void {
+  function finishParts(text: string, tone: NonNullable<MessageContent['tone']>, fresh = false, footer?: string): void {
     const pieces = splitMessage(text, maxText);
     pieces.forEach((piece, i) => {
-      const content: MessageContent = i === pieces.length - 1 ? { text: piece, tone } : renderFrozen(piece);
+      const content: MessageContent = i === pieces.length - 1 ? { text: piece, tone, ...(footer ? { footer } : {}) } : renderFrozen(piece);
       if (i === 0 && !fresh && parts.count > 0) parts.live.set(content, true);
       else parts.add(content, true);
     });
@@ -312,21 +312,23 @@ export function createLiveReply(deps: LiveReplyDeps): LiveReply {
     for (let i = 0; i < below.length; i++) await below[i];
     const tail = finalTail(answer, outcome, notices);
     const tone = toneOf(outcome);
+    const footer = outcome.footer?.trim() || undefined;
     if (was.kind === 'streaming') {
-      const end = await was.lane.finish(tail, tone);
+      // The footer goes on the last message: the stream's stop when nothing is left over, else the last part.
+      const end = await was.lane.finish(tail, tone, footer);
       const c = was.control;
       if (!end.streamed) {
         parts.adopt(c);
-        finishParts(liveText + end.leftover, tone);
+        finishParts(liveText + end.leftover, tone, false, footer);
       } else {
         if (liveText === '') parts.retire(c, { text: '', status: 'finished', tone });
         else c.set(renderFrozen(closeFences(liveText).frozen), true);
         parts.unchain();
-        if (end.leftover !== '') finishParts(end.leftover, tone, true);
+        if (end.leftover !== '') finishParts(end.leftover, tone, true, footer);
       }
     } else {
       if (was.kind === 'parked') await was.lane.finish('', undefined);
-      finishParts(liveText + tail, tone);
+      finishParts(liveText + tail, tone, false, footer);
     }
     const landed = await parts.settle();
     stats.parts = parts.parts;

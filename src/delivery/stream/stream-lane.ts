@@ -117,7 +117,7 @@ export class StreamLane {
    * End the lane: waits for the call in flight, appends `tail` (the final body, outcome line,
    * notices) and stops the stream with it. Without a started stream, everything is leftover.
    */
-  async finish(tail: string, tone: MessageContent['tone']): Promise<LaneEnd> {
+  async finish(tail: string, tone: MessageContent['tone'], footer?: string): Promise<LaneEnd> {
     this.state = beginFinish(this.state);
     this.finished.abort();
     this.wake?.();
@@ -127,7 +127,8 @@ export class StreamLane {
     this.text += tail;
     if (!this.stream) return { leftover: this.text, streamed: this.refs.length > 0 };
     const { closing, rest } = this.text.length > this.max ? this.cut() : { closing: this.text.slice(this.sent), rest: '' };
-    if (!(await this.stopPart(closing, tone))) return { leftover: fallenOf(this.state)?.leftover ?? '', streamed: true };
+    // `footer` only on the stream's stop when it is the reply's last message (no text left over for a part after it)
+    if (!(await this.stopPart(closing, tone, rest === '' ? footer : undefined))) return { leftover: fallenOf(this.state)?.leftover ?? '', streamed: true };
     return { leftover: rest, streamed: true };
   }
 
@@ -298,9 +299,9 @@ export class StreamLane {
     return true;
   }
 
-  private async stopPart(markdown: string, tone?: MessageContent['tone']): Promise<boolean> {
+  private async stopPart(markdown: string, tone?: MessageContent['tone'], footer?: string): Promise<boolean> {
     const stream = this.stream!;
-    const final: MessageContent = tone ? { text: markdown, tone } : { text: markdown };
+    const final: MessageContent = { text: markdown, ...(tone ? { tone } : {}), ...(footer ? { footer } : {}) };
     const r = await this.call('stop', this.deps.streaming.budgets('stop', this.deps.conversation), () => stream.stop(final), 'final', stream);
     if (!r.ok) {
       this.fallBack();

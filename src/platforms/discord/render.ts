@@ -13,7 +13,7 @@ const MAX_STATUS_CHARS = 120;
 export const MAX_INPUT_CHARS = 1200;
 
 export const DISCORD_CAPABILITIES: SurfaceCapabilities = {
-  // 2000 minus room for the thinking and status subtext lines (see renderMessage).
+  // 2000 minus room for the thinking, status and footer subtext lines (see renderMessage).
   maxTextChars: 1700,
   maxThinkingChars: 150,
   buttons: true,
@@ -82,6 +82,7 @@ export function renderMessage(content: MessageContent, ids: CustomIds, caps: Sur
     const icon = TONE_ICON[content.tone ?? 'progress'];
     extra.push(subtext(`${icon} ${oneLine(content.status, MAX_STATUS_CHARS)}`));
   }
+  if (content.footer && content.footer.trim()) extra.push(subtext(oneLine(content.footer, MAX_STATUS_CHARS)));
   let body = lines.join('\n');
   if (extra.length) body = body ? `${body}\n${extra.join('\n')}` : extra.join('\n');
   if (!body) body = '…';

@@ -71,6 +71,7 @@ export function renderMessage(content: MessageContent): RenderedMessage {
     const icon = TONE_ICON[content.tone ?? 'progress'] ?? '';
     blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: plainCut(`${icon} ${escapeMrkdwn(content.status)}`.trim(), SECTION_TEXT_LIMIT) }] });
   }
+  if (content.footer && content.footer.trim()) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: plainCut(escapeMrkdwn(content.footer.trim()), SECTION_TEXT_LIMIT) }] });
   if (content.stopActionId) {
     blocks.push({
       type: 'actions',

@@ -136,7 +136,7 @@ export function createSlackStreaming(opts: SlackStreamingOptions): NativeStreami
         }
       },
       async stop(final: MessageContent): Promise<void> {
-        const blocks = final.status ? renderMessage({ text: '', status: final.status, tone: final.tone }).blocks : undefined;
+        const blocks = final.status || final.footer ? renderMessage({ text: '', status: final.status, tone: final.tone, footer: final.footer }).blocks : undefined;
         const session = opts.sessionStatus?.(c);
         try {
           await client.chat.stopStream({

@@ -55,6 +55,7 @@ function renderBot(item) {
   node.append(text);
   const footer = el('div', { class: 'footer' });
   if (c.status) footer.append(el('span', { class: 'status', 'data-testid': 'bot-status', 'data-tone': c.tone ?? 'info' }, escapeHtml(c.status)));
+  if (c.footer) footer.append(el('span', { class: 'usage', 'data-testid': 'bot-usage' }, escapeHtml(c.footer)));
   if (c.stopActionId) {
     const stop = el('button', { type: 'button', class: 'stop', 'data-testid': 'stop-button' }, 'Stop');
     stop.addEventListener('click', () => {

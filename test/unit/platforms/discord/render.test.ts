@@ -21,6 +21,13 @@ describe('discord render', () => {
     assert.equal(body.components[0]!.components[0]!.custom_id, 'tb:stop:stop-1');
   });
 
+  it('the footer (usage) is the last subtext line, one line, under the longest text of a finished message', () => {
+    const body = renderMessage({ text: 'x'.repeat(DISCORD_CAPABILITIES.maxTextChars), tone: 'success', footer: '12 tokens in · 34 out\n· $0.0100' }, ids);
+    assert.ok(body.content.length <= 2000, String(body.content.length));
+    assert.equal(body.content.split('\n').at(-1), '-# 12 tokens in · 34 out · $0.0100');
+    assert.equal(renderMessage({ text: 'a', footer: '# 5 tokens' }, ids).content, 'a\n-# 5 tokens', 'no heading out of the footer');
+  });
+
   it('never sends empty content', () => {
     assert.equal(renderMessage({ text: '' }, ids).content, '…');
   });

@@ -21,6 +21,14 @@ test('thinking and status are muted context lines (escaped); Stop carries the op
   assert.match(JSON.stringify(s.blocks[1]), /hourglass_flowing_sand/);
 });
 
+test('the footer (usage) is a muted context line after the status, escaped; the fallback text stays the answer', () => {
+  const r = renderMessage({ text: 'done', tone: 'success', status: 'finished', footer: '12 tokens in · 34 out · <$0.01>' });
+  assert.deepEqual(r.blocks.map((b) => b.type), ['markdown', 'context', 'context']);
+  assert.deepEqual((r.blocks[2] as any).elements, [{ type: 'mrkdwn', text: '12 tokens in · 34 out · &lt;$0.01&gt;' }]);
+  assert.equal(r.text, 'done');
+  assert.deepEqual(renderMessage({ text: 'x', footer: ' ' }).blocks.map((b) => b.type), ['markdown']);
+});
+
 test('an empty message still has a block; fallback text stays under chat.update\'s 4,000', () => {
   assert.equal(renderMessage({ text: '' }).blocks.length, 1);
   const long = renderMessage({ text: 'y'.repeat(5000) });
