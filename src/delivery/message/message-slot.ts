@@ -327,6 +327,10 @@ export class MessageSlot {
    */
   async retire(fallback: MessageContent): Promise<boolean> {
     const { surface, pool, conversation } = this.deps;
+    // Retiring is this slot's final step: a post still waiting under the output-end hold
+    // (holdLive) goes now instead of when the hold runs out (it held the reply's final text 5 s).
+    if (this.priority === 'live') this.move({ type: 'finalize' });
+    this.releaseHold();
     if (!(await this.posted) || !this.ref) return true;
     const ref = this.ref;
     // refused when a removal already runs or ran: the fallback below then waits for its end

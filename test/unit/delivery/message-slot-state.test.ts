@@ -8,6 +8,7 @@ import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLimiterPool } from '../../../src/delivery/pacing/limiter-pool.js';
 import { MessageSlot } from '../../../src/delivery/message/message-slot.js';
+import { OUTPUT_END_HOLD_MS } from '../../../src/delivery/reply/live-reply.js';
 import {
   canMoveEdit,
   nextLife,
@@ -150,7 +151,7 @@ function rig(t: TestContext, opts: { remove?: (ref: MessageRef) => Promise<void>
     Object.assign(surface, { remove: async (r: MessageRef) => { removes.push(r.id); await remove(r); } });
   }
   const stats: DeliveryStats = { posts: 0, edits: 0, rateLimitWaits: 0, parts: 0 };
-  const slot = (content: MessageContent): MessageSlot => new MessageSlot({ surface, pool, conversation: conv, now: Date.now, logger, stats, minEditIntervalMs: 0 }, content);
+  const slot = (content: MessageContent, after?: Promise<unknown>): MessageSlot => new MessageSlot({ surface, pool, conversation: conv, now: Date.now, logger, stats, minEditIntervalMs: 0 }, content, after);
   const refused = () => lines.filter((l) => l.msg === 'message slot change refused');
   return { surface, slot, removes, refused, stats };
 }
@@ -202,6 +203,35 @@ describe('MessageSlot through its states', () => {
     assert.deepEqual(r.removes, [s.ref!.id], 'deleted once');
     assert.equal(r.surface.callsOf('edit').length, 0, 'a removed message is not edited');
     assert.deepEqual(r.refused().map((l) => [l.state, l.event]), [['removed', 'remove']]);
+  });
+
+  test('retire() of a slot whose post waits under the output-end hold does not wait out the hold', async (t) => {
+    // The reply's output ended (holdLive) while the control message's post still waited (here for
+    // the post before it; in the bench, for the limiter among 10 replies): retiring it is the
+    // reply's final step, so the post goes and is deleted at once. It waited the whole 5 s hold,
+    // and the reply's final text with it (Slack's "10 at once" p99 went from 0.6 s to 5 s).
+    const r = rig(t, { remove: async () => {} });
+    let before!: () => void;
+    const s = r.slot({ text: 'control' }, new Promise<void>((resolve) => (before = resolve)));
+    s.holdLive(OUTPUT_END_HOLD_MS);
+    before();
+    const [gone] = await settleOnClock(t, [s.retire({ text: '' })], 500);
+    assert.equal(gone, true);
+    assert.equal(s.removed, true);
+    assert.deepEqual(r.removes, [s.ref!.id]);
+    assert.deepEqual(r.refused(), []);
+  });
+
+  test('a live post under the hold still waits for it (the final state is about to come)', async (t) => {
+    const r = rig(t);
+    const s = r.slot({ text: 'working…' });
+    s.holdLive(OUTPUT_END_HOLD_MS);
+    await assert.rejects(settleOnClock(t, [s.posted], 1000), /not settled within 1000 ms/);
+    assert.equal(r.surface.callsOf('post').length, 0);
+    s.set({ text: 'done' }, true);
+    const [ok] = await settleOnClock(t, [s.posted], 500);
+    assert.equal(ok, true);
+    assert.equal(r.surface.visibleText(s.ref!), 'done');
   });
 
   test('deleting refused for good: the message is edited to the fallback and stays one of the reply', async (t) => {
