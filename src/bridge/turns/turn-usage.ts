@@ -1,5 +1,5 @@
 /**
- * A turn's usage as the bridge reads it from `result.usage` (protocol.md, "Optional usage on
+ * A turn's usage as the bridge reads it from `result.usage` (the wire protocol's "Optional usage on
  * terminal events"): the numbers it counts and the muted line a finished reply ends with. The
  * object is the agent's and forward-compatible, so anything that is not a finite number >= 0 is
  * left out rather than guessed.
@@ -11,7 +11,7 @@ export interface TurnUsage {
   outputTokens: number;
   /** input + output, or the agent's total_tokens when it gave only that. */
   totalTokens: number;
-  /** Only when the agent reported it (bridges without a pricing source must not guess, protocol.md). */
+  /** Only when the agent reported it (the wire protocol: bridges without a pricing source must not guess). */
   costUsd?: number;
 }
 
