@@ -10,6 +10,7 @@ import { createLiveLimitFilter } from './rate-limit-filter.js';
 import { createInteractionHandler } from './interactions.js';
 import { BOOST_UPLOAD_LIMITS, createDiscordSurface, DEFAULT_UPLOAD_LIMIT } from './surface.js';
 import { restAgent } from './rest-agent.js';
+import { refreshingFetch } from './cdn-links.js';
 import { attachmentFetcher } from '../index.js';
 import { platformSettings } from '../../config/platform-configs.js';
 import { ENABLE_MESSAGE_CONTENT, decideMessageContent, logMessageContentMode, type MessageContentMode } from './message-content.js';
@@ -59,9 +60,11 @@ export function createDiscordPlatform(opts: DiscordPlatformOptions): Platform {
     },
     selfId: () => client.user?.id,
   });
-  // CDN URLs are signed: no token goes with them, for new messages and for turns queued before a restart.
+  // CDN URLs are signed: no token goes with them, for new messages and for turns queued before a
+  // restart; one that expired is renewed through the REST client first (cdn-links.ts).
   const download = attachmentFetcher({
-    dir: opts.attachmentDir ?? cfg.attachmentsDir, maxBytes: cfg.maxAttachmentBytes, maxCount: cfg.maxAttachments, keep: cfg.keepAttachments, logger, fetch: opts.fetch,
+    dir: opts.attachmentDir ?? cfg.attachmentsDir, maxBytes: cfg.maxAttachmentBytes, maxCount: cfg.maxAttachments, keep: cfg.keepAttachments, logger,
+    fetch: refreshingFetch({ rest: client.rest, logger, ...(opts.fetch ? { fetch: opts.fetch } : {}) }),
   });
   surface.fetchAttachments = download;
   let status: PlatformStatus = { state: 'stopped' };

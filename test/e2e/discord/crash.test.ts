@@ -2,7 +2,8 @@
  * kill -9 the bridge (its own process, its own group) on Discord mid-stream, mid-prompt and with
  * turns queued (one of them with a file); start it again on the same data: every reply is
  * finalized without Stop, the prompt shows expired without buttons, 👀 became ❌, the queued turns
- * run once and in order in their "queued" messages (the file fetched again from the CDN), Run
+ * run once and in order in their "queued" messages (the file fetched again from the CDN, its
+ * link expired meanwhile and renewed through POST /attachments/refresh-urls), Run
  * again works for the author only, and nothing is posted twice. The real discord.js client in
  * the child talks to the fake gateway and REST on loopback.
  */
@@ -83,6 +84,9 @@ describe('kill -9 with Discord', () => {
     await first.kill9();
     assert.ok(pids.filter(alive).length >= 2, 'the agents outlive the bridge');
     // The file's CDN address is all the state keeps: the first run's download is not used again.
+    // A day passes on the CDN: the stored link has expired (404) and must be renewed.
+    fake.advanceCdnClock(25 * 3600_000);
+    const sinceKill = fake.calls.length;
     const second = rig.start();
     const ready = await untilReady(second);
     assert.ok(ready.platforms.some((p) => p.name === 'recovery' && p.state === 'ready'));
@@ -112,6 +116,8 @@ describe('kill -9 with Discord', () => {
     assert.equal(two!.content, 'echo: echo two');
     const sha = createHash('sha256').update(FILE).digest('hex');
     assert.equal(three!.content, `file notes.txt text/plain ${Buffer.byteLength(FILE)} ${sha}`);
+    const cdn = fake.calls.slice(sinceKill).filter((x) => x.route.startsWith('GET /attachments/') || x.route === 'POST /attachments/refresh-urls').map((x) => `${x.method} ${x.status}`);
+    assert.deepEqual(cdn, ['GET 404', 'POST 200', 'GET 200'], 'the expired link was refused, renewed, and the file fetched with the new one');
     const answeredAt = (id: string, text: string) => fake.calls.findIndex((x) => x.route === 'PATCH /channels/:id/messages/:id' && x.path.endsWith(`/${id}`) && String(x.body?.content).startsWith(text));
     assert.ok(answeredAt(one!.id, 'echo: echo one') < answeredAt(two!.id, 'echo: echo two'), 'one answered before two');
     assert.ok(answeredAt(two!.id, 'echo: echo two') < answeredAt(three!.id, 'file notes.txt'), 'two answered before three');

@@ -106,4 +106,24 @@ describe('fake discord', () => {
       await boosted.stop();
     }
   });
+
+  it('CDN links are signed and expire: past its ex (or forged) a link answers 404, POST /attachments/refresh-urls signs it anew', async () => {
+    const att = fake.addFile(channel, 'a.txt', 'abc', 'text/plain');
+    assert.equal(await (await fetch(att.url)).text(), 'abc');
+    const forged = new URL(att.url);
+    forged.searchParams.set('ex', 'ffffffff');
+    assert.equal((await fetch(forged)).status, 404, 'a changed ex breaks the signature');
+    fake.advanceCdnClock(25 * 3600_000);
+    const expired = await fetch(att.url);
+    assert.equal(expired.status, 404);
+    assert.equal(await expired.text(), 'This content is no longer available.');
+    assert.equal((await api('/attachments/refresh-urls', { method: 'POST', body: JSON.stringify({ attachment_urls: [] }) })).status, 400);
+    const res = await api('/attachments/refresh-urls', { method: 'POST', body: JSON.stringify({ attachment_urls: [att.url, 'http://127.0.0.1:1/attachments/1/2/gone.txt'] }) });
+    const { refreshed_urls } = await res.json() as { refreshed_urls: Array<{ original: string; refreshed: string }> };
+    assert.equal(refreshed_urls.length, 1, 'an unknown file is left out');
+    assert.equal(refreshed_urls[0]!.original, att.url);
+    assert.notEqual(refreshed_urls[0]!.refreshed, att.url);
+    assert.equal(await (await fetch(refreshed_urls[0]!.refreshed)).text(), 'abc');
+    assert.equal((await fetch(`${fake.apiUrl}/v10/attachments/refresh-urls`, { method: 'POST', body: '{}' })).status, 401, 'the bot token is needed');
+  });
 });

@@ -3,6 +3,7 @@
  * client. Tests drive it (a user DMs, mentions, clicks) and read what the bot did from `calls`
  * and `messages`.
  */
+import { createHmac, randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -32,6 +33,8 @@ export interface FakeDiscordOptions {
   ackDeadlineMs?: number;
   /** The guild's Server Boost level (GUILD_CREATE premium_tier): its per-file upload limit. Default 0. */
   premiumTier?: 0 | 1 | 2 | 3;
+  /** How long a signed CDN link serves its file (Discord: 24 h); advanceCdnClock() moves past it. */
+  linkLifetimeMs?: number;
 }
 
 /**
@@ -85,6 +88,10 @@ export class FakeDiscord extends EventEmitter {
   /** Every open socket (HTTP and upgraded gateway ones), so stop() can end them all. */
   private readonly sockets = new Set<Socket>();
   private readonly ackDeadlineMs: number;
+  private readonly linkLifetimeMs: number;
+  private readonly linkKey = randomBytes(16);
+  /** How far the CDN's clock is ahead of the host's (advanceCdnClock). */
+  private cdnSkewMs = 0;
   private port = 0;
 
   constructor(opts: FakeDiscordOptions = {}) {
@@ -95,6 +102,7 @@ export class FakeDiscord extends EventEmitter {
     this.applicationFlags = opts.applicationFlags ?? (opts.allowMessageContent === false ? 0 : 1 << 19);
     this.guildPermissions = opts.guildPermissions ?? ALL_PERMISSIONS;
     this.premiumTier = opts.premiumTier ?? 0;
+    this.linkLifetimeMs = opts.linkLifetimeMs ?? 24 * 3600_000;
     this.rateLimits = new RateLimits(opts.limits ?? {
       'POST /channels/:id/messages': { limit: 5, windowMs: 5000 },
       'PATCH /channels/:id/messages/:id': { limit: 5, windowMs: 5000 },
@@ -202,6 +210,54 @@ export class FakeDiscord extends EventEmitter {
     return this.files.get(new URL(url).pathname)?.data;
   }
 
+  /** The CDN's clock moves `ms` ahead: links whose `ex` it passes stop serving (POST /attachments/refresh-urls renews them). */
+  advanceCdnClock(ms: number): void {
+    this.cdnSkewMs += ms;
+  }
+
+  /**
+   * A signed link to a CDN path, as Discord signs attachment URLs: `ex` (expiry) and `is` (issued)
+   * are hex Unix seconds, `hm` a signature over the path and both (reference.md, Signed
+   * Attachment CDN URLs).
+   */
+  private signLink(path: string): string {
+    const now = Math.floor((Date.now() + this.cdnSkewMs) / 1000);
+    const ex = Math.floor(now + this.linkLifetimeMs / 1000).toString(16);
+    const is = now.toString(16);
+    return `${this.cdnUrl}${path}?ex=${ex}&is=${is}&hm=${this.linkSignature(path, ex, is)}&`;
+  }
+
+  private linkSignature(path: string, ex: string, is: string): string {
+    return createHmac('sha256', this.linkKey).update(`${path}\n${ex}\n${is}`).digest('hex');
+  }
+
+  /** The file a GET of the CDN serves: none for an unknown path, a forged signature or a link past its `ex`. */
+  servedFile(url: URL): { data: Buffer; contentType: string } | undefined {
+    const file = this.files.get(url.pathname);
+    const ex = url.searchParams.get('ex') ?? '';
+    const is = url.searchParams.get('is') ?? '';
+    if (!file || url.searchParams.get('hm') !== this.linkSignature(url.pathname, ex, is)) return undefined;
+    return parseInt(ex, 16) * 1000 > Date.now() + this.cdnSkewMs ? file : undefined;
+  }
+
+  /**
+   * POST /attachments/refresh-urls: `attachment_urls` (1-50 strings) in, `refreshed_urls`
+   * ({ original, refreshed }) out, a fresh link for each one of the fake's files; the query of
+   * the original (expired or not) does not matter.
+   */
+  refreshLinks(urls: unknown): { refreshed_urls: Array<{ original: string; refreshed: string }> } {
+    if (!Array.isArray(urls) || urls.length < 1 || urls.length > 50 || urls.some((u) => typeof u !== 'string')) {
+      throw new HttpError(400, 50035, 'Invalid Form Body (attachment_urls)');
+    }
+    const refreshed_urls: Array<{ original: string; refreshed: string }> = [];
+    for (const original of urls as string[]) {
+      let path: string;
+      try { path = new URL(original).pathname; } catch { continue; }
+      if (this.files.has(path)) refreshed_urls.push({ original, refreshed: this.signLink(path) });
+    }
+    return { refreshed_urls };
+  }
+
   checkPermission(channelId: string, what: 'send' | 'thread' | 'react' | 'attach'): void {
     const ch = this.channel(channelId);
     const denied = this.denied.get(ch.id) ?? (ch.parent_id ? this.denied.get(ch.parent_id) : undefined);
@@ -221,7 +277,7 @@ export class FakeDiscord extends EventEmitter {
     const path = `/attachments/${channelId}/${id}/${encodeURIComponent(filename)}`;
     const buf = Buffer.from(data);
     this.files.set(path, { data: buf, contentType });
-    const url = `${this.cdnUrl}${path}?ex=ffffffff&is=00000000&hm=abc&`;
+    const url = this.signLink(path);
     return { id, filename, content_type: contentType, size: buf.length, url, proxy_url: url };
   }
 

@@ -132,8 +132,15 @@ export async function handleRest(fake: FakeDiscord, req: IncomingMessage, res: S
   };
   try {
     if (url.pathname.startsWith('/attachments/')) {
-      const file = fake.files.get(url.pathname);
-      if (!file) return send(404, { message: 'Not Found' });
+      // Discord's CDN answers an expired or unsigned link 404 "This content is no longer available.".
+      const file = fake.servedFile(url);
+      if (!file) {
+        call.status = 404;
+        fake.record(call);
+        res.writeHead(404, { 'content-type': 'text/plain' });
+        res.end('This content is no longer available.');
+        return;
+      }
       call.status = 200;
       fake.record(call);
       res.writeHead(200, { 'content-type': file.contentType, 'content-length': String(file.data.length) });
@@ -167,6 +174,7 @@ async function route_(fake: FakeDiscord, method: string, path: string, body: any
   if (method === 'GET' && path === '/gateway/bot') {
     return { status: 200, json: { url: `${fake.wsUrl}/gateway`, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 } } };
   }
+  if (method === 'POST' && path === '/attachments/refresh-urls') return { status: 200, json: fake.refreshLinks(body?.attachment_urls) };
   if (method === 'GET' && path === '/users/@me') return { status: 200, json: fake.world.bot };
   if (method === 'GET' && path === '/applications/@me') {
     return { status: 200, json: { id: fake.world.bot.id, name: 'turnbridge (fake)', flags: fake.applicationFlags, bot_public: true, bot_require_code_grant: false, bot: fake.world.bot } };
