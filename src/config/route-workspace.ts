@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { fail } from './field-checks.js';
 import type { At } from './table.js';
+import { processEnv } from './bridge-env.js';
 
 interface RouteWorkspace {
   workspace?: string;
@@ -20,7 +21,7 @@ interface RouteWorkspace {
 
 function git(dir: string, args: string[]): { ok: true } | { ok: false; error: string } {
   try {
-    execFileSync('git', ['-C', dir, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C', GIT_TERMINAL_PROMPT: '0' } });
+    execFileSync('git', ['-C', dir, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: processEnv().PATH, HOME: processEnv().HOME, LANG: 'C', GIT_TERMINAL_PROMPT: '0' } });
     return { ok: true };
   } catch (e) {
     const err = e as NodeJS.ErrnoException & { stderr?: Buffer };

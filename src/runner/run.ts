@@ -13,6 +13,7 @@ import { StderrTail } from './stderr-tail.js';
 import { TurnState } from './turn-state.js';
 import { createDeadline, type Deadline } from './turn-clock.js';
 import type { RunHandlers, RunLogger, RunOptions, RunResult, TurnInput } from './types.js';
+import { processEnv } from '../config/bridge-env.js';
 
 /** No logger given: log nothing (and load no logging library). */
 const QUIET: RunLogger = { debug() {}, info() {}, warn() {} };
@@ -62,7 +63,7 @@ export async function run(profile: Profile, turn: TurnInput, handlers: RunHandle
   }
   let launch: LaunchSpec;
   try {
-    launch = resolveLaunch(profile, { sessionId: turn.sessionId ?? '', sessionName: turn.sessionName || 'default' }, options.env ?? process.env, options.dirs?.workspace ?? options.launch?.defaultCwd);
+    launch = resolveLaunch(profile, { sessionId: turn.sessionId ?? '', sessionName: turn.sessionName || 'default' }, options.env ?? processEnv(), options.dirs?.workspace ?? options.launch?.defaultCwd);
     // The profile's own env.HOME wins, as its cwd does.
     if (options.dirs?.home && profile.env.HOME === undefined) launch = { ...launch, env: { ...launch.env, HOME: options.dirs.home } };
     // The bridge's own per-run extra (the protocol's child environment, layer 3): where files for the chat go.

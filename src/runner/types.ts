@@ -55,7 +55,7 @@ export interface RunOptions {
   /** Cancels the run like a timeout does (SIGTERM, grace, SIGKILL); RunResult.cancelled is true. */
   signal?: AbortSignal;
   logger?: RunLogger;
-  /** The bridge's environment for ${VAR} expansion and the infra set (default process.env). */
+  /** The bridge's environment for ${VAR} expansion and the infra set (default processEnv(), config/bridge-env.ts). */
   env?: NodeJS.ProcessEnv;
   /** A stdout line longer than this is counted and discarded, never buffered (default 4 MiB). */
   maxLineBytes?: number;

@@ -8,6 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import { placeCommand, type CommandPlace, type LaunchPolicy } from '../../runner/index.js';
+import { processEnv } from '../../config/bridge-env.js';
 
 export interface GitOptions {
   /** Its working directory and the places it may write (the box shows nothing else of the agents'). */
@@ -27,7 +28,7 @@ export class GitError extends Error {
 }
 
 export function git(args: readonly string[], opts: GitOptions): Promise<string> {
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/', LANG: 'C', GIT_TERMINAL_PROMPT: '0', ...opts.env };
+  const env = { PATH: processEnv().PATH ?? '/usr/bin:/bin', HOME: processEnv().HOME ?? '/', LANG: 'C', GIT_TERMINAL_PROMPT: '0', ...opts.env };
   const placed = placeCommand('git', args, env, opts.place, opts.policy);
   if ('error' in placed) return Promise.reject(new GitError(args, `git ${args[0]}: ${placed.error}`));
   const runAs = opts.policy?.runAs;

@@ -11,6 +11,7 @@ import { TurnbridgeError } from '../../errors.js';
 import type { SandboxMode } from '../launch-policy.js';
 import { boxBase } from './isolation.js';
 import { seccompStage, stageArgv, type SeccompStage } from './seccomp.js';
+import { processEnv } from '../../config/bridge-env.js';
 
 
 /** What the box is made of here: with its seccomp stage, or without it and why. */
@@ -29,7 +30,7 @@ export interface ProbeOptions {
 function tryBox(stage: SeccompStage | undefined, o: ProbeOptions): string | null {
   const bwrap = o.bwrapPath ?? 'bwrap';
   const r = spawnSync(bwrap, [...boxBase(stage), '--', ...(stage ? stageArgv(stage) : []), 'true'], {
-    encoding: 'utf8', timeout: 10_000, env: { PATH: o.path ?? process.env.PATH ?? '' }, ...(o.runAs ? { uid: o.runAs.uid, gid: o.runAs.gid } : {}),
+    encoding: 'utf8', timeout: 10_000, env: { PATH: o.path ?? processEnv().PATH ?? '' }, ...(o.runAs ? { uid: o.runAs.uid, gid: o.runAs.gid } : {}),
   });
   if (r.error) {
     const code = (r.error as NodeJS.ErrnoException).code;
@@ -63,7 +64,7 @@ const probed = new Map<string, BoxSetup | { problem: string }>();
 
 /** probeBox, once per bwrap, user and PATH for the life of the process (start-up, then every turn). */
 export function cachedProbe(o: ProbeOptions = {}): BoxSetup | { problem: string } {
-  const key = JSON.stringify([o.bwrapPath ?? 'bwrap', o.runAs?.uid, o.runAs?.gid, o.path ?? process.env.PATH]);
+  const key = JSON.stringify([o.bwrapPath ?? 'bwrap', o.runAs?.uid, o.runAs?.gid, o.path ?? processEnv().PATH]);
   let p = probed.get(key);
   if (!p) probed.set(key, p = probeBox(o));
   return p;

@@ -9,6 +9,7 @@
  */
 import { forwardListenAddress } from '../../profile/allow-hosts.js';
 import { findCommand } from '../find-command.js';
+import { processEnv } from '../../config/bridge-env.js';
 
 /** Where the egress proxy's socket appears inside the box, and the in-box port its relay listens on. */
 export const BOX_PROXY_SOCKET = '/run/turnbridge/proxy.sock';
@@ -53,6 +54,6 @@ let socat: string | null | undefined;
 
 /** socat on the bridge's PATH (looked up once), or null: a box with egress needs it. */
 export function findSocat(): string | null {
-  if (socat === undefined) socat = findCommand('socat', process.env.PATH, '/') ?? null;
+  if (socat === undefined) socat = findCommand('socat', processEnv().PATH, '/') ?? null;
   return socat;
 }

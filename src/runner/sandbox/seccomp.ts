@@ -23,6 +23,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { findCommand } from '../find-command.js';
+import { processEnv } from '../../config/bridge-env.js';
 
 /** Where the helper appears inside the box (the bridge's node_modules is hidden there). */
 export const BOX_HELPER_PATH = '/run/turnbridge/apply-seccomp';
@@ -50,7 +51,7 @@ export function findHelper(): { path: string } | { problem: string } {
 }
 
 /** The stage for a box whose user is `uid` (0: setpriv is needed too), or why it cannot be had. */
-export function seccompStage(uid: number, path = process.env.PATH): SeccompStage | { problem: string } {
+export function seccompStage(uid: number, path = processEnv().PATH): SeccompStage | { problem: string } {
   const helper = findHelper();
   if ('problem' in helper) return helper;
   if (uid !== 0) return { helper: helper.path };
