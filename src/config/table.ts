@@ -92,7 +92,7 @@ export function section<S extends Fields>(fields: S, opts: SectionOptions<S> = {
 }
 
 /** turnbridge.yaml spells keys in snake_case: `queueDepth` is `queue_depth`. */
-export function snake(key: string): string {
+function snake(key: string): string {
   return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }
 

@@ -15,7 +15,7 @@ import { PLAN_TOOL, QUESTION_TOOL } from '../../card-words.js';
 const MAX_QUESTIONS = 4;
 const MAX_OPTIONS = 10;
 /** Longest typed answer ("Other…") and plan feedback passed to the agent. */
-export const MAX_TYPED_CHARS = 2000;
+const MAX_TYPED_CHARS = 2000;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);

@@ -29,7 +29,7 @@ export function permissionTimeoutMs(ctx: BridgeContext, turn: Turn): number {
 }
 
 /** A card's own timeout: the turn's clock is held while it waits, so no cap by the turn's. */
-export function cardTimeoutMs(ctx: BridgeContext, turn: Turn): number {
+function cardTimeoutMs(ctx: BridgeContext, turn: Turn): number {
   return (turn.route?.questionTimeoutSecs ?? ctx.config.questionTimeoutSecs) * 1000;
 }
 

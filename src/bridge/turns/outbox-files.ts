@@ -20,9 +20,9 @@ import { chmod, lchown, lstat, mkdir, open, readdir, rename, type FileHandle } f
 import { dirname, extname, join } from 'node:path';
 import { ensurePrivateDir, privateDirMode, type OutboxFileRecord } from '../../state/index.js';
 
-export const OUTBOX_DIR = 'outbox';
-export const SENT_DIR = 'sent';
-export const SKIPPED_DIR = 'skipped';
+const OUTBOX_DIR = 'outbox';
+const SENT_DIR = 'sent';
+const SKIPPED_DIR = 'skipped';
 
 /**
  * Entries of one outbox looked at a turn, in name order; the rest stay in outbox/ for the next
@@ -94,7 +94,7 @@ const MIME: Record<string, string> = {
 };
 
 /** The type a platform is told, by the name's extension (never by what the agent claims). */
-export function mimeTypeOf(name: string): string {
+function mimeTypeOf(name: string): string {
   return MIME[extname(name).toLowerCase()] ?? 'application/octet-stream';
 }
 

@@ -24,7 +24,7 @@ import type { WorktreeRecord } from '../../state/index.js';
 import type { BridgeContext } from './context.js';
 import { git, GitError, type GitOptions } from './git.js';
 
-export const WORKTREE_DIR = 'worktree';
+const WORKTREE_DIR = 'worktree';
 const DAY_MS = 86_400_000;
 const DEFAULT_IDLE_DAYS = 14;
 
@@ -32,7 +32,7 @@ const DEFAULT_IDLE_DAYS = 14;
 const BRANCHES = 'turnbridge';
 
 /** The branch of a conversation: 12 hex digits of its key's SHA-256 (stable; two conversations meet by chance once in 2^48). */
-export function branchOf(conversationKey: string): string {
+function branchOf(conversationKey: string): string {
   return `${BRANCHES}/${createHash('sha256').update(conversationKey).digest('hex').slice(0, 12)}`;
 }
 
@@ -69,7 +69,7 @@ export interface RoutePlace {
  * for the next git run in the repository. Nor the other refs: the operator's branches (main, the
  * worktree_base new threads start from) and tags are not the agent's to move.
  */
-export function treePlace(record: Pick<WorktreeRecord, 'path' | 'gitDir' | 'adminDir'>): { cwd: string; shown: string[]; writable: string[] } {
+function treePlace(record: Pick<WorktreeRecord, 'path' | 'gitDir' | 'adminDir'>): { cwd: string; shown: string[]; writable: string[] } {
   const { gitDir } = record;
   return {
     cwd: record.path, shown: [gitDir],

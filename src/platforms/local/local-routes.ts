@@ -51,7 +51,7 @@ function cookieValue(header: string | undefined, name: string): string | undefin
 }
 
 /** A card click's question and options: small non-negative integers (the broker checks them against the card). */
-export function readChoice(raw: unknown): CardChoice | string | undefined {
+function readChoice(raw: unknown): CardChoice | string | undefined {
   if (raw === undefined) return undefined;
   const c = raw as { question?: unknown; options?: unknown };
   const small = (n: unknown) => Number.isInteger(n) && (n as number) >= 0 && (n as number) < 100;

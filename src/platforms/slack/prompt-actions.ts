@@ -29,7 +29,7 @@ function promptActionPattern(): RegExp {
 }
 
 /** The options ticked in a card's checkboxes (tb_pick_<q>), from a click's `state.values`. */
-export function tickedOptions(state: unknown, question: number): number[] | undefined {
+function tickedOptions(state: unknown, question: number): number[] | undefined {
   const values = (state as { values?: Record<string, Record<string, { type?: string; selected_options?: Array<{ value?: string }> }>> } | undefined)?.values;
   for (const block of Object.values(values ?? {})) {
     const boxes = block[`tb_pick_${question}`];

@@ -40,7 +40,7 @@ const NOT_THIS_APP = new Set([
 export const STOP_SUBSCRIPTION_WARNING = 'missing_agent_session_stopped_event_subscription';
 
 /** Slack ends `processing` after an hour; sent again well before. */
-export const REFRESH_MS = 50 * 60_000;
+const REFRESH_MS = 50 * 60_000;
 
 /** Slack allows 200; a title is for recall in a list, so it is kept short. */
 export const TITLE_MAX = 80;

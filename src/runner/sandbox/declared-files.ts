@@ -68,7 +68,7 @@ function allows(st: Stats, who: AgentUser, bit: number): boolean {
  * Supplementary groups are not known here, so this may say no where the answer is yes: the entry
  * is then copied, which works either way.
  */
-export function readableBy(path: string, who: AgentUser): boolean {
+function readableBy(path: string, who: AgentUser): boolean {
   if (who.uid === 0) return true;
   try {
     const parts = path.split(sep).filter(Boolean);

@@ -13,7 +13,7 @@ import { processEnv } from '../../config/bridge-env.js';
 
 /** Where the egress proxy's socket appears inside the box, and the in-box port its relay listens on. */
 export const BOX_PROXY_SOCKET = '/run/turnbridge/proxy.sock';
-export const BOX_PROXY_PORT = 3128;
+const BOX_PROXY_PORT = 3128;
 
 /** The address of the relay, as the agent's HTTP_PROXY and friends name it. */
 export const BOX_PROXY_URL = `http://127.0.0.1:${BOX_PROXY_PORT}`;

@@ -26,7 +26,7 @@ import { findCommand } from '../find-command.js';
 import { processEnv } from '../../config/bridge-env.js';
 
 /** Where the helper appears inside the box (the bridge's node_modules is hidden there). */
-export const BOX_HELPER_PATH = '/run/turnbridge/apply-seccomp';
+const BOX_HELPER_PATH = '/run/turnbridge/apply-seccomp';
 
 /** The helper in use for a box, as the probe found it. */
 export interface SeccompStage {
@@ -37,7 +37,7 @@ export interface SeccompStage {
 }
 
 /** The helper shipped for this machine's architecture, or why there is none. */
-export function findHelper(): { path: string } | { problem: string } {
+function findHelper(): { path: string } | { problem: string } {
   const arch = process.arch === 'x64' ? 'x64' : process.arch === 'arm64' ? 'arm64' : undefined;
   if (process.platform !== 'linux' || !arch) return { problem: `no seccomp helper for ${process.platform}/${process.arch} (x64 and arm64 Linux only)` };
   let pkg: string;
