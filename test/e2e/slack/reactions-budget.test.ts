@@ -1,6 +1,6 @@
 /**
  * Reactions count against the workspace's budget like every other call: thirty mentions within a
- * few seconds (measured on wave 1: nine reactions.add 429s) are all answered with zero 429s,
+ * few seconds (unpaced, that load drew nine reactions.add 429s) are all answered with zero 429s,
  * because delivery paces reactions.add / reactions.remove through the same limiters as messages.
  */
 import { after, before, describe, it } from 'node:test';

@@ -1,7 +1,8 @@
 /**
  * What the code's comments and docs/architecture.md point a reader to is in the repository: every
  * file they name (`x.ts`, `delivery/reply/render.ts`, `docs/security.md`) exists, and none points
- * to notes outside it (a design file, a "pitfall" list).
+ * to notes outside it (a design file, a "pitfall" list, the session's style or design notes, the
+ * numbered rounds of work that wrote the code): a reader of the repository cannot open those.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -36,19 +37,34 @@ function comments(text: string): string[] {
   return [...text.matchAll(/\/\*[\s\S]*?\*\/|(?<![:'"`\w])\/\/[^\n]*/g)].map((m) => m[0]);
 }
 
+/** Notes that live outside the repository, by the names comments have used for them. */
+const OUTSIDE = [/\bpitfall\s+P\d+\b/gi, /\bwave\s+\d+/gi, /\bDESIGN\.md\b/g, /\bSTYLE\.md\b/g, /\.\.\/shared\b/g];
+
+function outside(file: string, chunks: string[]): string[] {
+  return chunks.flatMap((chunk) => OUTSIDE.flatMap((re) => [...chunk.matchAll(re)].map((m) => `${file}: ${m[0]} (a note outside the repository)`)));
+}
+
 function unresolved(file: string, chunks: string[]): string[] {
   const out: string[] = [];
-  for (const chunk of chunks) {
-    for (const m of chunk.matchAll(FILE)) if (!exists(m[1]!, file)) out.push(`${file}: ${m[1]}`);
-    for (const m of chunk.matchAll(/\bpitfall\s+P\d+\b/gi)) out.push(`${file}: ${m[0]} (a note outside the repository)`);
-  }
-  return out;
+  for (const chunk of chunks) for (const m of chunk.matchAll(FILE)) if (!exists(m[1]!, file)) out.push(`${file}: ${m[1]}`);
+  return [...out, ...outside(file, chunks)];
 }
 
 test('comments in src/ cite only files in the repository', () => {
   const wrong = tracked.filter((f) => f.startsWith('src/') && f.endsWith('.ts'))
     .flatMap((f) => unresolved(f, comments(readFileSync(join(ROOT, f), 'utf8'))));
   assert.deepEqual(wrong, []);
+});
+
+test('comments in test/ point to no notes outside the repository', () => {
+  const wrong = tracked.filter((f) => f.startsWith('test/') && /\.(?:ts|mjs)$/.test(f))
+    .flatMap((f) => outside(f, comments(readFileSync(join(ROOT, f), 'utf8'))));
+  assert.deepEqual(wrong, []);
+});
+
+test('the outside-notes patterns catch each name comments have used', () => {
+  const caught = outside('x.ts', ['measured on wave 1', 'see DESIGN.md and STYLE.md', 'in ../shared/notes', 'pitfall P3', 'a wavelength of 3']);
+  assert.equal(caught.length, 5);
 });
 
 test('docs/architecture.md names only files in the repository', () => {

@@ -1,4 +1,4 @@
-/** Tests reuse the shared fakes instead of growing copies of them (STYLE.md: merge a second copy, never add a third). */
+/** Tests reuse the shared fakes instead of growing copies of them (a second copy is merged, never a third added). */
 import { strict as assert } from 'node:assert';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
