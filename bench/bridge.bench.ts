@@ -16,6 +16,7 @@
  *      BENCH_BRIDGE_TURNS=200  BENCH_BRIDGE_ROUNDS=20  BENCH_BRIDGE_PARTIAL_TURNS=20
  *      BENCH_BRIDGE_LEVELS=1,100,500  BENCH_SLACK_SCALE=20  BENCH_SLACK_MEMORY_SCALE=100
  *      BENCH_HOST_PROF=<dir> (a --cpu-prof of the bridge process)
+ *      BENCH_BRIDGE_SANDBOX=auto|bwrap|off (the bridge's TURNBRIDGE_SANDBOX; unset: the default box)
  */
 import { execFileSync } from 'node:child_process';
 import { openSync, closeSync, writeSync, readFileSync } from 'node:fs';
@@ -166,7 +167,7 @@ async function memory(make: () => Promise<Driver>): Promise<void> {
     for (const [k, level] of LEVELS.entries()) {
       progress(`${name}: ${level} conversations waiting on their agents…`);
       const gate = `g${k}`;
-      const fifo = join(rig.dir, gate);
+      const fifo = join(rig.gateDir, gate);
       execFileSync('mkfifo', [fifo]);
       // O_RDWR never blocks on a FIFO (Linux), and keeps it open for agents that open it late.
       const fd = openSync(fifo, 'r+');
@@ -218,7 +219,7 @@ async function memory(make: () => Promise<Driver>): Promise<void> {
 
 const t0 = performance.now();
 const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-console.log(`turnbridge bridge path — node ${process.version}, ${cpus().length} cores, load average ${load}; ${TURNS} turns, ${ROUNDS} x 10 at once, ${PARTIAL_TURNS} x 2 turns for the partials figure`);
+console.log(`turnbridge bridge path — node ${process.version}, ${cpus().length} cores, load average ${load}; agent box ${process.env.BENCH_BRIDGE_SANDBOX ?? 'auto (the default)'}; ${TURNS} turns, ${ROUNDS} x 10 at once, ${PARTIAL_TURNS} x 2 turns for the partials figure`);
 for (const p of PLATFORMS) {
   const make = (scale: number) => (p === 'slack' ? () => slackDriver(scale, 10) : () => discordDriver());
   if (PHASES.has('latency')) await latency(make(SLACK_SCALE));

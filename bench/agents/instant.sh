@@ -3,9 +3,9 @@
 # Prints the partial "p<ID>first ", FILLER partials "x" (in one write; with "c" the same text
 # in one partial instead), waits for one line on
 # the FIFO <GATEDIR>/<GATE> unless GATE is "-", sleeps PAUSE ms (so that the first text and the
-# final text are two edits), prints "p<ID>last" and a result, then appends
+# final text are two edits), appends
 # "<ID> <started> <first partial> <exit>" (epoch seconds, microseconds; bash's own clock, no
-# fork) to LOG. Usage: instant.sh LOG GATEDIR
+# fork) to LOG, then prints "p<ID>last" and a result. Usage: instant.sh LOG GATEDIR
 started=$EPOCHREALTIME
 IFS= read -r turn
 [[ $turn =~ \"message\":\"q([0-9]+)\ ([0-9]+)(c?)\ ([a-z0-9-]+)\ ([0-9]+) ]] || { echo '{"type":"error","message":"bad bench message"}'; exit 1; }
@@ -23,5 +23,7 @@ elif (( filler > 0 )); then
 fi
 [[ $gate != - ]] && IFS= read -r _ < "$2/$gate"
 (( pause > 0 )) && sleep "$(printf '%d.%03d' $((pause / 1000)) $((pause % 1000)))"
-printf '{"type":"partial","text":"p%slast"}\n{"type":"result","text":""}\n' "$id"
+# The log line goes first: once the result is out the bridge may end the turn (and the box
+# with it) before a line after it is written. "exit" is the moment just before the last output.
 echo "$id $started $first $EPOCHREALTIME" >> "$1"
+printf '{"type":"partial","text":"p%slast"}\n{"type":"result","text":""}\n' "$id"

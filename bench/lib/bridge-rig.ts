@@ -4,7 +4,7 @@
  * and exited (the agent's own log), when the fake saw the first text and the final text.
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -40,13 +40,22 @@ interface Pending { times: TurnTimes; done: () => void }
 
 export class BridgeRig {
   readonly dir = mkdtempSync(join(tmpdir(), 'tb-bridge-bench-'));
-  readonly log = join(this.dir, 'agents.log');
+  /**
+   * The agents' log, relative: each agent appends to it in its own working directory (its
+   * conversation's workspace under work/), the one place besides its HOME and a private /tmp the
+   * default agent box lets it write and the bridge keeps.
+   */
+  static readonly LOG = 'bench-agent.log';
+  /**
+   * The profile's own directory, where the gate FIFOs go too: the box shows it read-only. Not `dir`
+   * itself: that holds the workspace root, and its read-only view hid the agents' writable cwd.
+   */
+  readonly gateDir = join(this.dir, 'profile');
   private host!: ChildProcess;
   private readonly pending = new Map<number, Pending>();
   private readonly turns = new Map<number, TurnTimes>();
   private replies: Array<(u: HostUsage) => void> = [];
   private nextId = 1;
-  private logRead = 0;
 
   constructor(readonly driver: Driver) {
     driver.onCall((call) => {
@@ -64,11 +73,12 @@ export class BridgeRig {
   }
 
   async start(maxConcurrent: number): Promise<void> {
-    const profile = join(this.dir, 'profile.yaml');
-    writeFileSync(profile, stringify({ command: 'bash', args: [AGENT, this.log, this.dir], timeout_secs: 600 }));
+    mkdirSync(this.gateDir);
+    const profile = join(this.gateDir, 'profile.yaml');
+    writeFileSync(profile, stringify({ command: 'bash', args: [AGENT, BridgeRig.LOG, this.gateDir], timeout_secs: 600 }));
     const config = join(this.dir, 'turnbridge.yaml');
     writeFileSync(config, stringify({
-      default_profile: profile, max_concurrent: maxConcurrent, queue_depth: 5, data_dir: join(this.dir, 'data'),
+      default_profile: profile, max_concurrent: maxConcurrent, queue_depth: 5, data_dir: join(this.dir, 'data'), agent: { workspace: join(this.dir, 'work') },
       host: '127.0.0.1', port: 0, log_level: 'info', [this.driver.name]: this.driver.section,
     }));
     // A clean environment: the bridge reads its settings from the file and the fake's tokens.
@@ -78,6 +88,8 @@ export class BridgeRig {
     const env = {
       PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? this.dir, NODE_ENV: 'production',
       TURNBRIDGE_ACCESS: 'open', TURNBRIDGE_MAX_RUNNING_PER_USER: '1000', TURNBRIDGE_MAX_WAITING_PER_USER: '1000', TURNBRIDGE_MAX_WAITING: '100000', ...this.driver.env,
+      // The default configuration (the agent box, auto) unless BENCH_BRIDGE_SANDBOX says otherwise.
+      ...(process.env.BENCH_BRIDGE_SANDBOX ? { TURNBRIDGE_SANDBOX: process.env.BENCH_BRIDGE_SANDBOX } : {}),
     };
     this.host = fork(join(ROOT, 'bench/lib/bridge-host.ts'), [config], {
       execArgv: ['--import', TSX, ...(process.env.BENCH_HOST_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_HOST_PROF}`] : [])], env, stdio: ['ignore', 'ignore', 'inherit', 'ipc'], cwd: this.dir,
@@ -127,17 +139,18 @@ export class BridgeRig {
     return this.turns.get(id)?.visible !== undefined;
   }
 
-  /** Merge the agents' log lines ("id started first exit", epoch seconds) into the turns. */
+  /** Merge the agents' log lines ("id started first exit", epoch seconds) from every workspace into the turns. */
   readAgentLog(): void {
-    if (!existsSync(this.log)) return;
-    const text = readFileSync(this.log, 'utf8');
-    for (const line of text.slice(this.logRead).split('\n')) {
-      const [id, started, first, exited] = line.split(' ').map(Number);
-      const t = this.turns.get(id!);
-      if (!t || exited === undefined || Number.isNaN(exited)) continue;
-      Object.assign(t, { started: started! * 1000, firstPartial: first! * 1000, exited: exited * 1000 });
+    const data = join(this.dir, 'work');
+    const logs = readdirSync(data, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith(BridgeRig.LOG));
+    for (const file of logs) {
+      for (const line of readFileSync(join(data, file), 'utf8').split('\n')) {
+        const [id, started, first, exited] = line.split(' ').map(Number);
+        const t = this.turns.get(id!);
+        if (!t || exited === undefined || Number.isNaN(exited)) continue;
+        Object.assign(t, { started: started! * 1000, firstPartial: first! * 1000, exited: exited * 1000 });
+      }
     }
-    this.logRead = text.lastIndexOf('\n') + 1;
   }
 
   /**
