@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { FakeAnthropic } from '../fakes/model-apis/index.js';
 import type { PermissionDecision, PermissionRequest } from '../../src/protocol/types.js';
 import { RealCliWorld, skipUnless, answer, thinking, fileAppears, alive, SANDBOX, AGENT_IS_ROOT } from './real-cli-harness.js';
-import { okTurn, toolThenAnswer, checkResume, checkStopMidRequest } from './shared-checks.js';
+import { okTurn, toolThenAnswer, checkResume, checkStopMidRequest, stoppedAfterStart, STOP_TEST } from './shared-checks.js';
 
 const skip = skipUnless('claude');
 let world: RealCliWorld<FakeAnthropic>;
@@ -109,16 +109,18 @@ test('claude: a 401 ends the turn with claude\'s own message after the bounded r
   assert.match(thinking(result), /API error 401 \(authentication failed\), retrying \(1\/1\)…/);
 });
 
-test('claude: Stop mid-request ends claude and everything it started within the kill grace', { skip }, async () => {
+test('claude: Stop mid-request ends claude and everything it started within the kill grace', { skip, ...STOP_TEST }, async () => {
   await checkStopMidRequest(world);
 });
 
-test('claude: Stop while a tool runs ends the command claude started too', { skip }, async () => {
+test('claude: Stop while a tool runs ends the command claude started too', { skip, ...STOP_TEST }, async () => {
   // The shell writes its pid, then becomes `sleep` (exec): that pid must be gone after Stop.
   toolThenAnswer(world, { name: 'Bash', input: { command: 'echo $$ > tool-pid.txt; exec sleep 600', description: 'Wait' } });
   const ctl = new AbortController();
   const started = fileAppears(world.home, 'tool-pid.txt').then((t) => { ctl.abort(); return Number(t.trim()); });
-  const { result, warnings } = await world.turn({ message: 'wait a while' }, { ...unattended, signal: ctl.signal });
+  const run = await world.turn({ message: 'wait a while' }, { ...unattended, signal: ctl.signal });
+  const { result, warnings } = run;
+  stoppedAfterStart(ctl, run, 'the tool wrote its pid');
   const pid = await started;
   assert.equal(result.cancelled, true);
   assert.ok(pid > 0);

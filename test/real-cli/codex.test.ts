@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeOpenAiResponses } from '../fakes/model-apis/index.js';
 import { RealCliWorld, skipUnless, answer, thinking, taskLines } from './real-cli-harness.js';
-import { okTurn, toolThenAnswer, checkResume, checkStopMidRequest, scriptSteps } from './shared-checks.js';
+import { okTurn, toolThenAnswer, checkResume, checkStopMidRequest, scriptSteps, STOP_TEST } from './shared-checks.js';
 
 const skip = skipUnless('codex');
 let world: RealCliWorld<FakeOpenAiResponses>;
@@ -89,6 +89,6 @@ test('codex: a 401 ends the turn with codex\'s message', { skip }, async (t) => 
   assert.match(thinking(result), /^Reconnecting to the model \(1\/5\): unexpected status 401 Unauthorized/m);
 });
 
-test('codex: Stop mid-request ends codex and everything it started within the kill grace', { skip }, async () => {
+test('codex: Stop mid-request ends codex and everything it started within the kill grace', { skip, ...STOP_TEST }, async () => {
   await checkStopMidRequest(world);
 });

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeGemini } from '../fakes/model-apis/index.js';
 import { RealCliWorld, skipUnless, answer, thinking, taskLines, filesContaining } from './real-cli-harness.js';
-import { okTurn, toolThenAnswer, checkResume, checkStopMidRequest, scriptSteps } from './shared-checks.js';
+import { okTurn, toolThenAnswer, checkResume, checkStopMidRequest, scriptSteps, stoppedAfterStart, STOP_TEST } from './shared-checks.js';
 
 const skip = skipUnless('gemini');
 let world: RealCliWorld<FakeGemini>;
@@ -108,21 +108,23 @@ test('gemini: a 401 ends the turn with gemini\'s message, without retries', { sk
   assert.equal(world.api.modelCalls.length - calls, 1);
 });
 
-test('gemini: Stop mid-request reaches the real CLI behind the launcher; nothing is left within the kill grace', { skip }, async () => {
+test('gemini: Stop mid-request reaches the real CLI behind the launcher; nothing is left within the kill grace', { skip, ...STOP_TEST }, async () => {
   await checkStopMidRequest(world);
 });
 
-test('gemini: SIGTERM to the wrapper alone (no group kill from the bridge) still ends gemini\'s real CLI', { skip }, async () => {
+test('gemini: SIGTERM to the wrapper alone (no group kill from the bridge) still ends gemini\'s real CLI', { skip, ...STOP_TEST }, async () => {
   world.api.script = () => ({ hang: true });
   const calls = world.api.modelCalls.length;
   let wrapperPid = 0;
   // The gemini binary is a launcher that ignores SIGTERM and runs the real CLI as its child:
   // only the wrapper's own group kill reaches that child.
-  const hung = world.api.modelCall((c) => c.index >= calls).then(() => process.kill(wrapperPid, 'SIGTERM'));
+  const ctl = new AbortController();
+  void world.api.modelCall((c) => c.index >= calls).then(() => { ctl.abort(); process.kill(wrapperPid, 'SIGTERM'); });
   // Unboxed: the test signals the wrapper's own pid, which in the box is bwrap's (the box is a
   // process group of its own, ended as a whole by the bridge's Stop above).
-  const { result } = await world.turn({ message: 'take your time' }, { handlers: { onSpawn: (pid) => { wrapperPid = pid; } }, box: false });
-  await hung;
+  const run = await world.turn({ message: 'take your time' }, { handlers: { onSpawn: (pid) => { wrapperPid = pid; } }, box: false });
+  const { result } = run;
+  stoppedAfterStart(ctl, run, 'the model was called');
   assert.equal(result.error, 'gemini was stopped (SIGTERM)');
   assert.deepEqual(world.lingering(), []);
 });

@@ -2,6 +2,7 @@
 // with the real CLIs installed by install-clis.mjs, each pointed at a loopback fake model API,
 // with a proxy trap for anything else that would leave the machine.
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import pino from 'pino';
 import { loadProfile, parseHostRule } from '../../src/profile/index.js';
@@ -77,6 +78,10 @@ export class RealCliWorld<Api extends ModelApiServer> {
   }
 
   async start(): Promise<this> {
+    // Before any server starts: a world that fails here leaves nothing open to hang the file.
+    if (RUN_AS) {
+      try { assertReachable(this.name, [dirname(this.home), ...cliInstall(this.name)]); } catch (e) { rmSync(this.home, { recursive: true, force: true }); throw e; }
+    }
     await Promise.all([this.api.start(), this.trap.start()]);
     this.profile = { ...(await loadProfile(join(ROOT, 'profiles', PROFILE[this.name], 'profile.yaml'))), cwd: this.home };
     if (this.name === 'codex') {
@@ -157,8 +162,7 @@ export class RealCliWorld<Api extends ModelApiServer> {
    * cache under the operator's HOME, which the box hides) to its sandbox.read.
    */
   private boxed(profile: Profile): Profile {
-    const c = realCli(this.name);
-    const install = 'bin' in c ? resolve(dirname(c.bin), '../..') : undefined;
+    const install = cliInstall(this.name)[0];
     const sandbox = profile.sandbox ?? { read: [], allowHosts: [] };
     return { ...profile, sandbox: { read: [...sandbox.read, ...(install ? [install] : [])], allowHosts: [...sandbox.allowHosts, parseHostRule(new URL(this.api.url).host)!] } };
   }
@@ -219,6 +223,29 @@ export function thinking(r: RunResult): string {
 /** The task lines among the thinking (lines starting with a task glyph, profiles/lib/task-line.mjs), in order. */
 export function taskLines(r: RunResult): string[] {
   return thinking(r).split('\n').filter((l) => /^[◐☐☑]/.test(l));
+}
+
+/** The CLI's install folder in the cache (what the box is given to read), when it is installed. */
+function cliInstall(name: CliName): string[] {
+  const c = realCli(name);
+  return 'bin' in c ? [resolve(dirname(c.bin), '../..')] : [];
+}
+
+/**
+ * Under TB_REAL_CLI_RUN_AS the box is set up by the agents' user (bwrap runs as it), so the CLI's
+ * install folder and the world's HOME must be reachable by it; the default cache is under root's
+ * HOME (0700), where every turn failed with bwrap's "Can't find source path …: Permission denied".
+ * Asked of the user itself (a process started as it, as the runner starts bwrap: no supplementary
+ * groups), so a failure here is exactly that one, said once, naming the setting that fixes it.
+ */
+function assertReachable(name: CliName, paths: string[]): void {
+  const user = RUN_AS!;
+  for (const p of paths) {
+    const r = spawnSync('test', ['-r', p, '-a', '-x', p], { uid: user.uid, gid: user.gid });
+    if (r.status === 0) continue;
+    throw new Error(`real ${name}: TB_REAL_CLI_RUN_AS=${user.uid}:${user.gid} cannot reach ${p} (a folder above it is closed to that user, as /root is): `
+      + `point TB_REAL_CLI_CACHE at a cache that user can read, e.g. TB_REAL_CLI_CACHE=/var/cache/turnbridge/real-clis (root's, 0755; test/run.mjs installs the CLIs there once), as .ci/run does`);
+  }
 }
 
 function chownTree(p: string, o: { uid: number; gid: number }): void {

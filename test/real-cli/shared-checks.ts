@@ -53,10 +53,22 @@ export async function checkStopMidRequest(world: World): Promise<void> {
   world.api.script = () => ({ hang: true });
   const calls = world.api.modelCalls.length;
   const ctl = new AbortController();
-  const hung = world.api.modelCall((c) => c.index >= calls).then(() => ctl.abort());
-  const { result, warnings } = await world.turn({ message: 'take your time' }, { signal: ctl.signal });
-  await hung;
+  void world.api.modelCall((c) => c.index >= calls).then(() => ctl.abort());
+  const run = await world.turn({ message: 'take your time' }, { signal: ctl.signal });
+  const { result, warnings } = run;
+  stoppedAfterStart(ctl, run, 'the model was called');
   assert.equal(result.cancelled, true);
   assert.deepEqual(warnings.filter((w) => /still running after grace/.test(w)), [], 'no SIGKILL from the runner was needed');
   assert.deepEqual(world.lingering(), []);
 }
+
+/**
+ * A Stop test's turn that ended before the moment it was to be stopped at (the CLI failed to
+ * start, say) fails with its error: waiting on that moment would hang the test.
+ */
+export function stoppedAfterStart(ctl: AbortController, run: TurnRun, moment: string): void {
+  assert.ok(ctl.signal.aborted, `the turn ended before ${moment}, so before Stop: ${run.result.error}\n${run.stderr.slice(-1500)}`);
+}
+
+/** The bound on a Stop test: well past the runner's 180 s turn limit, so a failure fails instead of hanging. */
+export const STOP_TEST = { timeout: 300_000 };
