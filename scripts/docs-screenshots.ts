@@ -240,7 +240,12 @@ try {
     console.log('docs/images/local-page.png');
     await page.getByTestId('message-input').fill('why not?');
     await page.getByTestId('message-input').press('Enter');
-    await page.getByTestId('permission-prompt').nth(1).getByTestId('deny-reason-button').click({ timeout: 20_000 });
+    // as for the first prompt: the part below this one carries the turn's status and Stop, the part above is done
+    const second = page.getByTestId('permission-prompt').nth(1);
+    await second.locator('xpath=following-sibling::*[@data-testid="bot-message"]//*[@data-testid="stop-button"]').waitFor({ timeout: 20_000 });
+    const stopsNow = await page.getByTestId('stop-button').count();
+    if (stopsNow !== 1) throw new Error(`the page shows ${stopsNow} Stop buttons while the second prompt waits (one expected)`);
+    await second.getByTestId('deny-reason-button').click({ timeout: 20_000 });
     await page.getByTestId('form-input').fill('not on a Friday');
     await page.screenshot({ path: join(OUT, 'local-page-deny-reason.png') });
     console.log('docs/images/local-page-deny-reason.png');
