@@ -115,10 +115,14 @@ export interface AuditTrail {
    * record with this id is already there (it is kept as it was). Also logged at info.
    */
   append(e: NewAuditEntry): Promise<boolean>;
-  /** A permission decision (also counted in the metrics). Not awaited by the broker: see idle(). */
-  record(r: Omit<DecisionEntry, 'kind' | 'id'>): void;
-  ruleAdded(r: Omit<RuleAddedEntry, 'kind' | 'id' | 'at'>): void;
-  ruleCleared(r: Omit<RuleClearedEntry, 'kind' | 'id' | 'at'>): void;
+  /**
+   * A permission decision (also counted in the metrics). Not awaited by the broker: see idle().
+   * `log`, here and below: the turn's (or command's) logger, so that the line carries its tag and
+   * does not repeat the context it binds.
+   */
+  record(r: Omit<DecisionEntry, 'kind' | 'id'>, log?: Logger): void;
+  ruleAdded(r: Omit<RuleAddedEntry, 'kind' | 'id' | 'at'>, log?: Logger): void;
+  ruleCleared(r: Omit<RuleClearedEntry, 'kind' | 'id' | 'at'>, log?: Logger): void;
   /** Entries at or after `since` (ms), oldest first. */
   since(since: number): Promise<AuditEntry[]>;
   /** Resolves once every entry so far is in the store (or failed). */
@@ -212,19 +216,28 @@ export interface AuditOptions {
   idFactory?: (at: number) => string;
 }
 
+/**
+ * The entry's fields for its log line, less those the logger binds with the same value (a turn's
+ * logger: its id as `turn`, platform, conversation, the prompt's id): said once per line.
+ */
+function lineFields(fields: Record<string, unknown>, bindings: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).filter(([k, v]) => !(k === 'turnId' ? bindings.turn === v : k in bindings && bindings[k] === v)));
+}
+
 export function auditOn(store: StateStore, guard: Guard, logger: Logger, opts: AuditOptions = {}): AuditTrail {
-  const log = logger.child({ component: 'audit' });
+  const trailLog = logger.child({ component: 'audit' });
   const now = opts.now ?? Date.now;
   const newId = opts.idFactory ?? auditIds();
-  const append = async (n: NewAuditEntry): Promise<boolean> => {
+  const append = async (n: NewAuditEntry, via?: Logger): Promise<boolean> => {
     const at = n.at ?? now();
     const e = { ...n, at, id: n.id ?? newId(at) } as AuditEntry;
+    const log = via ? via.child({ component: 'audit' }) : trailLog;
     // Tool input may hold what only the store should (file bodies), and a deny reason is a
     // person's words (message bodies are logged at debug only): the info line has the digests.
     const { input, edited, reason, ...rest } = e as DecisionEntry;
     if (reason !== undefined) log.debug({ id: e.id, reason }, 'deny reason');
     log.info({
-      audit: e.kind === 'decision' ? 'permission_decision' : e.kind, ...rest,
+      audit: e.kind === 'decision' ? 'permission_decision' : e.kind, ...lineFields(rest, via ? log.bindings() : {}),
       ...(input ? { inputSha256: input.sha256 } : {}), ...(edited ? { editedSha256: edited.sha256 } : {}),
     }, summary(e));
     const wrote = await guard.run('append audit', e.id, () => store.setIfNotExists(AUDIT_NS, e.id, e, AUDIT_RETENTION_MS), false, 'the entry is in the log only');
@@ -233,12 +246,12 @@ export function auditOn(store: StateStore, guard: Guard, logger: Logger, opts: A
   };
   return {
     append,
-    record(r) {
+    record(r, via) {
       opts.metrics?.permissionDecision(r.decision, r.source, r.latencyMs);
-      void append({ kind: 'decision', ...r });
+      void append({ kind: 'decision', ...r }, via);
     },
-    ruleAdded: (r) => void append({ kind: 'rule-added', ...r }),
-    ruleCleared: (r) => void append({ kind: 'rule-cleared', ...r }),
+    ruleAdded: (r, via) => void append({ kind: 'rule-added', ...r }, via),
+    ruleCleared: (r, via) => void append({ kind: 'rule-cleared', ...r }, via),
     async since(since) {
       await guard.drain();
       return readAudit(store, since);

@@ -124,7 +124,7 @@ export function createPermissionBroker(opts: PermissionBrokerOptions): Permissio
       ...(s.rule ? { rule: s.rule } : {}),
       latencyMs: decidedAt - p.createdAt,
       promptId: p.id,
-    });
+    }, p.log);
     // The agent hears the decision once the prompt's post was taken in (the reply continued below
     // it), so its next output lands below the prompt; a post not made yet is dropped at once.
     void p.ref.then(() => resolve(decision));

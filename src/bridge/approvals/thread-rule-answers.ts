@@ -21,6 +21,8 @@ export interface RuleQuestion {
   workspace?: string;
   approvers?: Pick<ApproverPolicy, 'approvals'>;
   onAutoAllowed?: (line: string) => void;
+  /** The turn's logger (the audit line is one of the turn's). */
+  log?: Logger;
 }
 
 export interface ThreadRuleAnswers {
@@ -62,7 +64,7 @@ export function createThreadRuleAnswers(rules: Rules, audit: AuditTrail | undefi
         rule: ruleLabel(hit),
         ruleSetBy: auditPerson(hit.setBy.platform, hit.setBy),
         latencyMs: 0,
-      });
+      }, req.log);
       req.onAutoAllowed?.(autoAllowLine(hit));
       return { behavior: 'allow' };
     },
@@ -78,7 +80,7 @@ export function createThreadRuleAnswers(rules: Rules, audit: AuditTrail | undefi
         return false;
       });
       if (saved) {
-        audit?.ruleAdded({ conversation, rule: label, setBy: auditPerson(stored.setBy.platform, stored.setBy) });
+        audit?.ruleAdded({ conversation, rule: label, setBy: auditPerson(stored.setBy.platform, stored.setBy) }, log);
         return;
       }
       log.warn({ rule: label }, 'could not store the thread rule; this request was allowed once');

@@ -71,7 +71,7 @@ async function handleCommand(ctx: BridgeContext, cmd: BridgeCommand, msg: Inboun
       ctx.state.conversations.forgetNotice(key, AUTO_APPROVE_NOTICE),
     ]);
     log.info({ existed, rulesCleared: rules }, 'session reset');
-    if (rules > 0) ctx.state.audit.ruleCleared({ conversation: key, count: rules, by: auditPerson(msg.platform, msg.user), why: 'reset' });
+    if (rules > 0) ctx.state.audit.ruleCleared({ conversation: key, count: rules, by: auditPerson(msg.platform, msg.user), why: 'reset' }, log);
     const also = (rules > 0 ? ` The thread's ${rules} permission rule${rules === 1 ? ' is' : 's are'} gone too.` : '')
       + (route?.worktree ? ' The worktree and its branch stay (`worktree remove` removes the worktree).' : '');
     await say(ctx, delivery, msg, `Started a fresh session: the next message begins a new conversation with the agent.${also}`, 'success');
@@ -82,7 +82,7 @@ async function handleCommand(ctx: BridgeContext, cmd: BridgeCommand, msg: Inboun
   if (cmd === 'rules-clear') {
     const n = await ctx.state.rules.clear(key);
     log.info({ rulesCleared: n }, 'permission rules cleared');
-    if (n > 0) ctx.state.audit.ruleCleared({ conversation: key, count: n, by: auditPerson(msg.platform, msg.user), why: 'rules-clear' });
+    if (n > 0) ctx.state.audit.ruleCleared({ conversation: key, count: n, by: auditPerson(msg.platform, msg.user), why: 'rules-clear' }, log);
     await say(ctx, delivery, msg, n > 0 ? `Removed ${n} permission rule${n === 1 ? '' : 's'}: the agent asks again.` : 'No permission rules in this thread.', 'success');
     return;
   }

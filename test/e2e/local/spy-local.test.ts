@@ -22,6 +22,7 @@ import { conversationKey } from '../../../src/state/index.js';
 import { conversationOf } from '../../../src/platforms/local/local-routes.js';
 import { sandboxProblem } from '../../../src/runner/index.js';
 import { pollUntil } from '../poll-until.js';
+import { pageSnapshot } from './page-snapshot.js';
 import { ATTACKS, BOX_ONLY, ROOT, ROOT_ONLY, World, plainUser, type PeerPlaces, type Report } from '../sandbox/spy-world.js';
 
 const BIN = join(ROOT, 'bin/turnbridge.js');
@@ -81,32 +82,13 @@ async function startBridge(world: World, port: number, env: Record<string, strin
   };
 }
 
-/** What a page shows now: the first frame (the snapshot) of its event stream. */
-async function snapshot(url: string, page: string): Promise<Array<{ kind: string; id: string; state?: string; content?: { text: string } }>> {
-  const ctl = new AbortController();
-  const res = await fetch(`${url}local/events?page=${page}`, { signal: ctl.signal });
-  const reader = res.body!.getReader();
-  let buf = '';
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error('the event stream ended before its snapshot');
-      buf += new TextDecoder().decode(value);
-      const m = /event: snapshot\ndata: (.*)\n\n/.exec(buf);
-      if (m) return (JSON.parse(m[1]!) as { items: [] }).items;
-    }
-  } finally {
-    ctl.abort();
-  }
-}
-
 /** Type `text` in `page` and wait for its turn to end (✅ or ❌ on the message): the spy's report. */
 async function ask(bridge: Bridge, page: string, text: string): Promise<Report> {
   const id = `m${Math.random().toString(36).slice(2, 10)}`;
   const sent = await fetch(`${bridge.url}local/send`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ page, text, id }) });
   assert.equal(sent.status, 202);
   const items = await pollUntil(async () => {
-    const now = await snapshot(bridge.url, page);
+    const now = await pageSnapshot(bridge.url, page);
     const mine = now.find((i) => i.id === `u-${id}`);
     return mine?.state === 'success' || mine?.state === 'failure' ? now : undefined;
   }, `the turn of ${page} to end`, 60_000, bridge.out);

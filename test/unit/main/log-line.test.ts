@@ -14,3 +14,9 @@ test('outside a turn the fields stay (the profile by its name); an err shows its
   assert.equal(compactLine({ msg: 'profile loaded', profile: '/x/profiles/echo/profile.yaml', command: 'node' }), 'profile loaded profile=echo command=node');
   assert.equal(compactLine({ msg: 'platform stop failed', platform: 'slack', err: { type: 'Error', message: 'socket gone', stack: 'Error: …' } }), 'platform stop failed platform=slack err="socket gone"');
 });
+
+test('a permission decision in a turn: tagged, the decider as platform:id, nothing its message says twice', () => {
+  const line = { level: 30, msg: 'permission allow (once) Bash', ...turn, component: 'audit', audit: 'permission_decision', tool: 'Bash', decider: { platform: 'slack', id: 'U2', name: 'ana' }, decision: 'allow', source: 'once', latencyMs: 70 };
+  assert.equal(compactLine(line), '[01234567] permission allow (once) Bash decider=slack:U2 latencyMs=70');
+  assert.equal(compactLine({ msg: 'permission requested', ...turn, tool: 'Bash' }), '[01234567] permission requested tool=Bash', 'tool stays where the message does not say it');
+});
