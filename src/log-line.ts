@@ -31,12 +31,20 @@ function profileName(p: unknown): string {
   return parts.at(-1) === 'profile.yaml' && parts.length > 1 ? parts.at(-2)! : parts.at(-1)!;
 }
 
+/**
+ * A conversation key as a person reads it: without the empty trailing part (no thread),
+ * `local:local:tab1:` -> `local:local:tab1`. The key itself (state, JSON lines) keeps it.
+ */
+function conversationText(key: unknown): string {
+  return String(key).replace(/:+$/, '');
+}
+
 export function compactLine(log: Record<string, unknown>, messageKey = 'msg'): string {
   const turn = typeof log.turn === 'string' ? `[${log.turn.slice(0, 8)}] ` : '';
   const msg = String(log[messageKey] ?? '');
-  const who = msg === 'turn start' ? [log.conversation, profileName(log.profile), log.user].filter(Boolean).map(String) : [];
+  const who = msg === 'turn start' ? [log.conversation && conversationText(log.conversation), profileName(log.profile), log.user].filter(Boolean).map(String) : [];
   const rest = Object.entries(log)
     .filter(([k, v]) => !HIDDEN.has(k) && v !== undefined && !(turn && TURN_CONTEXT.has(k)) && !(log.audit === 'permission_decision' && SAID_BY_DECISION.has(k)))
-    .map(([k, v]) => `${k}=${k === 'profile' ? profileName(v) : value(v)}`);
+    .map(([k, v]) => `${k}=${k === 'profile' ? profileName(v) : k === 'conversation' ? value(conversationText(v)) : value(v)}`);
   return [`${turn}${msg}`, ...who, ...rest].join(' ');
 }

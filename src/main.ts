@@ -233,8 +233,9 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
   const notReady = platforms.filter((p) => p.status().state !== 'ready').map((p) => ({ name: p.name, ...p.status() }));
   logger.info({ platforms: names, notReady, url: http.url, profile: config.defaultProfile }, 'platforms live');
 
-  // Each is also a log line: on a terminal that line says it already (each warning once).
-  if (opts.logger || !pretty) for (const line of securityLines) print(line);
+  // Each is also a log line, of the bridge's own logger a person or a collector reads (a terminal's
+  // line, a JSON line): said once there. A caller's logger may be silent: printed for it too.
+  if (opts.logger) for (const line of securityLines) print(line);
   if (wanted.local) {
     const hint = wanted.slack || wanted.discord ? ''
       : '\n  to connect Slack set SLACK_BOT_TOKEN + SLACK_APP_TOKEN (docs/slack.md); Discord: DISCORD_TOKEN (docs/discord.md)';

@@ -3,7 +3,8 @@
  * one demo turn that fails, and one that asks permission (allowed from the page). Each event is
  * one line (`[HH:MM:SS] LEVEL: …`, no indented field lines), a turn takes a handful of lines, each
  * tagged with its turn and without the context "turn start" said, the failure is at WARN with the
- * agent's error text, and the start-up warning about the agents is said once. Not a terminal: JSON lines.
+ * agent's error text, and the start-up warning about the agents is said once. Not a terminal: JSON
+ * lines, that warning among them (once).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -71,8 +72,8 @@ test('on a terminal: one line per event, each of a turn tagged, a failed turn at
   // Besides the log lines only the printed start-up lines: "turnbridge: …" and the connect hint.
   for (const l of lines) assert.ok(logLines.includes(l) || /^turnbridge: |^ {2}to connect Slack|^Session terminated/.test(l), `not one line per event: ${JSON.stringify(l)}\n${out}`);
   const turn = (page: string) => {
-    const start = logLines.findIndex((l) => l.includes(` turn start local:local:${page}: demo local-user `));
-    assert.ok(start >= 0, out);
+    const start = logLines.findIndex((l) => l.includes(` turn start local:local:${page} demo local-user `));
+    assert.ok(start >= 0, `the turn start names the conversation without an empty trailing part:\n${out}`);
     const tag = /\] [A-Z]+: (\[[0-9a-f]{8}\]) turn start/.exec(logLines[start]!)![1]!;
     const end = logLines.findIndex((l, i) => i > start && l.includes(`${tag} turn end `));
     assert.ok(end > start, out);
@@ -94,8 +95,11 @@ test('on a terminal: one line per event, each of a turn tagged, a failed turn at
   assert.equal(agentsWarning.length, 1, `said once:\n${out}`);
 });
 
-test('not a terminal: JSON lines with every field', async () => {
+test('not a terminal: JSON lines with every field, the agents warning once', async () => {
   const out = await twoTurns(false);
+  const agentsWarning = out.split('\n').filter((l) => /agents run unsandboxed/.test(l));
+  assert.equal(agentsWarning.length, 1, `said once:\n${out}`);
+  assert.equal((JSON.parse(agentsWarning[0]!) as { level: number }).level, 40);
   const end = out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'turn end');
   assert.ok(end, out);
   assert.equal(end.level, 40);

@@ -43,8 +43,12 @@ describe('the box cannot start here', () => {
     const started = await cli(['start'], env(), /local chat at (\S+)/);
     try {
       assert.equal(started.code, null, `turnbridge start exited: ${started.err}`);
-      const warning = started.out.split('\n').find((l) => l.startsWith('turnbridge: warning: the sandbox cannot start here'));
-      assert.ok(warning, started.out);
+      // Not a terminal: the warning is one JSON line (at WARN), not also a printed line.
+      const said = started.out.split('\n').filter((l) => l.includes('the sandbox cannot start here'));
+      assert.equal(said.length, 1, started.out);
+      const line = JSON.parse(said[0]!) as { level: number; msg: string; sandbox: string };
+      assert.deepEqual([line.level, line.sandbox], [40, 'off']);
+      const warning = line.msg;
       assert.ok(warning.includes(`(${PROBLEM}), so agents run unsandboxed (TURNBRIDGE_SANDBOX=auto, the default)`), warning);
       assert.match(warning, /To fix: let bubblewrap make user namespaces: .*kernel\.unprivileged_userns_clone=1.*seccomp=unconfined/);
       const url = /local chat at (http:\/\/[^/\s?]+\/)/.exec(started.out)![1]!;

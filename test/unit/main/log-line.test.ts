@@ -20,3 +20,8 @@ test('a permission decision in a turn: tagged, the decider as platform:id, nothi
   assert.equal(compactLine(line), '[01234567] permission allow (once) Bash decider=slack:U2 latencyMs=70');
   assert.equal(compactLine({ msg: 'permission requested', ...turn, tool: 'Bash' }), '[01234567] permission requested tool=Bash', 'tool stays where the message does not say it');
 });
+
+test('a conversation key prints without its empty trailing part (no thread)', () => {
+  assert.equal(compactLine({ msg: 'turn start', ...turn, conversation: 'local:local:tab1:' }), '[01234567] turn start local:local:tab1 demo U1');
+  assert.equal(compactLine({ msg: 'session reset', conversation: 'discord::D1:', user: 'U1' }), 'session reset conversation=discord::D1 user=U1');
+});
