@@ -150,6 +150,15 @@ export class MessageSlot {
     this.holdTimer.unref?.();
   }
 
+  /** The hold is over before its time: the reply is finishing (its final state follows at once). */
+  endHold(): void {
+    this.liveHeldUntil = 0;
+    clearTimeout(this.holdTimer);
+    this.holdTimer = undefined;
+    this.releaseHold();
+    this.kick();
+  }
+
   private get holdingLive(): boolean {
     return this.priority === 'live' && this.deps.now() < this.liveHeldUntil;
   }

@@ -309,6 +309,10 @@ export function createLiveReply(deps: LiveReplyDeps): LiveReply {
 
   /** Write the final state from the mode the reply was in when finish() was called. */
   async function writeFinal(was: LiveMode, outcome: ReplyOutcome): Promise<DeliveryStats> {
+    // The output-end hold waited for this: what finishing waits on (a stream's end, the part
+    // above a prompt) may itself wait for a post under the hold, and held the final text 5 s.
+    const control = controlOf(was);
+    for (const slot of control ? [...parts.slots, control] : parts.slots) slot.endHold();
     for (let i = 0; i < below.length; i++) await below[i];
     const tail = finalTail(answer, outcome, notices);
     const tone = toneOf(outcome);

@@ -234,6 +234,19 @@ describe('MessageSlot through its states', () => {
     assert.equal(r.surface.visibleText(s.ref!), 'done');
   });
 
+  test('endHold(): a post waiting under the hold goes at once (the reply is finishing)', async (t) => {
+    // LiveReply's finish ends the hold first: what finishing waits on (a stream's end, the part
+    // above a prompt) may wait for such a post, and the final text waited out the 5 s with it.
+    const r = rig(t);
+    const s = r.slot({ text: 'working…' });
+    s.holdLive(OUTPUT_END_HOLD_MS);
+    await flush();
+    assert.equal(r.surface.callsOf('post').length, 0, 'held');
+    s.endHold();
+    const [ok] = await settleOnClock(t, [s.posted], 500);
+    assert.equal(ok, true);
+  });
+
   test('deleting refused for good: the message is edited to the fallback and stays one of the reply', async (t) => {
     const r = rig(t, { remove: async () => { throw permanent('cannot delete'); } });
     const s = r.slot({ text: 'control' });
