@@ -2,7 +2,9 @@
 # tini as PID 1 (it forwards SIGTERM to the bridge, which drains, and reaps agent processes),
 # a non-root user, the state in the /data volume and the agents' workspace in /workspace.
 #   docker build -t turnbridge .
-#   docker run --env-file .env -p 3000:3000 -v tb-data:/data turnbridge
+#   docker run --security-opt seccomp=unconfined --security-opt apparmor=unconfined \
+#     --env-file .env -p 3000:3000 -v tb-data:/data -v tb-work:/workspace turnbridge
+# (the two security options let bubblewrap make its user namespace; without them agents run unboxed, with a warning)
 # With Redis and several replicas: compose.yaml. Details: docs/operations.md#docker.
 
 FROM node:20-bookworm-slim AS deps

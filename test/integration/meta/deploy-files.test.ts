@@ -92,6 +92,18 @@ test('compose.yaml: the bridge from the Dockerfile with Redis, a stop grace long
   assert.deepEqual(bridge.secrets, ['bus_key']);
   assert.equal((c as unknown as { secrets: Record<string, { file: string }> }).secrets.bus_key!.file, './bus-key');
   assert.ok(Number.parseInt(String(bridge.stop_grace_period), 10) > 10, 'above shutdown_grace_secs (10 s)');
+  // Under Docker's default seccomp profile and AppArmor bubblewrap cannot make its user namespace:
+  // the shipped deployment would run every agent unboxed (auto's fallback), with only a warning.
+  assert.deepEqual(bridge.security_opt, ['seccomp=unconfined', 'apparmor=unconfined'], 'the agent box can start in the container');
+});
+
+test('the Dockerfile\'s own docker run line gives the box what it needs, as docs/operations.md\'s does', () => {
+  for (const file of ['Dockerfile', 'docs/operations.md']) {
+    const text = readFileSync(join(ROOT, file), 'utf8');
+    const run = /docker run ([^\n]*(?:\\\n[^\n]*)*)/.exec(text)?.[1] ?? '';
+    assert.match(run, /--security-opt seccomp=unconfined/, `${file}: ${run}`);
+    assert.match(run, /--security-opt apparmor=unconfined/, `${file}: ${run}`);
+  }
 });
 
 test('docs/operations.md\'s compose example is compose.yaml with more replicas, each with its own id, port and workspace', () => {
