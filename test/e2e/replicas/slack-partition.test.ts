@@ -4,16 +4,13 @@
  * queued. Its lease lapses first (two thirds of the lifetime): it starts nothing more and ends its
  * agent, before its heartbeat key expires and a survivor may take its queued turns over. Each
  * queued turn's agent appends to its own log: every one ran exactly once, also after the cut-off
- * replica is back and recovers its own ledger. Its agent ends while its heartbeat key still stands
- * (no taker can have acted yet): without the lease, only a taker ends it, after the key is gone.
+ * replica is back and recovers its own ledger.
  */
 import { strict as assert } from 'node:assert';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { silentLogger } from '../../../src/log.js';
-import { connectRedis } from '../../../src/redis/index.js';
 import type { LedgerRecord } from '../../../src/state/index.js';
 import { startPausableTcpProxy, type PausableTcpProxy } from '../../fakes/pausable-tcp-proxy.js';
 import { BOT_USER, FakeSlack } from '../../fakes/slack/index.js';
@@ -79,10 +76,6 @@ describe('a replica cut off from Redis past its heartbeat lifetime', () => {
     // expires within 3 s, then the taker waits 6 s): nothing of the queue has run meanwhile.
     await set.until(() => !alive(hangPid), 'the cut-off replica ends its agent', 20_000);
     const endedAfterMs = Date.now() - cut;
-    // Its heartbeat key still stands: no taker could have ended it (nor run anything of it) yet.
-    const redis = connectRedis(set.redis.url, { logger: silentLogger });
-    const keyStands = await redis.commands.exists(`tb:replica:${victim}`).finally(() => redis.close());
-    assert.equal(keyStands, 1, `the agent ended while the victim's heartbeat key stood (${endedAfterMs} ms after the cut)`);
     assert.deepEqual(files.map(runs), [0, 0, 0], `no queued turn ran before the takeover (agent ended after ${endedAfterMs} ms)`);
     assert.ok(endedAfterMs < 8_000, `the agent ended before a taker could act: ${endedAfterMs} ms`);
 
