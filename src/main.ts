@@ -200,20 +200,10 @@ export async function startTurnbridge(opts: StartOptions = {}): Promise<RunningT
     takeover = (await import('./replicas/index.js')).createTakeover({
       bus, redis, logger, recover: (holder) => bridge.takeOver(holder),
       everyMs: Math.max(100, Math.floor((config.replicaHeartbeatMs ?? 15_000) / 3)),
-      // A cut-off replica ends its agents once its lease is lost (SIGTERM, then SIGKILL after the
-      // profiles' kill grace, 5 s by default): its turns are not run again before that is over.
-      settleMs: TAKEOVER_SETTLE_MS,
     });
   }
   // The platforms are connected (clicks and edits can land): finish what a crashed run left.
   const recovered = takeover ? takeover.own(() => bridge.recover()) : bridge.recover();
-  if (takeover && bus) {
-    const t = takeover;
-    // Back after a lost lease: what it left and no taker took is finished here, as after a restart.
-    bus.onLease((l) => {
-      if (l.kind === 'held') void recovered.then(() => t.own(() => bridge.recoverOwn())).catch((err: unknown) => logger.error({ err }, 'recovery after the lease came back failed'));
-    });
-  }
   if (takeover) {
     const t = takeover;
     void recovered.then(() => {
@@ -316,9 +306,6 @@ async function listen(http: HttpServer, config: BridgeConfig): Promise<void> {
     });
   }
 }
-
-/** How long a departed replica is seen gone before it is taken over: the default kill grace (5 s) and a margin. */
-const TAKEOVER_SETTLE_MS = 6_000;
 
 const USAGE = usageLine('start');
 

@@ -77,11 +77,6 @@ export interface CoreBridge extends Bridge {
    * recovery first; the caller holds the takeover claim (replicas/takeover.ts).
    */
   takeOver(holder: string): Promise<RecoveryReport>;
-  /**
-   * Several replicas: the lease is held again after it was lost: recover this replica's own
-   * ledger as a restart does (what no taker took over yet). The caller holds its own claim.
-   */
-  recoverOwn(): Promise<RecoveryReport>;
   /** For /readyz: 'starting' until recovery is done (with recoverAtStart). */
   readiness(): PlatformStatus;
   /**
@@ -185,7 +180,6 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     turns: createTurnRegistry<Turn>(),
     activity: createConversationActivities(),
     ...(opts.gate && opts.bus ? { gate: { gate: opts.gate, replicaId: opts.bus.id } } : {}),
-    ...(opts.bus ? { leaseLost: () => opts.bus!.lease().kind === 'lost' } : {}),
     closing: false,
     updateGauges() {
       metrics.setQueueDepth(ctx.queue.waiting);
@@ -201,25 +195,6 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
     ctx.updateGauges();
   });
   let shutdownPromise: Promise<void> | undefined;
-
-  /**
-   * The lease is lost: a taker may run what this replica holds once its heartbeat key expires
-   * (a third of the TTL from now). Its waiting turns are handed over as a drain hands them (left
-   * in the ledger), and its agents are ended as shutdown ends them, their replies left for the
-   * taker or for this replica's own recovery when the lease is back (main.ts).
-   */
-  function leaseLost(): void {
-    if (ctx.closing) return;
-    const turns = ctx.turns.all();
-    logger.warn({ running: turns.length, queued: ctx.queue.waiting }, 'lease lost: handing queued turns over and ending running agents');
-    for (const t of ctx.queue.drain()) t.handOver();
-    for (const t of turns) ctx.turns.interrupt(t);
-    for (const t of turns) if (holdsSlot(t.phase)) t.abort.abort(new Error('this replica lost its lease'));
-    ctx.updateGauges();
-  }
-  opts.bus?.onLease((l) => {
-    if (l.kind === 'lost') leaseLost();
-  });
 
   // Idle worktrees go after recovery and then every hour (worktree.ts).
   let pruning: NodeJS.Timeout | undefined;
@@ -347,11 +322,6 @@ export function createBridge(opts: CreateBridgeOptions): CoreBridge {
           startPruning();
         });
       return recovery.promise;
-    },
-    async recoverOwn() {
-      await gate;
-      if (ctx.closing) return { agentsEnded: 0, prompts: 0, replies: 0, outboxes: 0, queued: 0, left: 1, durationMs: 0 };
-      return recover(ctx);
     },
     async takeOver(departed) {
       await gate;

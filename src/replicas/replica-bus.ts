@@ -36,29 +36,8 @@ export interface Forwarded<T> {
 }
 
 
-/**
- * This replica's lease: what its heartbeats let it do. `pending` until the first beat lands (no
- * one can take over a replica never announced); `held` until `until`: the last beat that landed
- * plus two thirds of the TTL (its heartbeat key outlives that by a third, the time to end its
- * agents before a taker sees it gone); `lost` from then until a beat lands again. Lost, the
- * replica starts no turn and ends its agents: what it held may be run by a taker.
- */
-export type Lease =
-  | { kind: 'pending' }
-  | { kind: 'held'; until: number }
-  | { kind: 'lost'; since: number };
-
-/** A beat sent at `sentAt` landed: the lease runs from when it was sent (Redis set the TTL later). */
-export const leaseRenewed = (sentAt: number, ttlMs: number): Lease => ({ kind: 'held', until: sentAt + ttlMs - Math.floor(ttlMs / 3) });
-/** The lease at `at`: a held one past its end is lost (from its end). */
-export const leaseAt = (l: Lease, at: number): Lease => (l.kind === 'held' && at >= l.until ? { kind: 'lost', since: l.until } : l);
-
 export interface ReplicaBus {
   readonly id: string;
-  /** This replica's lease now. */
-  lease(): Lease;
-  /** Told of each change of the lease between held and lost (not of renewals). */
-  onLease(fn: (lease: Lease) => void): void;
   /** Resolves true once subscribed and announced (false when Redis did not answer in time). */
   ready(timeoutMs?: number): Promise<boolean>;
   /**
@@ -164,51 +143,20 @@ export function createReplicaBus(opts: ReplicaBusOptions): ReplicaBus {
   const listening: Array<[string, (raw: string) => void]> = [[requests, onMessage(requests)], [answers, onMessage(answers)]];
   const subscribed = Promise.all(listening.map(([channel, fn]) => redis.subscribe(channel, fn))).then((ok) => ok.every(Boolean));
 
-  let lease: Lease = { kind: 'pending' };
-  const leaseListeners: Array<(l: Lease) => void> = [];
-  let lapse: NodeJS.Timeout | undefined;
-  const setLease = (next: Lease): void => {
-    const was = lease.kind;
-    lease = next;
-    if (next.kind === 'held') {
-      // Lost exactly at its end, not at the next beat: the agents' time to end runs from there.
-      clearTimeout(lapse);
-      lapse = setTimeout(() => setLease(leaseAt(lease, now())), Math.max(0, next.until - now()));
-      lapse.unref();
-    }
-    if (next.kind === was || (was === 'pending' && next.kind === 'held')) return;
-    if (next.kind === 'lost') logger.warn({ since: next.since }, 'replica lease lost (no heartbeat landed in two thirds of its lifetime): starting no turn, ending its agents; another replica may take its work over');
-    else logger.warn('replica lease held again: recovering what this replica left, as after a restart');
-    for (const fn of leaseListeners) fn(lease);
-  };
   async function beat(): Promise<void> {
-    const sentAt = now();
     try {
       await pub.multi().set(beatKey(id), JSON.stringify(info), 'PX', ttl).sadd(knownKey, id).exec();
-      if (closed) return;
-      const renewed = leaseRenewed(sentAt, ttl);
-      // Landed too late to count (its sending was past the lease's end): the lease stays lost.
-      if (renewed.kind === 'held' && now() < renewed.until) setLease(renewed);
     } catch (err) {
       // Said once by redis/ when Redis goes away; here only while it is thought up.
       if (redis.health === 'up') logger.warn({ err: (err as Error).message }, 'replica heartbeat not written');
     }
-    setLease(leaseAt(lease, now()));
   }
-  let closed = false;
   const announced = beat();
   const timer = setInterval(() => void beat(), Math.max(50, Math.floor(ttl / 3)));
   timer.unref();
 
   return {
     id,
-    lease: () => {
-      setLease(leaseAt(lease, now()));
-      return lease;
-    },
-    onLease(fn) {
-      leaseListeners.push(fn);
-    },
     async ready(timeoutMs = 3_000) {
       let t: NodeJS.Timeout | undefined;
       const ok = await Promise.race([
@@ -266,9 +214,7 @@ export function createReplicaBus(opts: ReplicaBusOptions): ReplicaBus {
       await pub.srem(knownKey, rid);
     },
     async close() {
-      closed = true;
       clearInterval(timer);
-      clearTimeout(lapse);
       for (const done of waiting.values()) done(undefined);
       // A replica that leaves on purpose says so at once instead of waiting for the TTL.
       for (const [channel, fn] of listening) redis.unsubscribe(channel, fn);

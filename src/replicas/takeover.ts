@@ -28,13 +28,6 @@ export interface TakeoverOptions {
   prefix?: string;
   /** The mutex expires this long after its holder stopped refreshing it (default 30 s). */
   lockTimeoutMs?: number;
-  /**
-   * A departed replica is taken over only once it has been seen gone this long (default 0): a
-   * replica cut off from Redis that still runs ends its agents after its lease is lost, within
-   * their kill grace; the taker waits that out before it may run their turns again.
-   */
-  settleMs?: number;
-  now?: () => number;
 }
 
 export interface Takeover {
@@ -62,10 +55,6 @@ export function createTakeover(opts: TakeoverOptions): Takeover {
     lockTimeout, acquireTimeout: lockTimeout * 2, ...(once ? { acquireAttemptsLimit: 1 } : {}), retryInterval: 100, refreshInterval: Math.floor(lockTimeout / 3),
     onLockLost: (err) => logger.warn({ holder, err: err.message }, 'takeover claim lost while recovering (Redis away?); each recovery step is safe to repeat'),
   }, (err) => logger.warn({ holder, err: (err as Error).message }, 'takeover claim could not be refreshed (Redis away?); it lapses by its timeout'));
-  const settleMs = opts.settleMs ?? 0;
-  const now = opts.now ?? Date.now;
-  /** When each departed replica was first seen gone (forgotten once it is back or taken over). */
-  const goneSince = new Map<string, number>();
   let timer: NodeJS.Timeout | undefined;
   let sweeping: Promise<string[]> | undefined;
   let closed = false;
@@ -94,17 +83,10 @@ export function createTakeover(opts: TakeoverOptions): Takeover {
       return [] as string[];
     });
     const taken: string[] = [];
-    for (const seen of goneSince.keys()) if (!gone.includes(seen)) goneSince.delete(seen);
     for (const holder of gone) {
       if (closed) break;
-      const since = goneSince.get(holder) ?? now();
-      goneSince.set(holder, since);
-      if (now() - since < settleMs) continue;
       try {
-        if (await takeOver(holder)) {
-          taken.push(holder);
-          goneSince.delete(holder);
-        }
+        if (await takeOver(holder)) taken.push(holder);
       } catch (err) {
         logger.warn({ departed: holder, err: (err as Error).message }, 'takeover failed; the next sweep tries again');
       }

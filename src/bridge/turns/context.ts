@@ -43,8 +43,6 @@ export interface BridgeContext {
   activity: ConversationActivities;
   /** Several replicas: one turn at a time per conversation across all of them (Redis). */
   gate?: { gate: ConversationGate; replicaId: string };
-  /** Several replicas: true while this replica's lease is lost (replica-bus.ts Lease): no turn starts. */
-  leaseLost?: () => boolean;
   closing: boolean;
   updateGauges(): void;
 }

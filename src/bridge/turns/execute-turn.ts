@@ -65,8 +65,7 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
   let activity: TurnActivity | undefined;
   try {
     const got = await turn.slot;
-    // A replica whose lease is lost starts nothing: a taker may be running its queued turns.
-    if (got === 'handed-over' || (got === 'granted' && ctx.leaseLost?.())) {
+    if (got === 'handed-over') {
       reactions.working();
       // The bridge drains: the turn stays queued in the ledger, its "queued" message and 👀 as
       // they are, for the replica that runs it (recovery.ts) to reuse.
@@ -86,13 +85,6 @@ export async function executeTurn(ctx: BridgeContext, turn: Turn): Promise<void>
     await turn.files;
     turn.startedAt = ctx.now();
     await turn.ledger.started();
-    if (ctx.leaseLost?.()) {
-      // "Running" landed, but the lease went meanwhile: no agent starts; the taker (or this
-      // replica's own recovery once its lease is back) finalizes the reply, never runs it again.
-      handedOver = true;
-      log.warn('turn not started: this replica lost its lease as it took its slot');
-      return;
-    }
     const queueWaitMs = turn.startedAt - turn.enqueuedAt;
     ctx.metrics.queueWait(queueWaitMs);
     ctx.updateGauges();
